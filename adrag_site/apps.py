@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class AdragSiteConfig(AppConfig):
+    name = "adrag_site"
+    verbose_name = "adRAG site"
+
+    def ready(self) -> None:
+        from adrag_site.logging import install_record_factory
+
+        install_record_factory()

@@ -1,0 +1,52 @@
+"""Health and readiness checks that /api/health reports."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import connection
+
+
+def database_status() -> dict:
+    """Return whether the database answers and which pgvector version is installed."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            row = cursor.fetchone()
+    except Exception as exc:  # any failure means the database is not usable
+        return {"database": "error", "database_error": type(exc).__name__, "pgvector": None}
+    return {"database": "ok", "pgvector": row[0] if row else None}
+
+
+def worker_status() -> dict:
+    """Return whether a Procrastinate worker sent a heartbeat recently."""
+    window = settings.WORKER_SEEN_SECONDS
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*), max(last_heartbeat) FROM procrastinate_workers "
+                "WHERE last_heartbeat > now() - make_interval(secs => %s)",
+                [window],
+            )
+            count, last = cursor.fetchone()
+    except Exception:
+        return {"seen": False, "count": 0, "last_heartbeat": None}
+    return {
+        "seen": count > 0,
+        "count": count,
+        "last_heartbeat": last.isoformat() if last else None,
+        "window_seconds": window,
+    }
+
+
+_probes: list[tuple[str, object]] = []
+
+
+def register_probe(name: str, probe) -> None:
+    """Add a readiness probe (a callable returning JSON-able data) to the health report."""
+    if all(existing != name for existing, _ in _probes):
+        _probes.append((name, probe))
+
+
+def extra_probes() -> list[tuple[str, object]]:
+    """Return the readiness probes other apps registered."""
+    return list(_probes)

@@ -1,0 +1,229 @@
+"""Django settings: every value comes from the environment, with safe defaults."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from pathlib import Path
+
+from adrag_site.env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env_str("ADRAG_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    """Return SECRET_KEY from the environment, or a generated key persisted under the data folder."""
+    from_env = env_str("SECRET_KEY")
+    if from_env:
+        return from_env
+    key_file = DATA_DIR / "secret_key"
+    if not key_file.exists():
+        # O_EXCL: two processes starting at once must agree on one key.
+        try:
+            fd = os.open(key_file, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with open(fd, "w") as handle:
+                handle.write(secrets.token_urlsafe(50))
+    for _ in range(50):
+        key = key_file.read_text().strip()
+        if key:
+            return key
+        time.sleep(0.05)
+    raise RuntimeError(f"{key_file} is empty")
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("DEBUG", False)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_eventstream",
+    "procrastinate.contrib.django",
+    "adrag_site",
+    "providers",
+    "knowledge",
+    "queries",
+]
+
+MIDDLEWARE = [
+    "adrag_site.middleware.RequestIdMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "adrag_site.middleware.ApiJsonErrorMiddleware",
+    "adrag_site.middleware.UploadSizeLimitMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "adrag_site.middleware.ApiAuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "adrag_site.middleware.ContentSecurityPolicyMiddleware",
+]
+
+ROOT_URLCONF = "adrag_site.urls"
+ASGI_APPLICATION = "adrag_site.asgi.application"
+WSGI_APPLICATION = "adrag_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def _databases() -> dict:
+    url = env_str("DATABASE_URL")
+    if url:
+        import dj_database_url
+
+        return {"default": dj_database_url.parse(url, conn_max_age=0)}
+    from adrag_site import embedded_db
+
+    name = env_str("ADRAG_DB_NAME", "adrag")
+    conn = embedded_db.ensure_server(DATA_DIR)
+    embedded_db.ensure_database(name)
+    return {
+        "default": {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": name,
+            "USER": conn["USER"],
+            "PASSWORD": "",
+            "HOST": conn["HOST"],
+            "PORT": conn["PORT"],
+            "CONN_MAX_AGE": 0,
+        }
+    }
+
+
+DATABASES = _databases()
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "staticfiles"
+MEDIA_ROOT = DATA_DIR / "media"
+
+# Uploads stream to temporary files rather than memory; the per-file limit is MAX_UPLOAD_MB.
+MAX_UPLOAD_MB = env_int("MAX_UPLOAD_MB", 50)
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+
+REST_FRAMEWORK = {
+    # Token first, so an unauthenticated API request answers 401 with a WWW-Authenticate header.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "adrag_site.errors.api_exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": env_int("API_PAGE_SIZE", 50),
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+
+# Production hardening, all from the environment (off by default for the localhost default).
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+if env_bool("SECURE_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+CSRF_FAILURE_VIEW = "adrag_site.errors.csrf_failure"
+
+# Background work (Procrastinate). The worker command uses a LISTEN/NOTIFY connector of its own.
+PROCRASTINATE_WORKER_DEFAULTS = {"queues": ["runs", "ingest", "default"]}
+
+# django-eventstream: our own storage and channel manager are set by the queries app.
+EVENTSTREAM_STORAGE_CLASS = None
+
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "adrag_site.logging.RequestIdFilter"}},
+    "formatters": {
+        "plain": {
+            "format": "%(asctime)s %(levelname)s [%(request_id)s] %(name)s: %(message)s",
+        },
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "plain",
+        },
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+        "procrastinate": {"handlers": ["console"], "level": "WARNING", "propagate": False},
+        "pgserver": {"handlers": ["console"], "level": "WARNING", "propagate": False},
+    },
+}
+
+# The pipeline's configuration (the spec's names and defaults).
+OPENAI_API_KEY = env_str("OPENAI_API_KEY")
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
+LLM_MODEL = env_str("LLM_MODEL", "gpt-4o-mini")
+OLLAMA_BASE_URL = env_str("OLLAMA_BASE_URL", "http://localhost:11434")
+OLLAMA_MODEL = env_str("OLLAMA_MODEL", "llama3.2")
+DEFAULT_PROVIDER = env_str("DEFAULT_PROVIDER")
+LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 120.0)
+RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", 10)
+RERANK_TOP_K = env_int("RERANK_TOP_K", 5)
+MAX_CONTEXT_CHARS = env_int("MAX_CONTEXT_CHARS", 4000)
+MAX_REFLECTION_RETRIES = env_int("MAX_REFLECTION_RETRIES", 2)
+EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "all-MiniLM-L6-v2")
+RERANKER_MODEL = env_str("RERANKER_MODEL", "cross-encoder/ms-marco-MiniLM-L-6-v2")
+CHUNK_SIZE = env_int("CHUNK_SIZE", 500)
+CHUNK_OVERLAP = env_int("CHUNK_OVERLAP", 50)
+
+# Streams and limits.
+STREAM_HEARTBEAT_SECONDS = env_float("STREAM_HEARTBEAT_SECONDS", 15.0)
+STREAM_IDLE_TIMEOUT_SECONDS = env_float("STREAM_IDLE_TIMEOUT_SECONDS", 180.0)
+WORKER_SEEN_SECONDS = env_int("WORKER_SEEN_SECONDS", 60)

@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from adrag_site import views
+
+handler400 = "adrag_site.errors.handler400"
+handler403 = "adrag_site.errors.handler403"
+handler404 = "adrag_site.errors.handler404"
+handler500 = "adrag_site.errors.handler500"
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("api/health", views.health_view, name="health"),
+    path("", views.home_view, name="home"),
+]

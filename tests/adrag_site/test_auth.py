@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+PROTECTED = ["/api/anything", "/api/knowledge-bases", "/api/runs", "/api/query", "/api/providers"]
+
+
+@pytest.mark.parametrize("path", PROTECTED)
+def test_api_paths_without_credentials_answer_401_json(client, path):
+    response = client.get(path)
+    assert response.status_code == 401
+    assert response["Content-Type"].startswith("application/json")
+    assert response.json() == {
+        "error": "Authentication credentials were not provided.",
+        "code": "not_authenticated",
+    }
+    assert response["WWW-Authenticate"] == "Token"
+
+
+def test_wrong_token_answers_401_json(client):
+    response = client.get("/api/anything", HTTP_AUTHORIZATION="Token not-a-real-token")
+    assert response.status_code == 401
+    assert response.json()["code"] == "authentication_failed"
+
+
+def test_unknown_api_path_with_token_answers_404_json(auth_client):
+    response = auth_client.get("/api/no-such-route")
+    assert response.status_code == 404
+    assert response.json() == {"error": "Not found.", "code": "not_found"}
+
+
+def test_session_login_reaches_the_api(client, user):
+    assert client.login(username="alice", password="alice-pass-123")
+    response = client.get("/api/no-such-route")
+    assert response.status_code == 404
+
+
+def test_portal_pages_redirect_anonymous_users_to_login(client):
+    response = client.get("/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/")
+
+
+def test_login_and_logout_pages(client, user):
+    page = client.get("/accounts/login/")
+    assert page.status_code == 200
+    assert b'name="username"' in page.content and b"csrfmiddlewaretoken" in page.content
+    response = client.post(
+        "/accounts/login/", {"username": "alice", "password": "alice-pass-123"}
+    )
+    assert response.status_code == 302
+    home = client.get("/")
+    assert home.status_code == 200 and b"alice" in home.content
+    client.post("/accounts/logout/")
+    assert client.get("/").status_code == 302
+
+
+def test_drf_create_token_and_createsuperuser_commands_work(django_user_model):
+    from django.core.management import call_command
+    from rest_framework.authtoken.models import Token
+
+    import os
+
+    os.environ.update(
+        DJANGO_SUPERUSER_USERNAME="root",
+        DJANGO_SUPERUSER_EMAIL="root@example.com",
+        DJANGO_SUPERUSER_PASSWORD="root-pass-123",
+    )
+    try:
+        call_command("createsuperuser", interactive=False, verbosity=0)
+    finally:
+        for key in ("DJANGO_SUPERUSER_USERNAME", "DJANGO_SUPERUSER_EMAIL", "DJANGO_SUPERUSER_PASSWORD"):
+            os.environ.pop(key)
+    admin = django_user_model.objects.get(username="root")
+    assert admin.is_superuser and admin.check_password("root-pass-123")
+    call_command("drf_create_token", "root", verbosity=0)
+    assert Token.objects.filter(user=admin).exists()

@@ -1,0 +1,88 @@
+"""The embedded PostgreSQL is shared safely by several processes at once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from django.db import connection
+
+from tests.conftest import ROOT, child_env
+
+CHILD = textwrap.dedent(
+    """
+    import os, sys, time, django
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "adrag_site.settings")
+    django.setup()
+    from django.db import connection
+    me, other, marker_dir = sys.argv[1], sys.argv[2], sys.argv[3]
+    with connection.cursor() as cursor:
+        cursor.execute("INSERT INTO shared_probe (who) VALUES (%s)", [me])
+    open(os.path.join(marker_dir, me), "w").close()
+    deadline = time.time() + 60
+    while not os.path.exists(os.path.join(marker_dir, other)):
+        assert time.time() < deadline, "the other process never arrived"
+        time.sleep(0.05)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT who FROM shared_probe ORDER BY who")
+        print(",".join(row[0] for row in cursor.fetchall()))
+    open(os.path.join(marker_dir, me + ".done"), "w").close()
+    while not os.path.exists(os.path.join(marker_dir, other + ".done")):
+        time.sleep(0.05)
+    """
+)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_processes_use_the_embedded_database_at_once(tmp_path):
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE shared_probe (who text)")
+    try:
+        env = child_env()
+        children = [
+            subprocess.Popen(
+                [sys.executable, "-c", CHILD, me, other, str(tmp_path)],
+                cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )
+            for me, other in (("a", "b"), ("b", "a"))
+        ]
+        outputs = [child.communicate(timeout=120) for child in children]
+        for child, (out, err) in zip(children, outputs):
+            assert child.returncode == 0, err
+            assert out.strip() == "a,b"
+        # Both were attached at the same time; the server outlived them for this process.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM shared_probe")
+            assert cursor.fetchone()[0] == 2
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("DROP TABLE IF EXISTS shared_probe")
+
+
+def test_the_server_survives_a_killed_client_and_prunes_its_handle(tmp_path):
+    from django.conf import settings
+
+    if "DATABASE_URL" in child_env():
+        pytest.skip("an external database is configured")
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import os, time, django; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'adrag_site.settings'); django.setup(); print('up', flush=True); time.sleep(60)"],
+        cwd=ROOT, env=child_env(), stdout=subprocess.PIPE, text=True,
+    )
+    assert child.stdout.readline().strip() == "up"
+    handles = settings.DATA_DIR / "pgdata" / ".handle_pids.json"
+    assert str(child.pid) in handles.read_text()
+    child.kill()
+    child.wait()
+    time.sleep(0.2)
+    # A new process attaches, prunes the dead pid, and finds the server still answering.
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "shell", "-c",
+         "from django.db import connection; c = connection.cursor(); c.execute('select 1'); print(c.fetchone()[0])"],
+        cwd=ROOT, env=child_env(), capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "1"
+    assert str(child.pid) not in handles.read_text()

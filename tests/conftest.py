@@ -1,0 +1,84 @@
+"""Shared fixtures: users, API clients, and child processes that reach the test database."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+import pytest
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """Return an environment in which a child process uses this test run's database."""
+    env = dict(os.environ)
+    name = connection.settings_dict["NAME"]
+    url = env.get("DATABASE_URL")
+    if url:
+        parsed = urlparse(url)
+        env["DATABASE_URL"] = urlunparse(parsed._replace(path="/" + name))
+    else:
+        env["ADRAG_DB_NAME"] = name
+    env.setdefault("SECRET_KEY", "test-secret-key-" + "x" * 40)
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra)
+    return env
+
+
+def run_manage(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
+    """Run a manage.py command against the test database and return the finished process."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        cwd=ROOT,
+        env=child_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
+
+
+@pytest.fixture
+def other_user(django_user_model):
+    return django_user_model.objects.create_user("bob", "bob@example.com", "bob-pass-123")
+
+
+@pytest.fixture
+def staff_user(django_user_model):
+    return django_user_model.objects.create_user(
+        "carol", "carol@example.com", "carol-pass-123", is_staff=True
+    )
+
+
+@pytest.fixture
+def token(user):
+    from rest_framework.authtoken.models import Token
+
+    return Token.objects.create(user=user)
+
+
+@pytest.fixture
+def api_client():
+    from rest_framework.test import APIClient
+
+    return APIClient()
+
+
+@pytest.fixture
+def auth_client(api_client, token):
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return api_client
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
