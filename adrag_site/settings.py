@@ -140,7 +140,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
-MEDIA_ROOT = DATA_DIR / "media"
+MEDIA_ROOT = Path(env_str("ADRAG_MEDIA_ROOT", str(DATA_DIR / "media"))).resolve()
 
 # Uploads stream to temporary files rather than memory; the per-file limit is MAX_UPLOAD_MB.
 MAX_UPLOAD_MB = env_int("MAX_UPLOAD_MB", 50)

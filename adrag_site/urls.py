@@ -16,5 +16,6 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/health", views.health_view, name="health"),
+    path("api/", include("knowledge.urls")),
     path("", views.home_view, name="home"),
 ]

@@ -26,6 +26,9 @@ def child_env(**extra: str) -> dict[str, str]:
         env["ADRAG_DB_NAME"] = name
     env.setdefault("SECRET_KEY", "test-secret-key-" + "x" * 40)
     env["PYTHONUNBUFFERED"] = "1"
+    from django.conf import settings
+
+    env["ADRAG_MEDIA_ROOT"] = str(settings.MEDIA_ROOT)
     env.update(extra)
     return env
 

@@ -1,0 +1,186 @@
+"""Knowledge bases, their documents, and the three stores over their chunks."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.db import models
+from pgvector.django import HnswIndex, VectorField
+
+EMBEDDING_DIMENSIONS = 384
+
+
+class KnowledgeBase(models.Model):
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True, default="")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="knowledge_bases"
+    )
+    team = models.ForeignKey(
+        Group, null=True, blank=True, on_delete=models.SET_NULL, related_name="knowledge_bases"
+    )
+    # BM25 statistics over this KB's chunks, kept in step with the chunks in the same transaction.
+    chunk_count = models.PositiveIntegerField(default=0)
+    token_total = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="kb_unique_name_per_owner"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Document(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        EXTRACTING = "extracting"
+        CHUNKING = "chunking"
+        EMBEDDING = "embedding"
+        INDEXING = "indexing"
+        READY = "ready"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    ACTIVE_STATUSES = (
+        Status.QUEUED,
+        Status.EXTRACTING,
+        Status.CHUNKING,
+        Status.EMBEDDING,
+        Status.INDEXING,
+    )
+
+    knowledge_base = models.ForeignKey(
+        KnowledgeBase, on_delete=models.CASCADE, related_name="documents"
+    )
+    file_name = models.CharField(max_length=255)
+    # An id from the source collection (a BEIR `_id`), for documents ingested from a corpus.
+    external_id = models.CharField(max_length=200, blank=True, default="")
+    # Stored by content hash, never by name: two files with one name never overwrite each other.
+    stored_path = models.CharField(max_length=300)
+    sha256 = models.CharField(max_length=64)
+    size = models.BigIntegerField()
+    file_type = models.CharField(max_length=16)
+    encoding = models.CharField(max_length=40, blank=True, default="")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    cancel_requested = models.BooleanField(default=False)
+    error = models.TextField(blank=True, default="")
+    error_code = models.CharField(max_length=40, blank=True, default="")
+    page_count = models.PositiveIntegerField(null=True, blank=True)
+    chunk_count = models.PositiveIntegerField(default=0)
+    entity_count = models.PositiveIntegerField(default=0)
+    edge_count = models.PositiveIntegerField(default=0)
+    job_id = models.BigIntegerField(null=True, blank=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    indexed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["knowledge_base", "sha256"], name="document_unique_content_per_kb"
+            ),
+        ]
+        indexes = [models.Index(fields=["knowledge_base", "status"])]
+
+    def __str__(self) -> str:
+        return self.file_name
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE_STATUSES
+
+
+class Chunk(models.Model):
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    knowledge_base = models.ForeignKey(
+        KnowledgeBase, on_delete=models.CASCADE, related_name="chunks"
+    )
+    ordinal = models.PositiveIntegerField()
+    text = models.TextField()
+    text_md5 = models.CharField(max_length=32)
+    page = models.PositiveIntegerField(null=True, blank=True)
+    char_start = models.PositiveIntegerField()
+    char_end = models.PositiveIntegerField()
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
+    bm25_length = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["document_id", "ordinal"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "ordinal"], name="chunk_unique_ordinal"),
+        ]
+        indexes = [
+            HnswIndex(
+                name="chunk_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            models.Index(fields=["knowledge_base"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id}#{self.ordinal}"
+
+
+class Posting(models.Model):
+    """One BM25 posting: how often a term occurs in a chunk."""
+
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="postings")
+    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="+")
+    term = models.CharField(max_length=100)
+    tf = models.PositiveIntegerField()
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["term", "knowledge_base"], include=["chunk", "tf"], name="posting_term_kb"
+            )
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["chunk", "term"], name="posting_unique_term"),
+        ]
+
+
+class Entity(models.Model):
+    knowledge_base = models.ForeignKey(
+        KnowledgeBase, on_delete=models.CASCADE, related_name="entities"
+    )
+    name = models.CharField(max_length=200)
+
+    class Meta:
+        verbose_name_plural = "entities"
+        constraints = [
+            models.UniqueConstraint(fields=["knowledge_base", "name"], name="entity_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ChunkEntity(models.Model):
+    """An edge of the entity graph: a chunk mentions an entity `weight` times."""
+
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="entity_edges")
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="chunk_edges")
+    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="+")
+    weight = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["chunk", "entity"], name="edge_unique_pair"),
+        ]
+        indexes = [models.Index(fields=["entity", "chunk"], name="edge_entity_chunk")]

@@ -1,0 +1,288 @@
+"""Writes to knowledge bases and documents."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
+
+from knowledge.ingest.extract import ExtractionError, extract
+from knowledge.ingest.filetypes import UnsupportedFileType, file_extension, safe_file_name
+from knowledge.models import Document, KnowledgeBase
+
+logger = logging.getLogger(__name__)
+
+# Request errors are 400; a file we received but cannot use is 422 (the spec's "no text" case).
+EXTRACTION_STATUS = {"unsupported_type": 400}
+
+
+@dataclass
+class UploadError(Exception):
+    """An upload that cannot be accepted; nothing has been written."""
+
+    status: int
+    code: str
+    message: str
+
+
+def kb_create(*, owner, name: str, description: str = "", team: Group | None = None) -> KnowledgeBase:
+    """Create a knowledge base owned by `owner`, optionally shared with one of their teams."""
+    _check_team(user=owner, team=team)
+    try:
+        with transaction.atomic():
+            return KnowledgeBase.objects.create(
+                owner=owner, name=name.strip(), description=description, team=team
+            )
+    except IntegrityError:
+        raise UploadError(409, "name_taken", f"You already have a knowledge base named {name!r}.") from None
+
+
+def kb_update(*, kb: KnowledgeBase, user, **changes) -> KnowledgeBase:
+    """Rename, describe or (un)share a knowledge base."""
+    fields = []
+    if "team" in changes:
+        _check_team(user=user, team=changes["team"])
+        kb.team = changes["team"]
+        fields.append("team")
+    for field in ("name", "description"):
+        if field in changes and changes[field] is not None:
+            setattr(kb, field, changes[field].strip() if field == "name" else changes[field])
+            fields.append(field)
+    if fields:
+        try:
+            with transaction.atomic():
+                kb.save(update_fields=[*fields, "updated_at"])
+        except IntegrityError:
+            raise UploadError(409, "name_taken", f"You already have a knowledge base named {kb.name!r}.") from None
+    return kb
+
+
+def _check_team(*, user, team: Group | None) -> None:
+    if team is not None and not user.is_staff and not user.groups.filter(id=team.id).exists():
+        raise UploadError(400, "invalid_team", "You can only share with a team you belong to.")
+
+
+def kb_clear(*, kb: KnowledgeBase) -> int:
+    """Delete every document of a knowledge base and return how many were deleted."""
+    documents = list(kb.documents.all())
+    for document in documents:
+        document_delete(document=document)
+    return len(documents)
+
+
+def kb_delete(*, kb: KnowledgeBase) -> None:
+    """Delete a knowledge base with its documents, chunks, postings and graph."""
+    kb_clear(kb=kb)
+    with transaction.atomic():
+        _delete_kb_rows(kb.id)
+        kb.delete()
+
+
+def _delete_kb_rows(kb_id: int) -> None:
+    # Bulk SQL: Django's cascade would load every chunk and posting into memory first.
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM knowledge_chunkentity WHERE knowledge_base_id = %s", [kb_id])
+        cursor.execute("DELETE FROM knowledge_posting WHERE knowledge_base_id = %s", [kb_id])
+        cursor.execute("DELETE FROM knowledge_entity WHERE knowledge_base_id = %s", [kb_id])
+        cursor.execute("DELETE FROM knowledge_chunk WHERE knowledge_base_id = %s", [kb_id])
+
+
+def storage_path(sha256: str, extension: str) -> Path:
+    """Return where the bytes with this hash are kept: by content, never by name."""
+    return Path(settings.MEDIA_ROOT) / "uploads" / sha256[:2] / f"{sha256}.{extension}"
+
+
+def _store_bytes(data: bytes, sha256: str, extension: str) -> Path:
+    path = storage_path(sha256, extension)
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Write then rename, so a concurrent reader never sees half a file.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".upload-")
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, path)
+    return path
+
+
+def validate_upload(*, file_name: str, data: bytes) -> tuple[str, str]:
+    """Check a file before anything is written; return its safe name and extension."""
+    if not file_name:
+        raise UploadError(400, "no_file_name", "The uploaded file has no name.")
+    try:
+        name = safe_file_name(file_name)
+    except UnsupportedFileType as exc:
+        raise UploadError(400, "unsupported_type", str(exc)) from None
+    if not data:
+        raise UploadError(400, "empty_file", f"{name!r} is empty.")
+    limit = settings.MAX_UPLOAD_MB * 1024 * 1024
+    if len(data) > limit:
+        raise UploadError(
+            413, "file_too_large", f"{name!r} is larger than {settings.MAX_UPLOAD_MB} MB."
+        )
+    try:
+        extract(data, name)
+    except ExtractionError as exc:
+        raise UploadError(EXTRACTION_STATUS.get(exc.code, 422), exc.code, exc.message) from None
+    return name, file_extension(name)
+
+
+def document_upload(
+    *, kb: KnowledgeBase, file_name: str, data: bytes, user, defer_job: bool = True,
+    external_id: str = "", validated: bool = False,
+) -> tuple[Document, bool]:
+    """Store an upload and queue its ingestion; the same bytes re-index the same document.
+
+    Returns the document and whether it was queued by this call. With `defer_job=False` the
+    document is marked queued but no job is deferred: the caller runs the ingestion itself.
+    """
+    if validated:
+        name, extension = safe_file_name(file_name), file_extension(file_name)
+    else:
+        name, extension = validate_upload(file_name=file_name, data=data)
+    sha256 = hashlib.sha256(data).hexdigest()
+    path = _store_bytes(data, sha256, extension)
+    relative = str(path.relative_to(settings.MEDIA_ROOT))
+    with transaction.atomic():
+        document = (
+            Document.objects.select_for_update().filter(knowledge_base=kb, sha256=sha256).first()
+        )
+        created = False
+        if document is None:
+            try:
+                with transaction.atomic():
+                    document = Document.objects.create(
+                        knowledge_base=kb,
+                        file_name=name,
+                        stored_path=relative,
+                        sha256=sha256,
+                        size=len(data),
+                        file_type=extension,
+                        uploaded_by=user,
+                        external_id=external_id,
+                    )
+                    created = True
+            except IntegrityError:
+                # A concurrent upload of the same bytes won the insert; join its document.
+                document = Document.objects.select_for_update().get(knowledge_base=kb, sha256=sha256)
+        if document.is_active and not created:
+            return document, False
+        document.file_name = name
+        document.stored_path = relative
+        document.file_type = extension
+        document.save(update_fields=["file_name", "stored_path", "file_type", "updated_at"])
+        _queue_ingestion(document, defer_job=defer_job)
+        return document, True
+
+
+def document_reindex(*, document: Document) -> bool:
+    """Queue a fresh ingestion of a stored document; return False when one is already under way."""
+    with transaction.atomic():
+        document = Document.objects.select_for_update().get(id=document.id)
+        if document.is_active:
+            return False
+        _queue_ingestion(document)
+        return True
+
+
+def _queue_ingestion(document: Document, *, defer_job: bool = True) -> None:
+    from knowledge.tasks import ingest_document
+
+    document.status = Document.Status.QUEUED
+    document.progress_done = 0
+    document.progress_total = 0
+    document.cancel_requested = False
+    document.error = ""
+    document.error_code = ""
+    document.save(
+        update_fields=[
+            "status", "progress_done", "progress_total", "cancel_requested", "error",
+            "error_code", "updated_at",
+        ]
+    )
+    if defer_job:
+        # The Django connector writes the job in this same transaction: both land or neither.
+        document.job_id = ingest_document.defer(document_id=document.id)
+        document.save(update_fields=["job_id"])
+
+
+def document_cancel(*, document: Document) -> Document:
+    """Stop a queued or running ingestion; the previously indexed version stays intact."""
+    from procrastinate.contrib.django import app
+
+    with transaction.atomic():
+        document = Document.objects.select_for_update().get(id=document.id)
+        if not document.is_active:
+            return document
+        cancelled_in_queue = False
+        if document.status == Document.Status.QUEUED and document.job_id:
+            cancelled_in_queue = app.job_manager.cancel_job_by_id(document.job_id, abort=False)
+        if cancelled_in_queue:
+            document.status = Document.Status.CANCELLED
+            document.save(update_fields=["status", "updated_at"])
+        else:
+            # Running: the job checks this flag between batches and before it writes.
+            document.cancel_requested = True
+            document.save(update_fields=["cancel_requested", "updated_at"])
+            if document.job_id:
+                app.job_manager.cancel_job_by_id(document.job_id, abort=True)
+    return document
+
+
+def document_delete(*, document: Document) -> None:
+    """Delete a document, its chunks and its postings and edges, and its file if unused."""
+    if document.is_active:
+        document_cancel(document=document)
+    with transaction.atomic():
+        kb = KnowledgeBase.objects.select_for_update().get(id=document.knowledge_base_id)
+        removed_chunks, removed_tokens = delete_document_rows(document.id)
+        KnowledgeBase.objects.filter(id=kb.id).update(
+            chunk_count=F("chunk_count") - removed_chunks,
+            token_total=F("token_total") - removed_tokens,
+        )
+        delete_orphan_entities(kb.id)
+        Document.objects.filter(id=document.id).delete()
+        still_used = Document.objects.filter(sha256=document.sha256).exists()
+    if not still_used:
+        Path(settings.MEDIA_ROOT, document.stored_path).unlink(missing_ok=True)
+
+
+def delete_document_rows(document_id: int) -> tuple[int, int]:
+    """Delete a document's chunks, postings and edges; return the chunks and tokens removed."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*), coalesce(sum(bm25_length), 0) FROM knowledge_chunk "
+            "WHERE document_id = %s",
+            [document_id],
+        )
+        chunks, tokens = cursor.fetchone()
+        cursor.execute(
+            "DELETE FROM knowledge_posting WHERE chunk_id IN "
+            "(SELECT id FROM knowledge_chunk WHERE document_id = %s)",
+            [document_id],
+        )
+        cursor.execute(
+            "DELETE FROM knowledge_chunkentity WHERE chunk_id IN "
+            "(SELECT id FROM knowledge_chunk WHERE document_id = %s)",
+            [document_id],
+        )
+        cursor.execute("DELETE FROM knowledge_chunk WHERE document_id = %s", [document_id])
+    return chunks, int(tokens)
+
+
+def delete_orphan_entities(kb_id: int) -> None:
+    """Remove entities of a knowledge base that no chunk mentions any more."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "DELETE FROM knowledge_entity e WHERE e.knowledge_base_id = %s AND NOT EXISTS "
+            "(SELECT 1 FROM knowledge_chunkentity ce WHERE ce.entity_id = e.id)",
+            [kb_id],
+        )

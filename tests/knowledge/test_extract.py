@@ -1,0 +1,330 @@
+"""Extraction of every supported file type and rejection of bad input."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import warnings
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from knowledge.ingest.extract import ExtractionError, extract
+from knowledge.ingest.filetypes import SUPPORTED_EXTENSIONS
+
+FILES = Path(__file__).resolve().parents[1] / "fixtures" / "files"
+
+# A phrase from each sample file that must survive extraction intact.
+EXPECTED_PHRASES: dict[str, str] = {
+    "pdf": "Marie Curie discovered polonium and radium in Paris with Pierre Curie.",
+    "docx": "Marie Curie and Pierre Curie studied radioactivity in Paris.",
+    "md": "- Marie Curie studied radioactivity in Paris.",
+    "markdown": "# Notes on Retrieval Augmented Generation",
+    "html": "Marie Curie won the Nobel Prize in Physics in 1903 and in Chemistry in 1911.",
+    "htm": "Researchers at CERN in Geneva record collisions in the ATLAS and CMS detectors.",
+    "csv": (
+        "name: Marie Curie, field: Physics and Chemistry, "
+        "institution: University of Paris, year: 1903"
+    ),
+    "txt": "Marie Curie was the first person to win two Nobel Prizes",
+    "py": "def bm25_score(term_freq: int",
+    "js": "const rerankScore = passage.score.toFixed(3);",
+    "ts": "export interface Citation {",
+    "jsx": "for example Marie Curie at the University of Paris",
+    "tsx": "export function AnswerCard({ text, citations }: AnswerProps) {",
+    "java": "public final class ScoredPassage {",
+    "c": "double bm25_idf(int n_docs, int doc_freq) {",
+    "cpp": "fused[ranking[rank]] += 1.0 / (60.0 + rank + 1);",
+    "h": "#ifndef ADRAG_TOKENIZER_H",
+    "hpp": "class ChatClient {",
+    "cs": "public sealed class PassageScorer",
+    "go": "func Paragraphs(text string) []string {",
+    "rs": "pub fn cosine(a: &[f32], b: &[f32]) -> f32 {",
+    "rb": "class ScientistImporter",
+    "php": "function render_answer(array $answer): string",
+    "swift": "struct Citation: Codable {",
+    "kt": "data class Citation(val documentTitle: String",
+    "scala": "object EntityCounter {",
+    "sh": 'python manage.py reindex --knowledge-base "$kb"',
+    "sql": "WHERE d.title ILIKE '%curie%'",
+    "r": "summary_by_method <- aggregate(recall ~ method",
+    "json": '"knowledgeBase": "CERN Research Library"',
+    "yaml": "name: Marie Curie archive",
+    "yml": "Check out the Marie Curie sample documents",
+    "xml": "<author>Marie Curie</author>",
+    "css": 'font-family: "Marie Curie Sans", system-ui, sans-serif;',
+    "toml": 'names = ["Grace Hopper", "Ada Lovelace", "Tim Berners-Lee"]',
+}
+
+
+def _extract_fixture(name: str):
+    return extract((FILES / name).read_bytes(), name)
+
+
+def test_there_is_a_sample_file_for_each_of_the_35_supported_extensions() -> None:
+    samples = {path.suffix.lstrip(".") for path in FILES.glob("sample.*")}
+    assert len(SUPPORTED_EXTENSIONS) == 35
+    assert samples == set(SUPPORTED_EXTENSIONS) == set(EXPECTED_PHRASES)
+
+
+@pytest.mark.parametrize("extension", sorted(EXPECTED_PHRASES))
+def test_every_sample_file_extracts_its_text(extension: str) -> None:
+    result = _extract_fixture(f"sample.{extension}")
+
+    assert len(result.text.strip()) >= 250
+    assert EXPECTED_PHRASES[extension] in result.text
+
+
+@pytest.mark.parametrize("extension", ["txt", "md", "html", "csv", "py", "json"])
+def test_text_based_files_report_their_encoding(extension: str) -> None:
+    assert _extract_fixture(f"sample.{extension}").encoding == "utf-8"
+
+
+def test_pdf_has_one_segment_per_page_numbered_from_one() -> None:
+    result = _extract_fixture("sample.pdf")
+
+    assert [segment.page for segment in result.segments] == [1, 2]
+    assert "Marie Curie discovered polonium" in result.segments[0].text
+    assert "Grace Hopper" not in result.segments[0].text
+    assert "Grace Hopper wrote the first compiler" in result.segments[1].text
+
+
+def test_docx_keeps_paragraphs_and_table_cells_in_document_order() -> None:
+    text = _extract_fixture("sample.docx").text
+
+    heading = text.index("Retrieval Augmented Generation at CERN")
+    table = text.index("Tim Berners-Lee | CERN")
+    closing = text.index("Closing paragraph")
+    assert heading < text.index("Each paragraph and each table cell") < table < closing
+    assert "Scientist | Institution\nTim Berners-Lee | CERN\nGrace Hopper | Yale" in text
+
+
+def test_html_gives_visible_text_only_with_blocks_on_their_own_lines() -> None:
+    text = _extract_fixture("sample.html").text
+
+    assert "<" not in text and ">" not in text
+    assert "console.log" not in text  # script
+    assert "font-family" not in text  # style
+    assert "Enable JavaScript" not in text  # noscript
+    assert "Famous Scientists & CERN" in text  # title, entity decoded
+    assert "invented at CERN by Tim Berners-Lee — a café discussion" in text
+    assert "Albert Einstein: relativity\nNiels Bohr: atomic model" in text
+    assert "System Score\nBM25 0.42" in text
+
+
+def test_markdown_keeps_headings_and_lists_as_plain_text() -> None:
+    text = _extract_fixture("sample.md").text
+
+    assert text.startswith("# Retrieval Augmented Generation\n")
+    assert "## Pipeline\n\n1. Split each document into chunks" in text
+    assert "- Grace Hopper built the first compiler for the UNIVAC." in text
+
+
+@pytest.mark.parametrize("name", ["malicious.html", "malicious.md"])
+def test_scripts_handlers_and_javascript_links_are_removed(name: str) -> None:
+    text = _extract_fixture(name).text
+
+    assert "__xss" not in text
+    assert "javascript:" not in text.lower()
+    assert "<" not in text
+    assert "Quarterly Report" in text
+    assert "Revenue grew at CERN partner sites" in text
+    assert "click for the full report." in text
+
+
+def test_markdown_keeps_html_inside_code_as_literal_text() -> None:
+    source = "Intro\n\n```html\n<p>kept</p>\n```\n\nUse the `<br>` tag. <b>bold</b> word\n"
+
+    text = extract(source.encode(), "notes.md").text
+
+    assert "```html\n<p>kept</p>\n```" in text
+    assert "Use the `<br>` tag. bold word" in text
+
+
+def test_markdown_keeps_safe_links_and_autolinks() -> None:
+    source = "See [CERN](https://home.cern) or <https://example.org/a?b=1>.\n"
+
+    assert extract(source.encode(), "links.md").text == source
+
+
+def test_csv_sniffs_a_semicolon_delimiter_and_skips_empty_cells() -> None:
+    data = b"name;city;note\nMarie Curie;Paris;\nNiels Bohr;Copenhagen;atomic model\n"
+
+    text = extract(data, "people.csv").text
+
+    assert (
+        text
+        == "name: Marie Curie, city: Paris\nname: Niels Bohr, city: Copenhagen, note: atomic model"
+    )
+
+
+def test_cp1252_text_is_decoded_and_reported() -> None:
+    result = _extract_fixture("latin1.txt")
+
+    assert result.encoding == "cp1252"
+    assert "un café près de la Sorbonne" in result.text
+    assert "Une question naïve" in result.text
+    assert "crème brûlée" in result.text
+
+
+def test_short_latin1_phrase_is_decoded_correctly() -> None:
+    assert extract("café naïve".encode("latin-1"), "note.txt").text == "café naïve"
+
+
+def test_utf8_bom_is_stripped_and_crlf_normalised() -> None:
+    result = extract(codecs.BOM_UTF8 + b"Marie Curie\r\nCERN\r\n", "notes.txt")
+
+    assert result.text == "Marie Curie\nCERN\n"
+    assert result.encoding == "utf-8"
+
+
+def test_utf16_with_bom_is_text_not_binary() -> None:
+    result = extract("Grace Hopper, UNIVAC".encode("utf-16"), "notes.txt")
+
+    assert result.text == "Grace Hopper, UNIVAC"
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("not_a_pdf.pdf", "content_mismatch"),
+        ("corrupt.pdf", "corrupt_file"),
+        ("encrypted.pdf", "encrypted_pdf"),
+        ("empty_text.pdf", "no_text"),
+        ("not_a_docx.docx", "content_mismatch"),
+        ("corrupt.docx", "corrupt_file"),
+        ("binary.txt", "content_mismatch"),
+        ("blank.html", "no_text"),
+    ],
+)
+def test_bad_input_is_rejected_with_a_stable_code(name: str, code: str) -> None:
+    with pytest.raises(ExtractionError) as caught:
+        _extract_fixture(name)
+
+    assert caught.value.code == code
+    assert caught.value.message
+
+
+def test_pdf_encrypted_only_with_an_owner_password_is_read() -> None:
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(FILES / "sample.pdf"))
+    writer.encrypt(user_password="", owner_password="owner-only", algorithm="RC4-128")
+    buffer = io.BytesIO()
+    writer.write(buffer)
+
+    result = extract(buffer.getvalue(), "restricted.pdf")
+
+    assert "Marie Curie discovered polonium" in result.segments[0].text
+
+
+def test_a_zip_that_is_not_a_word_document_is_a_mismatch() -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("xl/workbook.xml", "<workbook/>")
+
+    with pytest.raises(ExtractionError) as caught:
+        extract(buffer.getvalue(), "sheet.docx")
+
+    assert caught.value.code == "content_mismatch"
+
+
+@pytest.mark.parametrize("name", ["photo.exe", "README", "archive.tar.gz"])
+def test_unsupported_extension_is_rejected(name: str) -> None:
+    with pytest.raises(ExtractionError) as caught:
+        extract(b"anything", name)
+
+    assert caught.value.code == "unsupported_type"
+
+
+@pytest.mark.parametrize("content", ["", "   \n\t\n", "<p>  </p>"])
+def test_whitespace_only_text_has_no_text(content: str) -> None:
+    with pytest.raises(ExtractionError) as caught:
+        extract(content.encode(), "empty.html")
+
+    assert caught.value.code == "no_text"
+
+
+# --- zip bombs ---------------------------------------------------------------------
+
+
+def _write_docx_with_document_of(path: Path, megabytes: int) -> bytes:
+    """Write a DOCX-shaped zip whose document.xml inflates to the given size."""
+    block = b"<w:p><w:r><w:t>bomb</w:t></w:r></w:p>" * (1024 * 1024 // 38)
+    block += b" " * (1024 * 1024 - len(block))
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        with archive.open("word/document.xml", "w", force_zip64=True) as member:
+            for _ in range(megabytes):
+                member.write(block)
+    return path.read_bytes()
+
+
+@pytest.fixture
+def no_inflating(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any attempt to read a zip member fail the test; writing still works."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a zip member was opened for reading")
+
+    # Every read path (ZipFile.read, ZipFile.open "r") builds a ZipExtFile.
+    monkeypatch.setattr(zipfile.ZipExtFile, "__init__", refuse)
+
+
+def test_docx_expanding_past_the_size_limit_is_a_zip_bomb(
+    tmp_path: Path, no_inflating: None
+) -> None:
+    data = _write_docx_with_document_of(tmp_path / "bomb.docx", megabytes=300)
+    assert len(data) < 5 * 1024 * 1024
+
+    with pytest.raises(ExtractionError) as caught:
+        extract(data, "bomb.docx")
+
+    assert caught.value.code == "zip_bomb"
+
+
+def test_docx_member_compressed_over_100_to_1_is_a_zip_bomb(
+    tmp_path: Path, no_inflating: None
+) -> None:
+    data = _write_docx_with_document_of(tmp_path / "dense.docx", megabytes=8)
+
+    with pytest.raises(ExtractionError) as caught:
+        extract(data, "dense.docx")
+
+    assert caught.value.code == "zip_bomb"
+    assert "ratio" in caught.value.message
+
+
+def test_size_limit_is_a_parameter(no_inflating: None) -> None:
+    data = (FILES / "sample.docx").read_bytes()
+
+    with pytest.raises(ExtractionError) as caught:
+        extract(data, "sample.docx", max_uncompressed_bytes=1000)
+
+    assert caught.value.code == "zip_bomb"
+
+
+@pytest.mark.parametrize("name", ["link.md", "link.html"])
+def test_short_tagless_markup_extracts_without_warnings(name: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        text = extract(b"https://home.cern &amp; CERN", name).text
+
+    assert text == "https://home.cern & CERN"
+
+
+def test_html_preformatted_text_keeps_its_layout() -> None:
+    markup = b"<p>Example:</p><pre>def score():\n    return 1</pre><p>Done   now.</p>"
+
+    assert (
+        extract(markup, "code.html").text == "Example:\n\ndef score():\n    return 1\n\nDone now."
+    )
+
+
+def test_blank_pdf_pages_keep_their_place() -> None:
+    result = _extract_fixture("blank_middle_page.pdf")
+
+    assert [segment.page for segment in result.segments] == [1, 2, 3]
+    assert result.segments[1].text.strip() == ""
+    assert "CERN in Geneva." in result.segments[2].text
