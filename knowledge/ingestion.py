@@ -120,11 +120,13 @@ def write_chunks(*, document: Document, chunks: list[PreparedChunk]) -> dict[str
     chunk_ids = [row.id for row in rows]
     with connection.cursor() as cursor:
         with cursor.copy(
-            "COPY knowledge_posting (chunk_id, knowledge_base_id, term, tf) FROM STDIN"
+            "COPY knowledge_posting (chunk_id, knowledge_base_id, term, tf, chunk_length) "
+            "FROM STDIN"
         ) as copy:
             for chunk_id, chunk in zip(chunk_ids, chunks):
+                length = chunk.bm25_length
                 for term, tf in chunk.term_counts.items():
-                    copy.write_row((chunk_id, kb_id, term, tf))
+                    copy.write_row((chunk_id, kb_id, term, tf, length))
         names = sorted({name for chunk in chunks for name in chunk.entities})
         entity_ids: dict[str, int] = {}
         if names:
@@ -250,11 +252,13 @@ def documents_ingest_inline(
     items: Iterable[TextItem],
     user=None,
     batch_chunks: int = 256,
+    reindex: bool = False,
     on_document: Callable[[Document | None, str | None], None] | None = None,
 ) -> dict[str, int]:
     """Ingest many small files in this process, embedding several documents per batch.
 
-    Each document is still written in its own transaction. `on_document` is called once per
+    Each document is still written in its own transaction. Unless `reindex`, a document whose
+    bytes are already ready in the KB is left as it is. `on_document` is called once per
     item with the document (or None) and an error message (or None).
     """
     from knowledge.services import UploadError, document_upload
@@ -285,6 +289,16 @@ def documents_ingest_inline(
         pending.clear()
 
     for item in items:
+        if not reindex:
+            sha256 = hashlib.sha256(item.data).hexdigest()
+            existing = Document.objects.filter(
+                knowledge_base=kb, sha256=sha256, status=Document.Status.READY
+            ).first()
+            if existing is not None:
+                summary["skipped"] += 1
+                if on_document:
+                    on_document(existing, None)
+                continue
         try:
             extracted = extract(item.data, item.file_name)
             document, queued = document_upload(

@@ -143,11 +143,15 @@ class Posting(models.Model):
     knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="+")
     term = models.CharField(max_length=100)
     tf = models.PositiveIntegerField()
+    # The chunk's BM25 length, copied here so scoring is an index-only scan of this table.
+    chunk_length = models.PositiveIntegerField()
 
     class Meta:
         indexes = [
             models.Index(
-                fields=["term", "knowledge_base"], include=["chunk", "tf"], name="posting_term_kb"
+                fields=["term", "knowledge_base"],
+                include=["chunk", "tf", "chunk_length"],
+                name="posting_term_kb",
             )
         ]
         constraints = [

@@ -52,8 +52,12 @@ class Command(BaseCommand):
         parser.add_argument("--kb", required=True, help="Knowledge base name (created if missing).")
         parser.add_argument("--owner", help="Owner's username (default: the first superuser).")
         parser.add_argument("--limit", type=int, help="Ingest at most this many documents.")
+        parser.add_argument(
+            "--reindex", action="store_true", help="Re-index documents that are already ready."
+        )
 
-    def handle(self, *args, path: str, kb: str, owner: str | None, limit: int | None, **options):
+    def handle(self, *args, path: str, kb: str, owner: str | None, limit: int | None,
+               reindex: bool = False, **options):
         source = Path(path).expanduser()
         if not source.exists():
             raise CommandError(f"{source} does not exist")
@@ -81,7 +85,7 @@ class Command(BaseCommand):
                 bar.update(1)
 
             summary = documents_ingest_inline(
-                kb=knowledge_base, items=items, user=user, on_document=on_document
+                kb=knowledge_base, items=items, user=user, on_document=on_document, reindex=reindex
             )
         elapsed = time.monotonic() - started
         rate = summary["chunks"] / elapsed if elapsed else 0.0
