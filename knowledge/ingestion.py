@@ -98,7 +98,7 @@ def write_chunks(*, document: Document, chunks: list[PreparedChunk]) -> dict[str
     kb_id = document.knowledge_base_id
     # Locking the KB row serialises statistics updates of concurrent ingestions into one KB.
     KnowledgeBase.objects.select_for_update().filter(id=kb_id).first()
-    removed_chunks, removed_tokens = delete_document_rows(document.id)
+    removed_chunks, removed_tokens, touched_entities = delete_document_rows(document.id)
     rows = Chunk.objects.bulk_create(
         [
             Chunk(
@@ -156,7 +156,7 @@ def write_chunks(*, document: Document, chunks: list[PreparedChunk]) -> dict[str
         token_total=F("token_total") - removed_tokens + added_tokens,
         updated_at=timezone.now(),
     )
-    delete_orphan_entities(kb_id)
+    delete_orphan_entities(touched_entities)
     return {"chunks": len(chunks), "entities": len(names), "edges": edge_count}
 
 
@@ -269,23 +269,35 @@ def documents_ingest_inline(
     def flush() -> None:
         all_chunks = [chunk for _, chunks in pending for chunk in chunks]
         embed_chunks(all_chunks, batch_size=64)
-        for document, chunks in pending:
-            with transaction.atomic():
-                counts = write_chunks(document=document, chunks=chunks)
-                _set(
-                    document,
-                    status=Document.Status.READY,
-                    progress_total=len(chunks),
-                    progress_done=len(chunks),
-                    chunk_count=counts["chunks"],
-                    entity_count=counts["entities"],
-                    edge_count=counts["edges"],
-                    indexed_at=timezone.now(),
-                )
-            summary["ready"] += 1
-            summary["chunks"] += len(chunks)
-            if on_document:
-                on_document(document, None)
+        # One commit per batch (one fsync), with a savepoint per document so a failure still
+        # leaves that document's previous version intact.
+        with transaction.atomic():
+            for document, chunks in pending:
+                try:
+                    with transaction.atomic():
+                        counts = write_chunks(document=document, chunks=chunks)
+                        _set(
+                            document,
+                            status=Document.Status.READY,
+                            progress_total=len(chunks),
+                            progress_done=len(chunks),
+                            chunk_count=counts["chunks"],
+                            entity_count=counts["entities"],
+                            edge_count=counts["edges"],
+                            indexed_at=timezone.now(),
+                        )
+                except Exception as exc:
+                    logger.exception("writing document %s failed", document.id)
+                    _set(document, status=Document.Status.FAILED, error=str(exc)[:2000],
+                         error_code="ingest_failed")
+                    summary["failed"] += 1
+                    if on_document:
+                        on_document(None, f"{document.file_name}: {exc}")
+                    continue
+                summary["ready"] += 1
+                summary["chunks"] += len(chunks)
+                if on_document:
+                    on_document(document, None)
         pending.clear()
 
     for item in items:

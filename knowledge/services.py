@@ -243,20 +243,23 @@ def document_delete(*, document: Document) -> None:
         document_cancel(document=document)
     with transaction.atomic():
         kb = KnowledgeBase.objects.select_for_update().get(id=document.knowledge_base_id)
-        removed_chunks, removed_tokens = delete_document_rows(document.id)
+        removed_chunks, removed_tokens, entity_ids = delete_document_rows(document.id)
         KnowledgeBase.objects.filter(id=kb.id).update(
             chunk_count=F("chunk_count") - removed_chunks,
             token_total=F("token_total") - removed_tokens,
         )
-        delete_orphan_entities(kb.id)
+        delete_orphan_entities(entity_ids)
         Document.objects.filter(id=document.id).delete()
         still_used = Document.objects.filter(sha256=document.sha256).exists()
     if not still_used:
         Path(settings.MEDIA_ROOT, document.stored_path).unlink(missing_ok=True)
 
 
-def delete_document_rows(document_id: int) -> tuple[int, int]:
-    """Delete a document's chunks, postings and edges; return the chunks and tokens removed."""
+def delete_document_rows(document_id: int) -> tuple[int, int, list[int]]:
+    """Delete a document's chunks, postings and edges.
+
+    Returns the chunks and tokens removed, and the entities that lost an edge.
+    """
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*), coalesce(sum(bm25_length), 0) FROM knowledge_chunk "
@@ -264,6 +267,8 @@ def delete_document_rows(document_id: int) -> tuple[int, int]:
             [document_id],
         )
         chunks, tokens = cursor.fetchone()
+        if not chunks:
+            return 0, 0, []
         cursor.execute(
             "DELETE FROM knowledge_posting WHERE chunk_id IN "
             "(SELECT id FROM knowledge_chunk WHERE document_id = %s)",
@@ -271,18 +276,21 @@ def delete_document_rows(document_id: int) -> tuple[int, int]:
         )
         cursor.execute(
             "DELETE FROM knowledge_chunkentity WHERE chunk_id IN "
-            "(SELECT id FROM knowledge_chunk WHERE document_id = %s)",
+            "(SELECT id FROM knowledge_chunk WHERE document_id = %s) RETURNING entity_id",
             [document_id],
         )
+        entity_ids = sorted({row[0] for row in cursor.fetchall()})
         cursor.execute("DELETE FROM knowledge_chunk WHERE document_id = %s", [document_id])
-    return chunks, int(tokens)
+    return chunks, int(tokens), entity_ids
 
 
-def delete_orphan_entities(kb_id: int) -> None:
-    """Remove entities of a knowledge base that no chunk mentions any more."""
+def delete_orphan_entities(entity_ids: list[int]) -> None:
+    """Remove those of the given entities that no chunk mentions any more."""
+    if not entity_ids:
+        return
     with connection.cursor() as cursor:
         cursor.execute(
-            "DELETE FROM knowledge_entity e WHERE e.knowledge_base_id = %s AND NOT EXISTS "
+            "DELETE FROM knowledge_entity e WHERE e.id = ANY(%s) AND NOT EXISTS "
             "(SELECT 1 FROM knowledge_chunkentity ce WHERE ce.entity_id = e.id)",
-            [kb_id],
+            [entity_ids],
         )
