@@ -227,3 +227,16 @@ CHUNK_OVERLAP = env_int("CHUNK_OVERLAP", 50)
 STREAM_HEARTBEAT_SECONDS = env_float("STREAM_HEARTBEAT_SECONDS", 15.0)
 STREAM_IDLE_TIMEOUT_SECONDS = env_float("STREAM_IDLE_TIMEOUT_SECONDS", 180.0)
 WORKER_SEEN_SECONDS = env_int("WORKER_SEEN_SECONDS", 60)
+
+# Retrieval tuning (chosen on NFCorpus and SciFact train; see README "Retrieval quality").
+FUSION_RRF_K = env_int("FUSION_RRF_K", 60)
+FUSION_WEIGHT_VECTOR = env_float("FUSION_WEIGHT_VECTOR", 1.0)
+FUSION_WEIGHT_BM25 = env_float("FUSION_WEIGHT_BM25", 1.0)
+FUSION_WEIGHT_GRAPH = env_float("FUSION_WEIGHT_GRAPH", 0.3)
+FUSION_WEIGHT_WEB = env_float("FUSION_WEIGHT_WEB", 1.0)
+# The best rerank score below which a retry escalates to the web, per reranker kind.
+RERANK_FLOOR_CROSS_ENCODER = env_float("RERANK_FLOOR_CROSS_ENCODER", 0.0)
+RERANK_FLOOR_FALLBACK = env_float("RERANK_FLOOR_FALLBACK", 0.25)
+RERANK_FALLBACK_LEXICAL_WEIGHT = env_float("RERANK_FALLBACK_LEXICAL_WEIGHT", 0.5)
+# A retry may sample: the critic's feedback changes the prompt, and a little temperature helps.
+RETRY_TEMPERATURE = env_float("RETRY_TEMPERATURE", 0.3)

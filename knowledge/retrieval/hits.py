@@ -1,0 +1,96 @@
+"""The unit every store returns: one chunk with its store's own score."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+SOURCE_VECTOR = "vector"
+SOURCE_BM25 = "bm25"
+SOURCE_GRAPH = "graph"
+SOURCE_WEB = "web"
+
+
+@dataclass
+class Hit:
+    """A retrieved passage. `score` is on its own store's scale; only `rerank_score` compares."""
+
+    text: str
+    source_type: str
+    score: float
+    chunk_id: int | None = None
+    document_id: int | None = None
+    knowledge_base_id: int | None = None
+    file_name: str = ""
+    page: int | None = None
+    url: str = ""
+    title: str = ""
+    external_id: str = ""
+    rank: int = 0
+    fusion_score: float = 0.0
+    rerank_score: float | None = None
+    found_by: list[str] = field(default_factory=list)
+
+    @property
+    def text_md5(self) -> str:
+        return hashlib.md5(self.text.encode()).hexdigest()
+
+    def to_state(self) -> dict:
+        """Return a JSON-able dict for pipeline state and run records."""
+        return {
+            "chunk_id": self.chunk_id,
+            "document_id": self.document_id,
+            "knowledge_base_id": self.knowledge_base_id,
+            "text": self.text,
+            "source_type": self.source_type,
+            "score": self.score,
+            "file_name": self.file_name,
+            "page": self.page,
+            "url": self.url,
+            "title": self.title,
+            "external_id": self.external_id,
+            "rank": self.rank,
+            "fusion_score": self.fusion_score,
+            "rerank_score": self.rerank_score,
+            "found_by": list(self.found_by),
+        }
+
+    @classmethod
+    def from_state(cls, data: dict) -> Hit:
+        return cls(**{key: data.get(key) for key in cls.__dataclass_fields__ if key in data})
+
+
+def hydrate(scored: list[tuple[int, float]], source_type: str) -> list[Hit]:
+    """Load chunk text and document fields for (chunk_id, score) pairs, keeping their order."""
+    from knowledge.models import Chunk
+
+    if not scored:
+        return []
+    rows = {
+        row["id"]: row
+        for row in Chunk.objects.filter(id__in=[chunk_id for chunk_id, _ in scored]).values(
+            "id", "text", "page", "document_id", "knowledge_base_id", "document__file_name",
+            "document__external_id",
+        )
+    }
+    hits = []
+    for rank, (chunk_id, score) in enumerate(scored, start=1):
+        row = rows.get(chunk_id)
+        if row is None:  # deleted between the search and this read
+            continue
+        hits.append(
+            Hit(
+                text=row["text"],
+                source_type=source_type,
+                score=float(score),
+                chunk_id=chunk_id,
+                document_id=row["document_id"],
+                knowledge_base_id=row["knowledge_base_id"],
+                file_name=row["document__file_name"],
+                page=row["page"],
+                external_id=row["document__external_id"],
+                rank=rank,
+                found_by=[source_type],
+            )
+        )
+    return hits

@@ -1,0 +1,126 @@
+"""One small interface for every answer provider: plan, compress, answer, reflect.
+
+The pipeline's nodes call these four tasks (plus `direct_answer`) and never build prompts
+themselves. Chat-model providers (OpenAI, Ollama) implement them with prompts in `prompts.py`;
+the offline `extractive` provider implements them without any generative model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class ProviderError(Exception):
+    """A provider failed. `permanent` tells a configuration error from a passing one."""
+
+    def __init__(self, message: str, *, permanent: bool = False, code: str = "provider_error"):
+        super().__init__(message)
+        self.permanent = permanent
+        self.code = code
+
+
+class RunCancelled(Exception):
+    """The run was cancelled while a provider was working."""
+
+
+@dataclass
+class Usage:
+    """Tokens a provider reported for one call."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    calls: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.total_tokens += other.total_tokens
+        self.calls += other.calls
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "total_tokens": self.total_tokens,
+            "calls": self.calls,
+        }
+
+
+@dataclass
+class SourceBlock:
+    """One numbered evidence block the answer may cite as [index]."""
+
+    index: int
+    file_name: str
+    text: str
+    source_type: str = "vector"
+    rerank_score: float | None = None
+
+
+@dataclass
+class CallContext:
+    """What every provider call gets besides its inputs: model, temperature, cancel check."""
+
+    model: str | None = None
+    temperature: float = 0.0
+    is_cancelled: Callable[[], bool] = lambda: False
+    usage: dict[str, Usage] = field(default_factory=dict)
+
+    def record(self, stage: str, usage: Usage) -> None:
+        self.usage.setdefault(stage, Usage()).add(usage)
+
+
+class AnswerProvider:
+    """The tasks the pipeline asks of a provider. Each raises ProviderError on failure."""
+
+    name: str = ""
+    label: str = ""
+
+    def plan(self, query: str, ctx: CallContext) -> dict[str, Any]:
+        """Return {retrieve, use_external, query_type, reasoning}."""
+        raise NotImplementedError
+
+    def compress(self, query: str, context: str, ctx: CallContext) -> str:
+        """Return a shorter context that keeps the [n] block labels."""
+        raise NotImplementedError
+
+    def answer(
+        self, query: str, context: str, sources: list[SourceBlock], ctx: CallContext,
+        feedback: str = "",
+    ) -> dict[str, Any]:
+        """Return {answer, confidence, cited_sources, key_facts, is_sufficient}."""
+        raise NotImplementedError
+
+    def answer_plain(
+        self, query: str, context: str, sources: list[SourceBlock], ctx: CallContext,
+        feedback: str = "",
+    ) -> str:
+        """Return an answer as plain text (the fallback when the JSON answer failed)."""
+        raise NotImplementedError
+
+    def direct_answer(self, query: str, ctx: CallContext) -> str:
+        """Answer without any retrieved context (the planner's direct-answer branch)."""
+        raise NotImplementedError
+
+    def reflect(
+        self, query: str, context: str, answer: str, sources: list[SourceBlock], ctx: CallContext
+    ) -> dict[str, Any]:
+        """Return {grounded, confidence, issues, feedback, should_retry}."""
+        raise NotImplementedError
+
+    def rewrite_query(self, query: str, feedback: str, ctx: CallContext) -> str:
+        """Return a retrieval query for a retry that takes the critic's feedback into account."""
+        return query
+
+    # Reported by GET /api/providers.
+    def available(self) -> bool:
+        raise NotImplementedError
+
+    def models(self) -> list[str]:
+        raise NotImplementedError
+
+    def default_model(self) -> str:
+        raise NotImplementedError

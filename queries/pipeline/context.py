@@ -1,0 +1,46 @@
+"""What a run gives its nodes besides the state: where events go, the provider, the limits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+
+from providers.llm.base import AnswerProvider, CallContext, RunCancelled
+from queries.pipeline.events import EventSink, emit
+
+WebSearch = Callable[[str, int], list[dict[str, Any]]]
+
+
+@dataclass
+class RunContext:
+    """The run's fixed inputs, read by every node through LangGraph's config."""
+
+    sink: EventSink
+    provider: AnswerProvider
+    call: CallContext
+    kb_ids: list[int]
+    retrieval_top_k: int = field(default_factory=lambda: settings.RETRIEVAL_TOP_K)
+    rerank_top_k: int = field(default_factory=lambda: settings.RERANK_TOP_K)
+    max_context_chars: int = field(default_factory=lambda: settings.MAX_CONTEXT_CHARS)
+    max_retries: int = field(default_factory=lambda: settings.MAX_REFLECTION_RETRIES)
+    retry_temperature: float = field(default_factory=lambda: settings.RETRY_TEMPERATURE)
+    web_results: int = 5
+    web_score: float = 0.7
+    web_search: WebSearch | None = None
+    reranker: Any = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def emit(self, event_type: str, data: dict[str, Any] | None = None) -> None:
+        emit(self.sink, event_type, data)
+
+    def check_cancelled(self) -> None:
+        if self.call.is_cancelled():
+            raise RunCancelled()
+
+
+def run_context(config: dict) -> RunContext:
+    """Return the RunContext a graph invocation carries in its config."""
+    return config["configurable"]["run"]

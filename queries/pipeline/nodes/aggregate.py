@@ -1,0 +1,34 @@
+"""Aggregate: concatenate vector, BM25, graph and web hits, dedupe by text MD5, fuse ranks."""
+
+from __future__ import annotations
+
+from knowledge.retrieval.fusion import aggregate as aggregate_hits
+from knowledge.retrieval.hits import Hit
+from queries.pipeline import stages
+from queries.pipeline.context import run_context
+from queries.pipeline.state import RAGState
+
+
+def aggregate(state: RAGState, config) -> dict:
+    """Merge the four lists into unique candidates ordered by fused rank."""
+    run = run_context(config)
+    run.check_cancelled()
+    run.emit(stages.STAGE_START, {"stage": stages.AGGREGATOR, "message": "Merging and deduplicating results..."})
+    result = aggregate_hits(
+        vector=[Hit.from_state(h) for h in state.get("vector_hits", [])],
+        bm25=[Hit.from_state(h) for h in state.get("bm25_hits", [])],
+        graph=[Hit.from_state(h) for h in state.get("graph_hits", [])],
+        web=[Hit.from_state(h) for h in state.get("web_hits", [])],
+    )
+    run.emit(
+        stages.STAGE_COMPLETE,
+        {
+            "stage": stages.AGGREGATOR,
+            "message": f"{result.after} unique docs (from {result.before} total, "
+            f"{result.before - result.after} duplicates removed)",
+            "before": result.before,
+            "after": result.after,
+            "sources": result.sources,
+        },
+    )
+    return {"candidates": [hit.to_state() for hit in result.hits]}

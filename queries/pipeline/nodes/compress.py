@@ -1,0 +1,73 @@
+"""Compress: number the evidence blocks; shrink them only above MAX_CONTEXT_CHARS."""
+
+from __future__ import annotations
+
+import logging
+
+from providers.llm.base import RunCancelled
+from queries.pipeline import stages
+from queries.pipeline.context import run_context
+from queries.pipeline.state import RAGState
+
+logger = logging.getLogger(__name__)
+
+# The compression prompt reads at most this much of the context (the spec's limit).
+COMPRESS_INPUT_CHARS = 10_000
+
+
+def block_label(doc: dict) -> str:
+    """Return the label a block is cited by: its file name, else its title, else Unknown."""
+    return doc.get("file_name") or doc.get("title") or "Unknown"
+
+
+def build_context(docs: list[dict]) -> str:
+    """Number the blocks [1], [2], ... in the order the answer's sources will use."""
+    return "\n\n".join(
+        f"[{index}] {block_label(doc)}\n{doc.get('text', '')}" for index, doc in enumerate(docs, start=1)
+    )
+
+
+def compress(state: RAGState, config) -> dict:
+    """Pass short context verbatim; compress long context with the provider, else truncate."""
+    run = run_context(config)
+    run.check_cancelled()
+    run.emit(stages.STAGE_START, {"stage": stages.COMPRESSOR, "message": "Preparing context..."})
+    docs = state.get("context_docs", [])
+    if not docs:
+        run.emit(stages.STAGE_COMPLETE, {"stage": stages.COMPRESSOR, "message": "No context to compress"})
+        return {"context": ""}
+    context = build_context(docs)
+    original = len(context)
+    if original <= run.max_context_chars:
+        run.emit(
+            stages.STAGE_COMPLETE,
+            {
+                "stage": stages.COMPRESSOR,
+                "message": f"Context within limit ({original} chars) — compression skipped",
+                "original_chars": original,
+                "compressed_chars": original,
+            },
+        )
+        return {"context": context}
+    try:
+        compressed = run.provider.compress(state["query"], context[:COMPRESS_INPUT_CHARS], run.call)
+        if not compressed.strip():
+            raise ValueError("compression returned no text")
+    except RunCancelled:
+        raise
+    except Exception as exc:
+        logger.warning("compression failed: %s", exc)
+        run.emit(stages.STAGE_ERROR, {"stage": stages.COMPRESSOR, "error": str(exc) or type(exc).__name__})
+        return {"context": context[: run.max_context_chars]}
+    ratio = round(len(compressed) / original, 2)
+    run.emit(
+        stages.STAGE_COMPLETE,
+        {
+            "stage": stages.COMPRESSOR,
+            "message": f"Compressed {original} → {len(compressed)} chars",
+            "original_chars": original,
+            "compressed_chars": len(compressed),
+            "ratio": ratio,
+        },
+    )
+    return {"context": compressed}

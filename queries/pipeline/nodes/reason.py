@@ -1,0 +1,131 @@
+"""Reason: build the sources, then ask for a cited JSON answer; keep only cited sources."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from providers.llm.base import RunCancelled, SourceBlock
+from queries.pipeline import stages
+from queries.pipeline.context import run_context
+from queries.pipeline.nodes.compress import block_label
+from queries.pipeline.state import RAGState
+
+logger = logging.getLogger(__name__)
+
+UNABLE = "Unable to generate an answer."
+PREVIEW_CHARS = 250
+CITATION = re.compile(r"\[(\d+)\]")
+
+
+def build_sources(docs: list[dict]) -> list[dict]:
+    """Return the spec's eight-key source of each context document, 1-based."""
+    sources = []
+    for index, doc in enumerate(docs, start=1):
+        text = doc.get("text", "")
+        score = doc.get("rerank_score")
+        if score is None:
+            score = doc.get("score", 0.0)
+        sources.append(
+            {
+                "index": index,
+                "file_name": block_label(doc),
+                "source_type": doc.get("source_type", "vector"),
+                "url": doc.get("url") or "",
+                "page": doc.get("page") if doc.get("page") is not None else "",
+                "rerank_score": round(float(score or 0.0), 4),
+                "content_preview": text[:PREVIEW_CHARS],
+                "content": text,
+            }
+        )
+    return sources
+
+
+def cited_indices(answer: str, declared) -> set[int]:
+    """Return the cited source numbers: those declared by the model, else those in the text."""
+    indices: set[int] = set()
+    for value in declared or []:
+        try:
+            indices.add(int(value))
+        except (TypeError, ValueError):
+            continue
+    if not indices:
+        indices = {int(n) for n in CITATION.findall(answer or "")}
+    return indices
+
+
+def reason(state: RAGState, config) -> dict:
+    """Write the answer with inline [n] citations."""
+    run = run_context(config)
+    run.check_cancelled()
+    run.emit(stages.STAGE_START, {"stage": stages.REASONING, "message": "Generating answer..."})
+    docs = state.get("context_docs", [])
+    retrying = state.get("retry_count", 0) > 0
+    if retrying:
+        run.call.temperature = run.retry_temperature
+    if not docs:
+        try:
+            answer = run.provider.direct_answer(state["query"], run.call)
+        except RunCancelled:
+            raise
+        except Exception as exc:
+            logger.warning("direct answer failed: %s", exc)
+            run.emit(stages.STAGE_ERROR, {"stage": stages.REASONING, "error": str(exc) or type(exc).__name__})
+            answer = UNABLE
+        run.emit(
+            stages.STAGE_COMPLETE,
+            {"stage": stages.REASONING, "message": "Answered without retrieved context", "confidence": 0.5},
+        )
+        return {"answer": answer, "sources": [], "confidence": 0.5, "key_facts": [], "is_sufficient": False}
+    sources = build_sources(docs)
+    blocks = [
+        SourceBlock(index=s["index"], file_name=s["file_name"], text=s["content"],
+                    source_type=s["source_type"], rerank_score=s["rerank_score"])
+        for s in sources
+    ]
+    feedback = state.get("feedback", "") if retrying else ""
+    try:
+        result = run.provider.answer(state["query"], state.get("context", ""), blocks, run.call, feedback=feedback)
+        answer = str(result.get("answer") or "").strip()
+        confidence = round(float(result.get("confidence", 0.0)), 2)
+        is_sufficient = bool(result.get("is_sufficient", bool(answer)))
+        key_facts = [str(fact) for fact in (result.get("key_facts") or [])]
+        keep = cited_indices(answer, result.get("cited_sources"))
+    except RunCancelled:
+        raise
+    except Exception as exc:
+        logger.warning("JSON answer failed: %s", exc)
+        run.emit(stages.STAGE_ERROR, {"stage": stages.REASONING, "error": str(exc) or type(exc).__name__})
+        try:
+            answer = run.provider.answer_plain(state["query"], state.get("context", ""), blocks, run.call, feedback=feedback).strip()
+        except RunCancelled:
+            raise
+        except Exception as plain_exc:
+            logger.warning("plain answer failed too: %s", plain_exc)
+            answer = ""
+        # The spec's error path bypasses the citation filter and returns every candidate.
+        return {
+            "answer": answer or UNABLE,
+            "sources": sources,
+            "confidence": 0.0 if not answer else 0.5,
+            "key_facts": [],
+            "is_sufficient": False,
+        }
+    cited = [source for source in sources if source["index"] in keep]
+    run.emit(
+        stages.STAGE_COMPLETE,
+        {
+            "stage": stages.REASONING,
+            "message": f"Answer generated with {len(cited)} cited source(s)",
+            "confidence": confidence,
+            "is_sufficient": is_sufficient,
+            "key_facts": key_facts,
+        },
+    )
+    return {
+        "answer": answer,
+        "sources": cited,
+        "confidence": confidence,
+        "key_facts": key_facts,
+        "is_sufficient": is_sufficient,
+    }

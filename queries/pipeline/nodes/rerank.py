@@ -1,0 +1,63 @@
+"""Rerank: score every candidate on one scale and keep RERANK_TOP_K."""
+
+from __future__ import annotations
+
+import logging
+
+from knowledge.retrieval.hits import Hit
+from knowledge.retrieval.rerank import rerank as rerank_hits
+from providers.llm.base import RunCancelled
+from providers.reranker import FallbackReranker, get_reranker
+from queries.pipeline import stages
+from queries.pipeline.context import run_context
+from queries.pipeline.state import RAGState
+
+logger = logging.getLogger(__name__)
+
+
+def rerank(state: RAGState, config) -> dict:
+    """Rerank candidates; if the reranker fails, use the fallback scorer, never raw scores."""
+    run = run_context(config)
+    run.check_cancelled()
+    run.emit(stages.STAGE_START, {"stage": stages.RERANKER, "message": "Reranking candidates..."})
+    candidates = [Hit.from_state(h) for h in state.get("candidates", [])]
+    if not candidates:
+        run.emit(stages.STAGE_COMPLETE, {"stage": stages.RERANKER, "message": "No documents to rerank"})
+        return {"context_docs": []}
+    reranker = run.reranker or get_reranker()
+    query = state.get("retrieval_query") or state["query"]
+    try:
+        ranked = rerank_hits(
+            query=query, hits=candidates, kb_ids=run.kb_ids, top_k=run.rerank_top_k, reranker=reranker
+        )
+    except RunCancelled:
+        raise
+    except Exception as exc:
+        logger.warning("reranker %s failed: %s", reranker.name, exc)
+        run.emit(stages.STAGE_ERROR, {"stage": stages.RERANKER, "error": str(exc) or type(exc).__name__})
+        try:
+            reranker = FallbackReranker()
+            ranked = rerank_hits(
+                query=query, hits=candidates, kb_ids=run.kb_ids, top_k=run.rerank_top_k,
+                reranker=reranker,
+            )
+        except Exception:
+            logger.exception("fallback reranker failed too; keeping the fused order")
+            ranked = candidates[: run.rerank_top_k]
+            for hit in ranked:
+                hit.rerank_score = hit.fusion_score
+        return {"context_docs": [hit.to_state() for hit in ranked], "reranker": reranker.describe()}
+    scores = [round(hit.rerank_score, 4) for hit in ranked]
+    run.emit(
+        stages.STAGE_COMPLETE,
+        {
+            "stage": stages.RERANKER,
+            "message": f"Top {len(ranked)} of {len(candidates)} by {reranker.kind} "
+            f"(best {scores[0]:.4f})",
+            "top_k": len(ranked),
+            "scores": scores,
+            "sources": [hit.source_type for hit in ranked],
+            "reranker": reranker.describe(),
+        },
+    )
+    return {"context_docs": [hit.to_state() for hit in ranked], "reranker": reranker.describe()}

@@ -1,0 +1,43 @@
+"""Retrieval: the three store searches, concurrently, over the KBs this run may search."""
+
+from __future__ import annotations
+
+from knowledge.retrieval.hybrid import search_stores
+from queries.pipeline import stages
+from queries.pipeline.context import run_context
+from queries.pipeline.state import RAGState
+
+
+def retrieval(state: RAGState, config) -> dict:
+    """Search vector, BM25 and graph stores; skip in direct-answer mode."""
+    run = run_context(config)
+    run.check_cancelled()
+    if not state.get("retrieve", True):
+        run.emit(
+            stages.STAGE_SKIP,
+            {"stage": stages.RETRIEVAL, "message": "Retrieval skipped — direct answer mode"},
+        )
+        return {"vector_hits": [], "bm25_hits": [], "graph_hits": []}
+    run.emit(
+        stages.STAGE_START,
+        {"stage": stages.RETRIEVAL, "message": "Running hybrid retrieval — Vector + BM25 + GraphRAG..."},
+    )
+    query = state.get("retrieval_query") or state["query"]
+    result = search_stores(kb_ids=run.kb_ids, query=query, top_k=run.retrieval_top_k)
+    run.timings_ms.update({f"retrieval_{k}": v for k, v in result.timings_ms.items()})
+    counts = (len(result.vector), len(result.bm25), len(result.graph))
+    run.emit(
+        stages.RETRIEVAL_RESULT,
+        {
+            "stage": stages.RETRIEVAL,
+            "vector_count": counts[0],
+            "bm25_count": counts[1],
+            "graph_count": counts[2],
+            "message": f"Vector: {counts[0]} | BM25: {counts[1]} | Graph: {counts[2]}",
+        },
+    )
+    return {
+        "vector_hits": [hit.to_state() for hit in result.vector],
+        "bm25_hits": [hit.to_state() for hit in result.bm25],
+        "graph_hits": [hit.to_state() for hit in result.graph],
+    }

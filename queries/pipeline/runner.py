@@ -1,0 +1,77 @@
+"""Run the compiled graph for one query and frame its terminal events."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from providers.llm.base import AnswerProvider, CallContext, RunCancelled
+from queries.pipeline import stages
+from queries.pipeline.context import RunContext
+from queries.pipeline.events import EventSink, emit
+from queries.pipeline.graph import build_graph
+
+logger = logging.getLogger(__name__)
+
+RECURSION_LIMIT = 60
+
+
+@dataclass
+class Outcome:
+    """How a run ended and what it produced."""
+
+    status: str  # succeeded | failed | cancelled
+    answer: str = ""
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+    error_code: str = ""
+    usage: dict[str, dict[str, int]] = field(default_factory=dict)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    reranker: dict[str, Any] = field(default_factory=dict)
+
+
+def run_pipeline(
+    *,
+    query: str,
+    provider: AnswerProvider,
+    kb_ids: list[int],
+    sink: EventSink,
+    model: str | None = None,
+    is_cancelled: Callable[[], bool] = lambda: False,
+    frame_stream_end: bool = True,
+    **overrides,
+) -> Outcome:
+    """Run the eight nodes, then emit `done` (or `error`) and `stream_end` to the sink."""
+    call = CallContext(model=model, temperature=0.0, is_cancelled=is_cancelled)
+    run = RunContext(sink=sink, provider=provider, call=call, kb_ids=list(kb_ids), **overrides)
+    started = time.perf_counter()
+    outcome: Outcome
+    try:
+        state = build_graph().invoke(
+            {"query": query},
+            config={"configurable": {"run": run}, "recursion_limit": RECURSION_LIMIT},
+        )
+        answer = state.get("final_answer") or state.get("answer", "")
+        sources = state.get("final_sources") or state.get("sources", [])
+        metadata = state.get("pipeline_metadata", {})
+        emit(sink, stages.DONE, {"answer": answer, "sources": sources, "metadata": metadata})
+        outcome = Outcome(status="succeeded", answer=answer, sources=sources, metadata=metadata,
+                          reranker=state.get("reranker") or {})
+    except RunCancelled:
+        emit(sink, stages.ERROR, {"message": "Run cancelled", "stage": stages.PIPELINE, "code": "cancelled"})
+        outcome = Outcome(status="cancelled", error="Run cancelled", error_code="cancelled")
+    except Exception as exc:
+        logger.exception("pipeline failed")
+        message = str(exc) or type(exc).__name__
+        emit(sink, stages.ERROR, {"message": message, "stage": stages.PIPELINE, "code": "pipeline_failed"})
+        outcome = Outcome(status="failed", error=message, error_code="pipeline_failed")
+    if frame_stream_end:
+        emit(sink, stages.STREAM_END, None)
+    run.timings_ms["total_ms"] = round((time.perf_counter() - started) * 1000, 2)
+    outcome.usage = {stage: usage.as_dict() for stage, usage in call.usage.items()}
+    outcome.timings_ms = dict(run.timings_ms)
+    return outcome

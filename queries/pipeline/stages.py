@@ -1,0 +1,48 @@
+"""Stage ids and event types: the wire contract, named once.
+
+Five emitted stage ids differ from the graph's node names, as in the spec; the emitted ids are
+the contract and must never change.
+"""
+
+from __future__ import annotations
+
+# Emitted stage ids (the tracker's eight rows).
+PLANNER = "planner"
+RETRIEVAL = "retrieval"
+EXTERNAL_TOOLS = "external_tools"
+AGGREGATOR = "aggregator"
+RERANKER = "reranker"
+COMPRESSOR = "compressor"
+REASONING = "reasoning"
+REFLECTION = "reflection"
+STAGES = (PLANNER, RETRIEVAL, EXTERNAL_TOOLS, AGGREGATOR, RERANKER, COMPRESSOR, REASONING, REFLECTION)
+# The stage id of a route-framed pipeline error.
+PIPELINE = "pipeline"
+
+# Graph node names.
+NODE_PLANNER = "planner"
+NODE_RETRIEVAL = "retrieval"
+NODE_EXTERNAL_TOOLS = "external_tools"
+NODE_AGGREGATE = "aggregate"
+NODE_RERANK = "rerank"
+NODE_COMPRESS = "compress"
+NODE_REASON = "reason"
+NODE_REFLECT = "reflect"
+
+# Event types emitted by the pipeline.
+STAGE_START = "stage_start"
+STAGE_COMPLETE = "stage_complete"
+STAGE_SKIP = "stage_skip"
+STAGE_ERROR = "stage_error"
+RETRIEVAL_RESULT = "retrieval_result"
+FINALIZE = "finalize"
+RETRY = "retry"
+PIPELINE_EVENTS = (
+    STAGE_START, STAGE_COMPLETE, STAGE_SKIP, STAGE_ERROR, RETRIEVAL_RESULT, FINALIZE, RETRY,
+)
+# Event types framed by the run (not by a node).
+DONE = "done"
+ERROR = "error"
+STREAM_END = "stream_end"
+TERMINAL_EVENTS = (DONE, ERROR)
+EVENT_TYPES = (*PIPELINE_EVENTS, DONE, ERROR, STREAM_END)

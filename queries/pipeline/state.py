@@ -1,0 +1,35 @@
+"""The pipeline's state: plain JSON-able values, so a run's record can keep any of it."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+
+class RAGState(TypedDict, total=False):
+    query: str
+    retrieval_query: str
+    retrieve: bool
+    use_external: bool
+    query_type: str
+    planner_reasoning: str
+    vector_hits: list[dict[str, Any]]
+    bm25_hits: list[dict[str, Any]]
+    graph_hits: list[dict[str, Any]]
+    web_hits: list[dict[str, Any]]
+    candidates: list[dict[str, Any]]
+    context_docs: list[dict[str, Any]]
+    reranker: dict[str, Any]
+    context: str
+    answer: str
+    confidence: float
+    sources: list[dict[str, Any]]
+    key_facts: list[str]
+    is_sufficient: bool
+    grounded: bool
+    issues: list[str]
+    feedback: str
+    retry_count: int
+    final_answer: str
+    final_sources: list[dict[str, Any]]
+    pipeline_metadata: dict[str, Any]
+    timings_ms: dict[str, float]

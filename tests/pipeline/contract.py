@@ -1,0 +1,63 @@
+"""The spec's payload keys per event (seeds/000 §5), checked by pipeline and stream tests."""
+
+from __future__ import annotations
+
+SOURCE_KEYS = {"index", "file_name", "source_type", "url", "page", "rerank_score", "content_preview", "content"}
+METADATA_KEYS = {"query_type", "sources_used", "retry_count", "grounded", "confidence", "issues"}
+
+START = {"stage", "message"}
+KEYS = {
+    ("stage_start", "reflection"): [START | {"attempt", "max_attempts"}],
+    ("stage_complete", "planner"): [START | {"retrieve", "use_external", "query_type", "reasoning"}],
+    ("stage_complete", "external_tools"): [START | {"web_count"}],
+    ("stage_complete", "aggregator"): [START | {"before", "after", "sources"}],
+    ("stage_complete", "reranker"): [START, START | {"top_k", "scores", "sources"}],
+    ("stage_complete", "compressor"): [
+        START, START | {"original_chars", "compressed_chars"},
+        START | {"original_chars", "compressed_chars", "ratio"},
+    ],
+    ("stage_complete", "reasoning"): [START | {"confidence"}, START | {"confidence", "is_sufficient", "key_facts"}],
+    ("stage_complete", "reflection"): [
+        START | {"grounded", "confidence", "issues", "will_retry", "escalate_external"}
+    ],
+    ("retrieval_result", "retrieval"): [START | {"vector_count", "bm25_count", "graph_count"}],
+    ("finalize", "reflection"): [START | {"grounded"}],
+}
+# Additions the contract allows: new keys that no reference client reads.
+ADDITIVE = {("stage_complete", "reranker"): {"reranker"}}
+
+
+def check_frame(frame: dict) -> None:
+    """Assert one frame carries exactly the spec's keys for its type and stage."""
+    kind = frame["type"]
+    if kind == "stream_end":
+        assert frame == {"type": "stream_end"}, frame
+        return
+    data = frame["data"]
+    if kind == "retry":
+        assert set(data) == {"attempt", "max_attempts", "reason", "escalate_external", "message"}
+        return
+    if kind == "done":
+        assert set(data) == {"answer", "sources", "metadata"}
+        for source in data["sources"]:
+            assert set(source) == SOURCE_KEYS, source
+        assert set(data["metadata"]) - {"error"} == METADATA_KEYS, data["metadata"]
+        return
+    if kind == "error":
+        assert set(data) in ({"message", "stage"}, {"message", "stage", "code"}, {"message"}), data
+        return
+    if kind == "stage_error":
+        assert set(data) == {"stage", "error"}, data
+        return
+    if kind == "stage_skip":
+        assert set(data) == START, data
+        return
+    stage = data["stage"]
+    allowed = KEYS.get((kind, stage), [START])
+    extra = ADDITIVE.get((kind, stage), set())
+    assert any(set(data) - extra == keys for keys in allowed), (kind, stage, sorted(data))
+
+
+def check_frames(frames: list[dict]) -> None:
+    for frame in frames:
+        check_frame(frame)
