@@ -176,10 +176,19 @@ X_FRAME_OPTIONS = "DENY"
 CSRF_FAILURE_VIEW = "adrag_site.errors.csrf_failure"
 
 # Background work (Procrastinate). The worker command uses a LISTEN/NOTIFY connector of its own.
-PROCRASTINATE_WORKER_DEFAULTS = {"queues": ["runs", "ingest", "default"]}
+# Frequent heartbeats let a dead worker's run be marked interrupted within seconds.
+PROCRASTINATE_WORKER_DEFAULTS = {
+    "queues": ["runs", "ingest", "default"],
+    "concurrency": env_int("WORKER_CONCURRENCY", 4),
+    "update_heartbeat_interval": env_float("WORKER_HEARTBEAT_SECONDS", 2.0),
+    "stalled_worker_timeout": env_float("WORKER_STALE_SECONDS", 10.0),
+    "fetch_job_polling_interval": 2.0,
+    "abort_job_polling_interval": 1.0,
+}
 
-# django-eventstream: our own storage and channel manager are set by the queries app.
-EVENTSTREAM_STORAGE_CLASS = None
+# django-eventstream reads runs' event logs (never its own expiring table) and checks access.
+EVENTSTREAM_STORAGE_CLASS = "queries.eventstream_backend.RunEventStorage"
+EVENTSTREAM_CHANNELMANAGER_CLASS = "queries.eventstream_backend.RunChannelManager"
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
 LOGGING = {
@@ -213,6 +222,8 @@ LLM_MODEL = env_str("LLM_MODEL", "gpt-4o-mini")
 OLLAMA_BASE_URL = env_str("OLLAMA_BASE_URL", "http://localhost:11434")
 OLLAMA_MODEL = env_str("OLLAMA_MODEL", "llama3.2")
 DEFAULT_PROVIDER = env_str("DEFAULT_PROVIDER")
+# Extra answer providers: "name=package.module:Class,..." (each implements AnswerProvider).
+ADRAG_PROVIDER_PLUGINS = env_list("ADRAG_PROVIDER_PLUGINS")
 LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 120.0)
 RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", 10)
 RERANK_TOP_K = env_int("RERANK_TOP_K", 5)
@@ -227,6 +238,14 @@ CHUNK_OVERLAP = env_int("CHUNK_OVERLAP", 50)
 STREAM_HEARTBEAT_SECONDS = env_float("STREAM_HEARTBEAT_SECONDS", 15.0)
 STREAM_IDLE_TIMEOUT_SECONDS = env_float("STREAM_IDLE_TIMEOUT_SECONDS", 180.0)
 WORKER_SEEN_SECONDS = env_int("WORKER_SEEN_SECONDS", 60)
+# A running run whose worker has sent no heartbeat for this long is marked interrupted.
+RUN_STALE_SECONDS = env_float("RUN_STALE_SECONDS", 10.0)
+# How often a waiting stream re-reads the log without a notification, and checks liveness.
+STREAM_POLL_SECONDS = env_float("STREAM_POLL_SECONDS", 1.0)
+STREAM_LIVENESS_SECONDS = env_float("STREAM_LIVENESS_SECONDS", 3.0)
+# Per-user limits; over either, POST /api/query answers 429 before the stream opens.
+RUNS_MAX_CONCURRENT_PER_USER = env_int("RUNS_MAX_CONCURRENT_PER_USER", 3)
+RUNS_PER_HOUR_PER_USER = env_int("RUNS_PER_HOUR_PER_USER", 120)
 
 # Retrieval tuning (chosen on NFCorpus and SciFact train; see README "Retrieval quality").
 FUSION_RRF_K = env_int("FUSION_RRF_K", 60)

@@ -5,6 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from adrag_site import views
+from providers.apis import ProviderListApi
 
 handler400 = "adrag_site.errors.handler400"
 handler403 = "adrag_site.errors.handler403"
@@ -17,5 +18,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/health", views.health_view, name="health"),
     path("api/", include("knowledge.urls")),
+    path("api/", include("queries.urls")),
+    path("api/providers", ProviderListApi.as_view(), name="providers"),
     path("", views.home_view, name="home"),
 ]

@@ -13,3 +13,10 @@ class ProvidersConfig(AppConfig):
 
         register_probe("embedder", embedder.status)
         register_probe("reranker", reranker.status)
+        import sys
+
+        if "procrastinate" in sys.argv and "worker" in sys.argv:
+            # A worker loads its models up front, so its first query does not pay for it.
+            import threading
+
+            threading.Thread(target=embedder.get_model, name="preload-embedder", daemon=True).start()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import re
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -49,24 +51,43 @@ def _usage_of(message) -> Usage:
     )
 
 
+class _LoopThread:
+    """One event loop in a daemon thread, shared by every model call of this process."""
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.lock = threading.Lock()
+
+    def get(self) -> asyncio.AbstractEventLoop:
+        with self.lock:
+            if self.loop is None or self.loop.is_closed():
+                self.loop = asyncio.new_event_loop()
+                threading.Thread(target=self.loop.run_forever, name="model-calls", daemon=True).start()
+            return self.loop
+
+
+_loop_thread = _LoopThread()
+
+
 def invoke_cancellable(model, messages, is_cancelled: Callable[[], bool], timeout: float | None):
-    """Call the model asynchronously, cancelling the request itself when the run is cancelled."""
+    """Call the model asynchronously, cancelling the request itself when the run is cancelled.
 
-    async def call():
-        task = asyncio.ensure_future(model.ainvoke(messages))
-        deadline = time.monotonic() + timeout if timeout else None
-        while True:
-            done, _ = await asyncio.wait({task}, timeout=CANCEL_POLL_SECONDS)
-            if done:
-                return task.result()
-            if is_cancelled():
-                task.cancel()
-                raise RunCancelled()
-            if deadline and time.monotonic() > deadline:
-                task.cancel()
-                raise ProviderError(f"the model did not answer within {timeout:.0f}s", code="timeout")
-
-    return asyncio.run(call())
+    The call runs on a shared event loop thread; this (sync) thread polls the cancel check,
+    which may read the database, and cancels the call's task, which aborts the HTTP request.
+    """
+    future = asyncio.run_coroutine_threadsafe(model.ainvoke(messages), _loop_thread.get())
+    deadline = time.monotonic() + timeout if timeout else None
+    while True:
+        try:
+            return future.result(timeout=CANCEL_POLL_SECONDS)
+        except concurrent.futures.TimeoutError:
+            pass
+        if is_cancelled():
+            future.cancel()
+            raise RunCancelled()
+        if deadline and time.monotonic() > deadline:
+            future.cancel()
+            raise ProviderError(f"the model did not answer within {timeout:.0f}s", code="timeout")
 
 
 class ChatModelProvider(AnswerProvider):

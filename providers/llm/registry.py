@@ -6,15 +6,36 @@ from django.conf import settings
 
 from providers.llm.base import AnswerProvider
 
-PROVIDER_NAMES = ("openai", "ollama", "extractive")
+BUILTIN_PROVIDERS = ("openai", "ollama", "extractive")
 
 
 class UnknownProvider(ValueError):
     """No provider has that name."""
 
 
+def plugin_providers() -> dict[str, str]:
+    """Return extra providers from ADRAG_PROVIDER_PLUGINS ("name=package.module:Class,...")."""
+    plugins = {}
+    for item in settings.ADRAG_PROVIDER_PLUGINS:
+        name, _, path = item.partition("=")
+        if name.strip() and path.strip():
+            plugins[name.strip().lower()] = path.strip()
+    return plugins
+
+
+def provider_names() -> tuple[str, ...]:
+    """Return every provider name a request may use."""
+    return BUILTIN_PROVIDERS + tuple(n for n in plugin_providers() if n not in BUILTIN_PROVIDERS)
+
+
 def get_provider(name: str) -> AnswerProvider:
     """Return a provider instance by name."""
+    plugins = plugin_providers()
+    if name in plugins and name not in BUILTIN_PROVIDERS:
+        from importlib import import_module
+
+        module, _, attribute = plugins[name].partition(":")
+        return getattr(import_module(module), attribute)()
     if name == "openai":
         from providers.llm.openai import OpenAIProvider
 
@@ -33,7 +54,7 @@ def get_provider(name: str) -> AnswerProvider:
 def default_provider_name() -> str:
     """DEFAULT_PROVIDER; otherwise openai when a key is set; otherwise extractive."""
     configured = (settings.DEFAULT_PROVIDER or "").strip().lower()
-    if configured in PROVIDER_NAMES:
+    if configured in provider_names():
         return configured
     return "openai" if settings.OPENAI_API_KEY else "extractive"
 
@@ -41,7 +62,7 @@ def default_provider_name() -> str:
 def providers_report() -> dict:
     """Return each provider's availability and models, and the default provider."""
     report = {}
-    for name in PROVIDER_NAMES:
+    for name in provider_names():
         provider = get_provider(name)
         report[name] = {
             "name": name,

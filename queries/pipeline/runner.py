@@ -37,7 +37,7 @@ class Outcome:
 def run_pipeline(
     *,
     query: str,
-    provider: AnswerProvider,
+    provider: AnswerProvider | Callable[[], AnswerProvider],
     kb_ids: list[int],
     sink: EventSink,
     model: str | None = None,
@@ -45,12 +45,17 @@ def run_pipeline(
     frame_stream_end: bool = True,
     **overrides,
 ) -> Outcome:
-    """Run the eight nodes, then emit `done` (or `error`) and `stream_end` to the sink."""
+    """Run the eight nodes, then emit `done` (or `error`) and `stream_end` to the sink.
+
+    `provider` may be a factory, so that a provider that cannot be built fails the run with
+    an error frame like any other pipeline failure.
+    """
     call = CallContext(model=model, temperature=0.0, is_cancelled=is_cancelled)
-    run = RunContext(sink=sink, provider=provider, call=call, kb_ids=list(kb_ids), **overrides)
+    run = RunContext(sink=sink, provider=None, call=call, kb_ids=list(kb_ids), **overrides)
     started = time.perf_counter()
     outcome: Outcome
     try:
+        run.provider = provider if isinstance(provider, AnswerProvider) else provider()
         state = build_graph().invoke(
             {"query": query},
             config={"configurable": {"run": run}, "recursion_limit": RECURSION_LIMIT},

@@ -17,8 +17,8 @@ from providers.reranker import FallbackReranker, get_reranker
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TEAM_A_DOCS = {
-    "curie.txt": "Marie Curie discovered polonium and radium. She worked in Paris at the Sorbonne.",
-    "sorbonne.txt": "The Sorbonne hosted the Radium Institute, where Irène Joliot-Curie later worked.",
+    "curie.txt": "Marie Curie discovered polonium and radium. She founded the Radium Institute in Paris.",
+    "sorbonne.txt": "The Radium Institute hosted research led by Irene Joliot after the war.",
     "cooking.txt": "A good risotto needs arborio rice, stock added slowly, and patience.",
 }
 SECRET_DOC = {
@@ -65,7 +65,7 @@ def test_each_store_reports_its_own_source_and_score(kbs):
 
 def test_graph_reaches_second_hop_chunks_through_a_shared_entity(kbs):
     mine, _ = kbs
-    # "Marie Curie" is only in curie.txt; "Sorbonne" links it to sorbonne.txt (second hop).
+    # "Marie Curie" is only in curie.txt; "Radium Institute" links it to sorbonne.txt.
     scored = dict(graph_scores(kb_ids=[mine.id], query="What did Marie Curie discover?", top_k=None))
     by_file = {
         Chunk.objects.get(id=chunk_id).document.file_name: score for chunk_id, score in scored.items()

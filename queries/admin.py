@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.utils.html import format_html
+
+from queries import services
+from queries.models import QueryRun, RunEvent
+
+
+class RunEventInline(admin.TabularInline):
+    model = RunEvent
+    fields = ["seq", "type", "payload", "created_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ["seq"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(QueryRun)
+class QueryRunAdmin(admin.ModelAdmin):
+    list_display = [
+        "short_query", "user", "status", "provider", "model", "created_at", "duration",
+        "tokens", "events_sent", "replay_link",
+    ]
+    list_filter = ["status", "provider", "user", "created_at"]
+    search_fields = ["query", "answer", "id", "user__username"]
+    date_hierarchy = "created_at"
+    actions = ["cancel_runs"]
+    inlines = [RunEventInline]
+    readonly_fields = [
+        "id", "user", "query", "provider", "model", "kb_ids", "status", "cancel_requested",
+        "created_at", "started_at", "finished_at", "answer", "sources", "metadata", "config",
+        "usage", "timings", "error_code", "error_message", "job_id", "last_seq", "request_id",
+        "replay_link",
+    ]
+    exclude = ["knowledge_bases"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    @admin.display(description="query")
+    def short_query(self, run: QueryRun) -> str:
+        return run.query[:80]
+
+    @admin.display(description="duration")
+    def duration(self, run: QueryRun) -> str:
+        return f"{run.duration_ms / 1000:.1f}s" if run.duration_ms is not None else "—"
+
+    @admin.display(description="tokens")
+    def tokens(self, run: QueryRun) -> int:
+        return run.total_tokens
+
+    @admin.display(description="events")
+    def events_sent(self, run: QueryRun) -> int:
+        return run.last_seq
+
+    @admin.display(description="replay")
+    def replay_link(self, run: QueryRun):
+        return format_html('<a href="/history/{}/">replay</a>', run.id)
+
+    @admin.action(description="Cancel selected runs")
+    def cancel_runs(self, request, queryset) -> None:
+        cancelled = 0
+        for run in queryset:
+            try:
+                services.run_cancel(run=run)
+                cancelled += 1
+            except services.RunConflict:
+                continue
+        self.message_user(request, f"Cancelled {cancelled} run(s).", messages.SUCCESS)
+
+
+@admin.register(RunEvent)
+class RunEventAdmin(admin.ModelAdmin):
+    list_display = ["run", "seq", "type", "created_at"]
+    list_filter = ["type"]
+    search_fields = ["run__id", "payload"]
+    readonly_fields = ["run", "seq", "type", "payload", "created_at"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -1,0 +1,92 @@
+"""Query runs and their event log: the single source of truth of what a run did and sent."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+class QueryRun(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+        INTERRUPTED = "interrupted"
+
+    ACTIVE_STATUSES = (Status.QUEUED, Status.RUNNING)
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs")
+    query = models.TextField()
+    provider = models.CharField(max_length=32)
+    model = models.CharField(max_length=200, blank=True, default="")
+    knowledge_bases = models.ManyToManyField("knowledge.KnowledgeBase", blank=True, related_name="runs")
+    kb_ids = models.JSONField(default=list, help_text="The KB ids searched, as at the start.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    cancel_requested = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    answer = models.TextField(blank=True, default="")
+    sources = models.JSONField(default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    config = models.JSONField(default=dict, blank=True)
+    usage = models.JSONField(default=dict, blank=True)
+    timings = models.JSONField(default=dict, blank=True)
+    error_code = models.CharField(max_length=40, blank=True, default="")
+    error_message = models.TextField(blank=True, default="")
+    job_id = models.BigIntegerField(null=True, blank=True)
+    last_seq = models.PositiveIntegerField(default=0)
+    request_id = models.CharField(max_length=128, blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["user", "-created_at"]),
+            models.Index(fields=["status"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.query[:60]} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE_STATUSES
+
+    @property
+    def duration_ms(self) -> float | None:
+        if self.started_at and self.finished_at:
+            return round((self.finished_at - self.started_at).total_seconds() * 1000, 1)
+        return None
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(int(stage.get("total_tokens", 0)) for stage in (self.usage or {}).values())
+
+
+class RunEvent(models.Model):
+    """One frame of a run, numbered 1, 2, 3, ... per run; never trimmed."""
+
+    run = models.ForeignKey(QueryRun, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    # The frame's JSON exactly as sent: JSONB would reorder keys, and a replay must be
+    # byte-identical to the live stream.
+    payload = models.TextField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["run", "seq"]
+        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="run_event_unique_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}#{self.seq} {self.type}"
+
+    @property
+    def data(self) -> dict | None:
+        return json.loads(self.payload).get("data")

@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from queries import apis, views
+
+urlpatterns = [
+    path("query", views.query_view, name="query"),
+    path("runs", apis.RunListApi.as_view(), name="run-list"),
+    path("runs/<str:run_id>", apis.RunDetailApi.as_view(), name="run-detail"),
+    path("runs/<str:run_id>/events", views.run_events_view, name="run-events"),
+    path("runs/<str:run_id>/cancel", apis.RunCancelApi.as_view(), name="run-cancel"),
+]

@@ -1,0 +1,146 @@
+"""The streaming endpoints: POST /api/query and GET /api/runs/<id>/events (plain async views)."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from asgiref.sync import sync_to_async
+from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
+
+from adrag_site.errors import json_error
+from queries.models import QueryRun
+from queries.streams import STYLE_EVENTSOURCE, STYLE_POST, run_stream
+
+logger = logging.getLogger(__name__)
+
+MISSING_QUERY = "Missing or empty 'query' field"
+BAD_PROVIDER = "provider must be 'openai' or 'ollama' (or 'extractive')"
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+def _parse_body(request) -> dict | JsonResponse:
+    """Validate the spec's body; wrongly typed fields are JSON 400s, never a 500."""
+    from providers.llm.registry import default_provider_name, provider_names
+
+    try:
+        body = json.loads(request.body or b"null")
+    except (ValueError, UnicodeDecodeError):
+        body = None
+    if not isinstance(body, dict):
+        return json_error(400, MISSING_QUERY, "missing_query")
+    query = body.get("query", "")
+    if not isinstance(query, str):
+        return json_error(400, "'query' must be a string", "invalid_query")
+    if not query.strip():
+        return json_error(400, MISSING_QUERY, "missing_query")
+    provider = body.get("provider", default_provider_name())
+    if not isinstance(provider, str) or provider.lower().strip() not in provider_names():
+        return json_error(400, BAD_PROVIDER, "invalid_provider")
+    model = body.get("model")
+    if model is not None and not isinstance(model, str):
+        return json_error(400, "'model' must be a string", "invalid_model")
+    kbs = body.get("knowledge_bases", body.get("knowledgeBases"))
+    if kbs is not None and (
+        not isinstance(kbs, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in kbs)
+    ):
+        return json_error(400, "'knowledge_bases' must be a list of knowledge base ids", "invalid_knowledge_bases")
+    return {
+        "query": query.strip(),
+        "provider": provider.lower().strip(),
+        "model": model or None,
+        "knowledge_bases": kbs,
+    }
+
+
+def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun | JsonResponse:
+    from knowledge.selectors import kb_ids_for_user
+    from queries.services import RunLimitExceeded, run_check_limits, run_create
+
+    readable = kb_ids_for_user(user=user)
+    if parsed["knowledge_bases"] is None:
+        kb_ids = readable
+    else:
+        unknown = [k for k in parsed["knowledge_bases"] if k not in set(readable)]
+        if unknown:
+            return json_error(404, f"No such knowledge base: {unknown[0]}.", "not_found")
+        kb_ids = list(dict.fromkeys(parsed["knowledge_bases"]))
+    try:
+        run_check_limits(user=user)
+    except RunLimitExceeded as exc:
+        response = json_error(429, str(exc), "rate_limited", retry_after=exc.retry_after)
+        response["Retry-After"] = str(exc.retry_after)
+        return response
+    return run_create(
+        user=user, query=parsed["query"], provider_name=parsed["provider"], model=parsed["model"],
+        kb_ids=kb_ids, request_id=request_id,
+    )
+
+
+async def query_view(request):
+    """Start a run and stream its events: the spec's contract, plus id lines and heartbeats."""
+    if request.method != "POST":
+        response = json_error(405, "Method not allowed.", "method_not_allowed")
+        response["Allow"] = "POST"
+        return response
+    parsed = _parse_body(request)
+    if isinstance(parsed, JsonResponse):
+        return parsed
+    run = await sync_to_async(_prepare_run)(request.user, parsed, getattr(request, "request_id", ""))
+    if isinstance(run, JsonResponse):
+        return run
+    response = StreamingHttpResponse(
+        run_stream(run_id=run.id, user=request.user, after=0, style=STYLE_POST),
+        content_type="text/event-stream",
+    )
+    for header, value in SSE_HEADERS.items():
+        response[header] = value
+    response["X-Run-Id"] = str(run.id)
+    return response
+
+
+def _cursor(request) -> int | None:
+    """Return the resume cursor from Last-Event-ID (`k` or `run-<id>:k`) or ?after=k."""
+    raw = request.headers.get("Last-Event-ID") or request.GET.get("after") or request.GET.get("lastEventId") or "0"
+    raw = raw.rsplit(":", 1)[-1].strip()
+    try:
+        value = int(raw)
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
+def _open_events(user, run_id, after: int):
+    from queries.selectors import run_get_for_user
+
+    run = run_get_for_user(run_id=run_id, user=user)
+    finished = not run.is_active and run.last_seq > 0
+    return run, finished and after >= run.last_seq
+
+
+async def run_events_view(request, run_id):
+    """EventSource-compatible replay and live tail of a run's log."""
+    from django.http import Http404
+
+    if request.method != "GET":
+        response = json_error(405, "Method not allowed.", "method_not_allowed")
+        response["Allow"] = "GET"
+        return response
+    after = _cursor(request)
+    if after is None:
+        return json_error(400, "Last-Event-ID or ?after= must be a non-negative event number.", "invalid_cursor")
+    try:
+        run, nothing_left = await sync_to_async(_open_events)(request.user, run_id, after)
+    except Http404:
+        return json_error(404, "No such run.", "not_found")
+    if nothing_left:
+        # A finished run fully sent: 204 tells EventSource to stop reconnecting.
+        return HttpResponse(status=204)
+    response = StreamingHttpResponse(
+        run_stream(run_id=run.id, user=request.user, after=after, style=STYLE_EVENTSOURCE),
+        content_type="text/event-stream",
+    )
+    for header, value in SSE_HEADERS.items():
+        response[header] = value
+    response["X-Run-Id"] = str(run.id)
+    return response

@@ -1,0 +1,124 @@
+"""A live stack for stream tests: daphne web processes and Procrastinate workers in
+subprocesses, on this test run's database."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.conftest import ROOT, child_env
+
+PLUGINS = "scripted=tests.queries.plugin:ScriptedFromFile,broken=tests.queries.plugin:Broken"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LiveStack:
+    """Start and stop web and worker processes that share the test database."""
+
+    def __init__(self, script_file: Path, log_dir: Path) -> None:
+        self.script_file = script_file
+        self.log_dir = log_dir
+        self.webs: list[tuple[subprocess.Popen, int]] = []
+        self.workers: list[subprocess.Popen] = []
+        self.env = child_env(
+            ADRAG_PROVIDER_PLUGINS=PLUGINS,
+            SCRIPTED_PROVIDER_FILE=str(script_file),
+            STREAM_HEARTBEAT_SECONDS="1",
+            STREAM_IDLE_TIMEOUT_SECONDS="15",
+            RUN_STALE_SECONDS="4",
+            WORKER_HEARTBEAT_SECONDS="1",
+            WORKER_STALE_SECONDS="4",
+            RUNS_MAX_CONCURRENT_PER_USER="50",
+            RUNS_PER_HOUR_PER_USER="1000",
+            PYTHONPATH=str(ROOT),
+        )
+
+    def _log(self, name: str):
+        return open(self.log_dir / f"{name}.log", "ab")
+
+    def start_web(self) -> str:
+        port = free_port()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "adrag_site.asgi:application"],
+            cwd=ROOT, env=self.env, stdout=self._log(f"web-{port}"), stderr=subprocess.STDOUT,
+        )
+        self.webs.append((process, port))
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if requests.get(url + "/api/health", timeout=2).status_code in (200, 503):
+                    return url
+            except requests.RequestException:
+                pass
+            assert process.poll() is None, (self.log_dir / f"web-{port}.log").read_text()
+            assert time.monotonic() < deadline, "daphne did not start"
+            time.sleep(0.2)
+
+    def start_worker(self) -> subprocess.Popen:
+        process = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), "procrastinate", "worker", "--queues", "runs,default"],
+            cwd=ROOT, env=self.env, stdout=self._log(f"worker-{len(self.workers)}"), stderr=subprocess.STDOUT,
+        )
+        self.workers.append(process)
+        return process
+
+    def wait_for_worker(self, timeout: float = 60) -> None:
+        from django.db import connection
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT count(*) FROM procrastinate_workers WHERE last_heartbeat > now() - interval '3 seconds'"
+                )
+                if cursor.fetchone()[0]:
+                    return
+            time.sleep(0.2)
+        raise AssertionError("no worker heartbeat")
+
+    def write_scripts(self, scripts: dict) -> None:
+        existing = json.loads(self.script_file.read_text()) if self.script_file.exists() else {}
+        existing.update(scripts)
+        self.script_file.write_text(json.dumps(existing))
+
+    def stop(self) -> None:
+        for process in [p for p, _ in self.webs] + self.workers:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in [p for p, _ in self.webs] + self.workers:
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture
+def stack(transactional_db, tmp_path):
+    stack = LiveStack(tmp_path / "scripts.json", tmp_path)
+    stack.write_scripts({})
+    os.environ.setdefault("SCRIPTED_PROVIDER_FILE", str(tmp_path / "scripts.json"))
+    try:
+        yield stack
+    finally:
+        stack.stop()
+        from django.db import connection
+
+        # A killed worker leaves its heartbeat row; drop it so later tests see no ghost.
+        with connection.cursor() as cursor:
+            cursor.execute("DELETE FROM procrastinate_workers")

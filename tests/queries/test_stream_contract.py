@@ -1,0 +1,204 @@
+"""The POST /api/query contract against a live server, read as the spec's clients read it."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+import requests
+from rest_framework.authtoken.models import Token
+
+from knowledge.ingestion import TextItem, documents_ingest_inline
+from knowledge.services import kb_create
+from queries.models import QueryRun
+from tests.pipeline.contract import check_frames
+from tests.pipeline.scripted import PLAN_DIRECT, PLAN_RETRIEVE, answer, verdict
+from tests.pipeline.test_pipeline_paths import CLEAN_PASS, RETRY_BLOCK
+from tests.queries.clients import js_reader_frames, python_reader_frames, sse_events
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def world(stack, user):
+    kb = kb_create(owner=user, name="Physics")
+    documents_ingest_inline(kb=kb, items=[
+        TextItem("curie.txt", b"Marie Curie discovered polonium and radium. She won two Nobel Prizes."),
+        TextItem("risotto.txt", b"Risotto is cooked with arborio rice and stock added slowly."),
+    ])
+    token = Token.objects.create(user=user).key
+    url = stack.start_web()
+    stack.start_worker()
+    stack.wait_for_worker()
+    return {"url": url, "headers": {"Authorization": f"Token {token}"}, "kb": kb, "stack": stack}
+
+
+def post_query(world, body, url=None, **kwargs):
+    return requests.post((url or world["url"]) + "/api/query", json=body, headers=world["headers"],
+                         stream=True, timeout=(5, 60), **kwargs)
+
+
+def types_and_stages(frames):
+    return [(f["type"], (f.get("data") or {}).get("stage") if f["type"] not in ("error",) else None) for f in frames]
+
+
+def test_clean_run_is_the_spec_sequence_for_both_reference_clients(world):
+    query = "What did Marie Curie discover?"
+    world["stack"].write_scripts({query: {"planner": [PLAN_RETRIEVE], "reasoning": [answer()], "reflection": [verdict()]}})
+    response = post_query(world, {"query": query, "provider": " Scripted "})
+    assert response.status_code == 200
+    assert response.headers["Content-Type"].startswith("text/event-stream")
+    assert response.headers["Cache-Control"] == "no-cache"
+    assert response.headers["X-Accel-Buffering"] == "no"
+    run_id = response.headers["X-Run-Id"]
+    frames, raw = js_reader_frames(response)
+    assert types_and_stages(frames) == CLEAN_PASS
+    check_frames(frames)
+    assert frames[-1] == {"type": "stream_end"}
+    assert frames[-2]["data"]["answer"] == "Marie Curie discovered radium [1]."
+    # The same run, read by the Python reference client from the replay, gives the same frames.
+    replay = requests.get(f"{world['url']}/api/runs/{run_id}/events", headers=world["headers"], stream=True, timeout=30)
+    assert python_reader_frames(replay) == frames
+    run = QueryRun.objects.get(id=run_id)
+    assert run.status == "succeeded" and run.answer == frames[-2]["data"]["answer"]
+    assert run.usage["planner"]["total_tokens"] == 110
+    assert run.config["rerank_top_k"] == 5 and run.config["reranker"]["kind"]
+
+
+def test_post_frames_carry_ids_and_one_line_data(world):
+    query = "Ids please"
+    world["stack"].write_scripts({query: {"planner": [PLAN_DIRECT], "reasoning": ["Hi."]}})
+    response = post_query(world, {"query": query, "provider": "scripted"})
+    events = [e for e in sse_events(response) if "comment" not in e]
+    assert [int(e["id"]) for e in events] == list(range(1, len(events) + 1))
+    assert all(set(e) == {"id", "data"} for e in events)
+    assert json.loads(events[-1]["data"]) == {"type": "stream_end"}
+
+
+def test_direct_answer(world):
+    query = "hello"
+    world["stack"].write_scripts({query: {"planner": [PLAN_DIRECT], "reasoning": ["Hello! Ask about your documents."]}})
+    frames = python_reader_frames(post_query(world, {"query": query, "provider": "scripted"}))
+    check_frames(frames)
+    kinds = types_and_stages(frames)
+    assert kinds[2:4] == [("stage_skip", "retrieval"), ("stage_skip", "external_tools")]
+    assert frames[-2]["data"]["sources"] == [] and frames[-1] == {"type": "stream_end"}
+
+
+def test_retry_run(world):
+    query = "What did Curie find?"
+    world["stack"].write_scripts({query: {
+        "planner": [PLAN_RETRIEVE],
+        "reasoning": [answer("Curie found uranium [1]."), answer("Curie found radium [1].")],
+        "reflection": [verdict(False, True, ["uranium unsupported"], "stick to [1]"), "Curie radium", verdict()],
+    }})
+    frames, _ = js_reader_frames(post_query(world, {"query": query, "provider": "scripted"}))
+    check_frames(frames)
+    kinds = types_and_stages(frames)
+    i = kinds.index(("retry", None))
+    assert kinds[i + 1 :] == RETRY_BLOCK + [("finalize", "reflection"), ("done", None), ("stream_end", None)]
+    assert frames[-2]["data"]["answer"] == "Curie found radium [1]."
+
+
+def test_pipeline_failure_is_an_in_band_error_on_a_200(world):
+    response = post_query(world, {"query": "anything", "provider": "broken"})
+    assert response.status_code == 200
+    frames = python_reader_frames(response)
+    assert frames == [
+        {"type": "error", "data": {"message": "the 'broken' provider is misconfigured", "stage": "pipeline", "code": "pipeline_failed"}},
+        {"type": "stream_end"},
+    ]
+    assert QueryRun.objects.get().status == "failed"
+
+
+def test_cancel_stops_a_running_query(world):
+    query = "Slow question about Curie"
+    world["stack"].write_scripts({query: {"planner": [PLAN_RETRIEVE], "reasoning": [answer()], "reflection": [verdict()],
+                                          "_delays": {"reasoning": 60}}})
+    response = post_query(world, {"query": query, "provider": "scripted"})
+    run_id = response.headers["X-Run-Id"]
+    frames = []
+
+    def cancel_when_reasoning(seen):
+        if seen[-1]["type"] == "stage_start" and seen[-1]["data"]["stage"] == "reasoning":
+            reply = requests.post(f"{world['url']}/api/runs/{run_id}/cancel", headers=world["headers"], timeout=10)
+            assert reply.status_code == 202
+        return False
+
+    started = time.monotonic()
+    frames, _ = js_reader_frames(response, stop_after=cancel_when_reasoning)
+    assert time.monotonic() - started < 30
+    assert frames[-2:] == [
+        {"type": "error", "data": {"message": "Run cancelled", "stage": "pipeline", "code": "cancelled"}},
+        {"type": "stream_end"},
+    ]
+    assert ("stage_complete", "reasoning") not in types_and_stages(frames)
+    run = QueryRun.objects.get(id=run_id)
+    assert run.status == "cancelled"
+    again = requests.post(f"{world['url']}/api/runs/{run_id}/cancel", headers=world["headers"], timeout=10)
+    assert again.status_code == 202 and again.json()["status"] == "cancelled"
+
+
+def test_cancelling_a_finished_run_is_409(world):
+    query = "quick"
+    world["stack"].write_scripts({query: {"planner": [PLAN_DIRECT], "reasoning": ["Done."]}})
+    response = post_query(world, {"query": query, "provider": "scripted"})
+    python_reader_frames(response)
+    reply = requests.post(f"{world['url']}/api/runs/{response.headers['X-Run-Id']}/cancel", headers=world["headers"], timeout=10)
+    assert reply.status_code == 409 and reply.json()["code"] == "run_finished"
+
+
+def test_idle_timeout_ends_the_stream_but_not_the_run(world):
+    query = "A question whose answer takes a while"
+    world["stack"].write_scripts({query: {"planner": [PLAN_RETRIEVE], "reasoning": [answer()], "reflection": [verdict()],
+                                          "_delays": {"reasoning": 20}}})
+    response = post_query(world, {"query": query, "provider": "scripted"})
+    run_id = response.headers["X-Run-Id"]
+    events = sse_events(response)
+    assert {"comment": "keep-alive"} in events
+    last = [e for e in events if "data" in e][-1]
+    assert json.loads(last["data"]) == {"type": "error", "data": {"message": "Stream timeout"}}
+    # The run went on; its events endpoint has everything, ending with done and stream_end.
+    deadline = time.monotonic() + 40
+    while QueryRun.objects.get(id=run_id).status == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    replay = python_reader_frames(requests.get(f"{world['url']}/api/runs/{run_id}/events", headers=world["headers"], stream=True, timeout=30))
+    assert [f["type"] for f in replay[-2:]] == ["done", "stream_end"]
+
+
+@pytest.mark.parametrize(
+    "body, code",
+    [
+        ({}, "missing_query"),
+        ({"query": "   "}, "missing_query"),
+        ({"query": 42}, "invalid_query"),
+        ({"query": "x", "provider": None}, "invalid_provider"),
+        ({"query": "x", "provider": "gpt"}, "invalid_provider"),
+        ({"query": "x", "model": 7}, "invalid_model"),
+        ({"query": "x", "knowledge_bases": "all"}, "invalid_knowledge_bases"),
+    ],
+)
+def test_bad_bodies_are_json_400s_before_the_stream(world, body, code):
+    response = requests.post(world["url"] + "/api/query", json=body, headers=world["headers"], timeout=10)
+    assert response.status_code == 400
+    assert response.json()["code"] == code
+    if code == "missing_query":
+        assert response.json()["error"] == "Missing or empty 'query' field"
+    assert QueryRun.objects.count() == 0
+
+
+def test_not_json_is_the_missing_query_400(world):
+    response = requests.post(world["url"] + "/api/query", data="query=hi", headers={**world["headers"], "Content-Type": "text/plain"}, timeout=10)
+    assert response.status_code == 400 and response.json()["error"] == "Missing or empty 'query' field"
+
+
+def test_auth_and_limits(world, user, settings):
+    assert requests.post(world["url"] + "/api/query", json={"query": "x"}, timeout=10).status_code == 401
+    other_kb = kb_create(owner=type(user).objects.create_user("mallory", password="m-pass-1234"), name="Other")
+    response = requests.post(world["url"] + "/api/query", json={"query": "x", "knowledge_bases": [other_kb.id]},
+                             headers=world["headers"], timeout=10)
+    assert response.status_code == 404
+    assert requests.get(world["url"] + "/api/query", headers=world["headers"], timeout=10).status_code == 405
