@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import uuid
@@ -10,7 +9,7 @@ import uuid
 from django.conf import settings
 from django.utils.deprecation import MiddlewareMixin
 
-from adrag_site.errors import error_body, is_api_path, json_error
+from adrag_site.errors import is_api_path, json_error
 from adrag_site.logging import request_id_var
 
 logger = logging.getLogger(__name__)
@@ -121,5 +120,3 @@ class ContentSecurityPolicyMiddleware(MiddlewareMixin):
             return response
         response.setdefault("Content-Security-Policy", self.POLICY)
         return response
-
-

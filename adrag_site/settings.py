@@ -95,12 +95,26 @@ TEMPLATES = [
 ]
 
 
+def _pool_options() -> dict:
+    # Under ASGI each request runs its sync code on a thread of its own; a pool per process
+    # makes a burst of requests wait for a connection instead of exhausting the server.
+    return {
+        "min_size": env_int("DB_POOL_MIN", 1),
+        "max_size": env_int("DB_POOL_MAX", 20),
+        "timeout": env_float("DB_POOL_TIMEOUT", 30.0),
+    }
+
+
 def _databases() -> dict:
     url = env_str("DATABASE_URL")
     if url:
         import dj_database_url
 
-        return {"default": dj_database_url.parse(url, conn_max_age=0)}
+        config = dj_database_url.parse(url, conn_max_age=0)
+        config.setdefault("OPTIONS", {})["pool"] = _pool_options()
+        if env_str("ADRAG_TEST_DB_NAME"):
+            config["TEST"] = {"NAME": env_str("ADRAG_TEST_DB_NAME")}
+        return {"default": config}
     from adrag_site import embedded_db
 
     name = env_str("ADRAG_DB_NAME", "adrag")
@@ -115,6 +129,9 @@ def _databases() -> dict:
             "HOST": conn["HOST"],
             "PORT": conn["PORT"],
             "CONN_MAX_AGE": 0,
+            "OPTIONS": {"pool": _pool_options()},
+            # Two test runs at once (say, two checkouts) need two test databases.
+            "TEST": {"NAME": env_str("ADRAG_TEST_DB_NAME", f"test_{name}")},
         }
     }
 
@@ -243,6 +260,8 @@ RUN_STALE_SECONDS = env_float("RUN_STALE_SECONDS", 10.0)
 # How often a waiting stream re-reads the log without a notification, and checks liveness.
 STREAM_POLL_SECONDS = env_float("STREAM_POLL_SECONDS", 1.0)
 STREAM_LIVENESS_SECONDS = env_float("STREAM_LIVENESS_SECONDS", 3.0)
+# Threads (and so database connections) a web process uses to read run logs for its streams.
+STREAM_READ_THREADS = env_int("STREAM_READ_THREADS", 8)
 # Per-user limits; over either, POST /api/query answers 429 before the stream opens.
 RUNS_MAX_CONCURRENT_PER_USER = env_int("RUNS_MAX_CONCURRENT_PER_USER", 3)
 RUNS_PER_HOUR_PER_USER = env_int("RUNS_PER_HOUR_PER_USER", 120)

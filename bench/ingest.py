@@ -43,7 +43,9 @@ def main() -> None:
     started = time.perf_counter()
     summary = documents_ingest_inline(kb=kb, items=items, user=user)
     end_to_end = time.perf_counter() - started
-    texts = list(Chunk.objects.filter(knowledge_base=kb).order_by("id").values_list("text", flat=True))
+    texts = list(
+        Chunk.objects.filter(knowledge_base=kb).order_by("id").values_list("text", flat=True)
+    )
 
     started = time.perf_counter()
     for start in range(0, len(texts), 64):
@@ -52,8 +54,10 @@ def main() -> None:
 
     e2e_rate = len(texts) / end_to_end
     raw_rate = len(texts) / raw
-    print(f"dataset: {args.dataset}  documents: {len(items)}  chunks: {len(texts)}  "
-          f"(ready {summary['ready']}, failed {summary['failed']})  torch threads: {torch.get_num_threads()}")
+    print(
+        f"dataset: {args.dataset}  documents: {len(items)}  chunks: {len(texts)}  "
+        f"(ready {summary['ready']}, failed {summary['failed']})  torch threads: {torch.get_num_threads()}"
+    )
     print(f"{'measure':<34}{'seconds':>10}{'chunks/s':>12}")
     print(f"{'ingest end to end':<34}{end_to_end:>10.1f}{e2e_rate:>12.1f}")
     print(f"{'embedder encode only':<34}{raw:>10.1f}{raw_rate:>12.1f}")

@@ -31,17 +31,45 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
     list_display = [
-        "file_name", "kb_link", "status", "progress", "chunk_count", "entity_count",
-        "edge_count", "size", "error_code", "updated_at",
+        "file_name",
+        "kb_link",
+        "status",
+        "progress",
+        "chunk_count",
+        "entity_count",
+        "edge_count",
+        "size",
+        "error_code",
+        "updated_at",
     ]
     list_filter = ["status", "file_type", "knowledge_base"]
     search_fields = ["file_name", "sha256", "error"]
     actions = ["reindex", "cancel"]
     readonly_fields = [
-        "knowledge_base", "kb_link", "file_name", "stored_path", "sha256", "size", "file_type",
-        "encoding", "status", "progress_done", "progress_total", "cancel_requested", "error",
-        "error_code", "page_count", "chunk_count", "entity_count", "edge_count", "job_id",
-        "uploaded_by", "created_at", "updated_at", "started_at", "indexed_at",
+        "knowledge_base",
+        "kb_link",
+        "file_name",
+        "stored_path",
+        "sha256",
+        "size",
+        "file_type",
+        "encoding",
+        "status",
+        "progress_done",
+        "progress_total",
+        "cancel_requested",
+        "error",
+        "error_code",
+        "page_count",
+        "chunk_count",
+        "entity_count",
+        "edge_count",
+        "job_id",
+        "uploaded_by",
+        "created_at",
+        "updated_at",
+        "started_at",
+        "indexed_at",
     ]
 
     def has_add_permission(self, request) -> bool:
@@ -61,7 +89,9 @@ class DocumentAdmin(admin.ModelAdmin):
     @admin.action(description="Re-index selected documents")
     def reindex(self, request, queryset) -> None:
         queued = sum(services.document_reindex(document=document) for document in queryset)
-        self.message_user(request, f"Queued {queued} document(s) for re-indexing.", messages.SUCCESS)
+        self.message_user(
+            request, f"Queued {queued} document(s) for re-indexing.", messages.SUCCESS
+        )
 
     @admin.action(description="Cancel ingestion of selected documents")
     def cancel(self, request, queryset) -> None:
@@ -80,14 +110,30 @@ class DocumentAdmin(admin.ModelAdmin):
 
 @admin.register(Chunk)
 class ChunkAdmin(admin.ModelAdmin):
-    list_display = ["id", "document", "ordinal", "page", "char_start", "char_end", "bm25_length", "preview"]
+    list_display = [
+        "id",
+        "document",
+        "ordinal",
+        "page",
+        "char_start",
+        "char_end",
+        "bm25_length",
+        "preview",
+    ]
     list_filter = ["knowledge_base"]
     search_fields = ["text", "document__file_name"]
     list_select_related = ["document"]
     exclude = ["embedding"]
     readonly_fields = [
-        "document", "knowledge_base", "ordinal", "text", "text_md5", "page", "char_start",
-        "char_end", "bm25_length",
+        "document",
+        "knowledge_base",
+        "ordinal",
+        "text",
+        "text_md5",
+        "page",
+        "char_start",
+        "char_end",
+        "bm25_length",
     ]
 
     @admin.display(description="text")

@@ -27,8 +27,15 @@ class KnowledgeBaseOutput(serializers.ModelSerializer):
     class Meta:
         model = KnowledgeBase
         fields = [
-            "id", "name", "description", "owner", "team", "chunk_count", "document_count",
-            "created_at", "updated_at",
+            "id",
+            "name",
+            "description",
+            "owner",
+            "team",
+            "chunk_count",
+            "document_count",
+            "created_at",
+            "updated_at",
         ]
 
     def get_team(self, kb: KnowledgeBase):
@@ -46,9 +53,24 @@ class DocumentOutput(serializers.ModelSerializer):
     class Meta:
         model = Document
         fields = [
-            "id", "knowledge_base", "file_name", "sha256", "size", "file_type", "encoding",
-            "status", "progress", "error", "error_code", "page_count", "chunk_count",
-            "entity_count", "edge_count", "created_at", "updated_at", "indexed_at",
+            "id",
+            "knowledge_base",
+            "file_name",
+            "sha256",
+            "size",
+            "file_type",
+            "encoding",
+            "status",
+            "progress",
+            "error",
+            "error_code",
+            "page_count",
+            "chunk_count",
+            "entity_count",
+            "edge_count",
+            "created_at",
+            "updated_at",
+            "indexed_at",
         ]
 
     def get_progress(self, document: Document) -> dict:
@@ -57,9 +79,9 @@ class DocumentOutput(serializers.ModelSerializer):
             "stage": document.status,
             "done": document.progress_done,
             "total": total,
-            "percent": round(100 * document.progress_done / total, 1) if total else (
-                100.0 if document.status == Document.Status.READY else 0.0
-            ),
+            "percent": round(100 * document.progress_done / total, 1)
+            if total
+            else (100.0 if document.status == Document.Status.READY else 0.0),
         }
 
 
@@ -121,7 +143,9 @@ class KnowledgeBaseDetailApi(APIView):
     def patch(self, request, kb_id):
         kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user)
         if not selectors.kb_can_manage(kb=kb, user=request.user):
-            raise ApiError(403, "Only the owner or staff may change this knowledge base.", "permission_denied")
+            raise ApiError(
+                403, "Only the owner or staff may change this knowledge base.", "permission_denied"
+            )
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         changes = dict(serializer.validated_data)
@@ -144,11 +168,17 @@ class KnowledgeBaseDetailApi(APIView):
         try:
             kb = selectors.kb_get_for_user(kb_id=key, user=request.user)
         except Http404:
-            return Response({"message": "Knowledge base not found; nothing to delete.", "deleted": False})
+            return Response(
+                {"message": "Knowledge base not found; nothing to delete.", "deleted": False}
+            )
         if not selectors.kb_can_manage(kb=kb, user=request.user):
-            raise ApiError(403, "Only the owner or staff may delete this knowledge base.", "permission_denied")
+            raise ApiError(
+                403, "Only the owner or staff may delete this knowledge base.", "permission_denied"
+            )
         services.kb_delete(kb=kb)
-        return Response({"message": f"Knowledge base {kb.name!r} deleted.", "deleted": True, "id": int(key)})
+        return Response(
+            {"message": f"Knowledge base {kb.name!r} deleted.", "deleted": True, "id": int(key)}
+        )
 
     def _delete_by_hash(self, request, sha256: str):
         documents = [
@@ -178,7 +208,9 @@ def _upload_files(request) -> list:
 
 def _upload_into(kb: KnowledgeBase, request) -> tuple[list[dict], list[dict]]:
     if not selectors.kb_can_write(kb=kb, user=request.user):
-        raise ApiError(403, "You may read but not upload into this knowledge base.", "permission_denied")
+        raise ApiError(
+            403, "You may read but not upload into this knowledge base.", "permission_denied"
+        )
     files = _upload_files(request)
     accepted, rejected = [], []
     for upload in files:
@@ -189,7 +221,14 @@ def _upload_into(kb: KnowledgeBase, request) -> tuple[list[dict], list[dict]]:
         except services.UploadError as exc:
             if len(files) == 1:
                 _raise(exc)
-            rejected.append({"file_name": upload.name, "error": exc.message, "code": exc.code, "status": exc.status})
+            rejected.append(
+                {
+                    "file_name": upload.name,
+                    "error": exc.message,
+                    "code": exc.code,
+                    "status": exc.status,
+                }
+            )
             continue
         accepted.append({**DocumentOutput(document).data, "queued": queued})
     return accepted, rejected
@@ -223,9 +262,7 @@ class KnowledgeBaseStatsApi(APIView):
 
     def get(self, request, kb_id):
         kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user)
-        by_status = dict(
-            kb.documents.values_list("status").annotate(n=Count("id")).order_by()
-        )
+        by_status = dict(kb.documents.values_list("status").annotate(n=Count("id")).order_by())
         return Response(
             {
                 "id": kb.id,
@@ -233,7 +270,9 @@ class KnowledgeBaseStatsApi(APIView):
                 "documents_by_status": by_status,
                 "chunks": kb.chunk_count,
                 "tokens": kb.token_total,
-                "average_chunk_tokens": round(kb.token_total / kb.chunk_count, 2) if kb.chunk_count else 0,
+                "average_chunk_tokens": round(kb.token_total / kb.chunk_count, 2)
+                if kb.chunk_count
+                else 0,
                 "postings": Posting.objects.filter(knowledge_base=kb).count(),
                 "entities": Entity.objects.filter(knowledge_base=kb).count(),
                 "edges": ChunkEntity.objects.filter(knowledge_base=kb).count(),
@@ -254,7 +293,9 @@ class DocumentDetailApi(APIView):
         if not selectors.kb_can_write(kb=document.knowledge_base, user=request.user):
             raise ApiError(403, "You may read but not delete this document.", "permission_denied")
         services.document_delete(document=document)
-        return Response({"message": f"{document.file_name} deleted.", "deleted": True, "id": document.id})
+        return Response(
+            {"message": f"{document.file_name} deleted.", "deleted": True, "id": document.id}
+        )
 
 
 class DocumentCancelApi(APIView):
@@ -265,7 +306,9 @@ class DocumentCancelApi(APIView):
         if not selectors.kb_can_write(kb=document.knowledge_base, user=request.user):
             raise ApiError(403, "You may not cancel this ingestion.", "permission_denied")
         if not document.is_active:
-            raise ApiError(409, f"Ingestion is not running: the document is {document.status}.", "not_active")
+            raise ApiError(
+                409, f"Ingestion is not running: the document is {document.status}.", "not_active"
+            )
         document = services.document_cancel(document=document)
         return Response(DocumentOutput(document).data, status=status.HTTP_202_ACCEPTED)
 
@@ -278,7 +321,9 @@ class DocumentReindexApi(APIView):
         if not selectors.kb_can_write(kb=document.knowledge_base, user=request.user):
             raise ApiError(403, "You may not re-index this document.", "permission_denied")
         if not services.document_reindex(document=document):
-            raise ApiError(409, "An ingestion of this document is already under way.", "already_active")
+            raise ApiError(
+                409, "An ingestion of this document is already under way.", "already_active"
+            )
         document.refresh_from_db()
         return Response(DocumentOutput(document).data, status=status.HTTP_202_ACCEPTED)
 
@@ -300,7 +345,11 @@ class SpecUploadApi(APIView):
         accepted, rejected = _upload_into(kb, request)
         if not accepted:
             return Response(
-                {"error": "No file was accepted.", "code": "no_file_accepted", "rejected": rejected},
+                {
+                    "error": "No file was accepted.",
+                    "code": "no_file_accepted",
+                    "rejected": rejected,
+                },
                 status=status.HTTP_400_BAD_REQUEST,
             )
         first = accepted[0]
@@ -329,9 +378,7 @@ class SpecDocumentsApi(APIView):
     def get(self, request):
         kb_ids = selectors.kb_ids_for_user(user=request.user)
         chunks = selectors.chunk_list_for_kbs(kb_ids=kb_ids).count()
-        bm25 = (
-            KnowledgeBase.objects.filter(id__in=kb_ids).aggregate(n=Sum("chunk_count"))["n"] or 0
-        )
+        bm25 = KnowledgeBase.objects.filter(id__in=kb_ids).aggregate(n=Sum("chunk_count"))["n"] or 0
         entities = Entity.objects.filter(knowledge_base_id__in=kb_ids).count()
         edges = ChunkEntity.objects.filter(knowledge_base_id__in=kb_ids).count()
         return Response(
@@ -349,6 +396,12 @@ class SpecClearApi(APIView):
     """DELETE /api/clear: remove every document of the caller's own KBs (staff: of all KBs)."""
 
     def delete(self, request):
-        kbs = KnowledgeBase.objects.all() if request.user.is_staff else KnowledgeBase.objects.filter(owner=request.user)
+        kbs = (
+            KnowledgeBase.objects.all()
+            if request.user.is_staff
+            else KnowledgeBase.objects.filter(owner=request.user)
+        )
         deleted = sum(services.kb_clear(kb=kb) for kb in kbs)
-        return Response({"message": f"Cleared {deleted} document(s).", "documents_deleted": deleted})
+        return Response(
+            {"message": f"Cleared {deleted} document(s).", "documents_deleted": deleted}
+        )

@@ -119,7 +119,12 @@ def run_query(
     kb_ids = [index.kb_id]
     vector = embedder.embed_query(query)
     stores = {
-        "vector": [c for c, _ in dense_scores(kb_ids=kb_ids, query_vector=vector, top_k=setting.top_k, exact=setting.exact_dense)],
+        "vector": [
+            c
+            for c, _ in dense_scores(
+                kb_ids=kb_ids, query_vector=vector, top_k=setting.top_k, exact=setting.exact_dense
+            )
+        ],
         "bm25": [c for c, _ in bm25_scores(kb_ids=kb_ids, query=query, top_k=setting.top_k)],
         "graph": [c for c, _ in graph_scores(kb_ids=kb_ids, query=query, top_k=setting.graph_k)],
     }
@@ -147,7 +152,9 @@ def run_query(
     }
 
 
-def rerank_ids(*, query: str, chunk_ids: list[int], kb_ids: list[int], reranker: Reranker) -> list[int]:
+def rerank_ids(
+    *, query: str, chunk_ids: list[int], kb_ids: list[int], reranker: Reranker
+) -> list[int]:
     """Return chunk ids ordered by the reranker's score."""
     if not chunk_ids:
         return []
@@ -155,7 +162,10 @@ def rerank_ids(*, query: str, chunk_ids: list[int], kb_ids: list[int], reranker:
         (row[0], row[1:])
         for row in Chunk.objects.filter(id__in=chunk_ids).values_list("id", "text", "embedding")
     )
-    passages = [Passage(text=rows[c][0], embedding=np.asarray(rows[c][1], dtype=np.float32)) for c in chunk_ids]
+    passages = [
+        Passage(text=rows[c][0], embedding=np.asarray(rows[c][1], dtype=np.float32))
+        for c in chunk_ids
+    ]
     if isinstance(reranker, FallbackReranker):
         idf = term_idfs(kb_ids, list(dict.fromkeys(bm25_tokens(query))), corpus_stats(kb_ids))
         scores = reranker.score(query, passages, idf=idf)
@@ -166,8 +176,13 @@ def rerank_ids(*, query: str, chunk_ids: list[int], kb_ids: list[int], reranker:
 
 
 def evaluate(
-    *, kb_id: int, queries: dict[str, str], qrels: dict[str, dict[str, int]], setting: Settings,
-    reranker: Reranker | None = None, progress: Callable[[int], None] | None = None,
+    *,
+    kb_id: int,
+    queries: dict[str, str],
+    qrels: dict[str, dict[str, int]],
+    setting: Settings,
+    reranker: Reranker | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, dict[str, float]]:
     """Return mean nDCG@10 and Recall@100 per row, plus seconds per query."""
     reranker = reranker or get_reranker()
@@ -183,5 +198,8 @@ def evaluate(
             progress(done)
     count = max(len(queries), 1)
     result = {row: {m: v / count for m, v in metrics.items()} for row, metrics in totals.items()}
-    result["_meta"] = {"seconds_per_query": (time.perf_counter() - started) / count, "queries": len(queries)}
+    result["_meta"] = {
+        "seconds_per_query": (time.perf_counter() - started) / count,
+        "queries": len(queries),
+    }
     return result

@@ -143,8 +143,7 @@ def write_chunks(*, document: Document, chunks: list[PreparedChunk]) -> dict[str
             entity_ids = dict(cursor.fetchall())
         edge_count = 0
         with cursor.copy(
-            "COPY knowledge_chunkentity (chunk_id, entity_id, knowledge_base_id, weight) "
-            "FROM STDIN"
+            "COPY knowledge_chunkentity (chunk_id, entity_id, knowledge_base_id, weight) FROM STDIN"
         ) as copy:
             for chunk_id, chunk in zip(chunk_ids, chunks):
                 for name, count in chunk.entities.items():
@@ -176,21 +175,34 @@ def document_ingest_run(
         return document
 
     def check_cancel() -> None:
-        requested = Document.objects.filter(id=document_id).values_list(
-            "cancel_requested", flat=True
-        ).first()
+        requested = (
+            Document.objects.filter(id=document_id)
+            .values_list("cancel_requested", flat=True)
+            .first()
+        )
         if requested is None or requested or should_abort():
             raise IngestCancelled()
 
     started = time.monotonic()
     try:
-        _set(document, status=Document.Status.EXTRACTING, started_at=timezone.now(),
-             progress_done=0, progress_total=0, error="", error_code="")
+        _set(
+            document,
+            status=Document.Status.EXTRACTING,
+            started_at=timezone.now(),
+            progress_done=0,
+            progress_total=0,
+            error="",
+            error_code="",
+        )
         data = Path(settings.MEDIA_ROOT, document.stored_path).read_bytes()
         extracted = extract(data, document.file_name)
         check_cancel()
-        _set(document, status=Document.Status.CHUNKING, encoding=extracted.encoding or "",
-             page_count=max((s.page or 0 for s in extracted.segments), default=0) or None)
+        _set(
+            document,
+            status=Document.Status.CHUNKING,
+            encoding=extracted.encoding or "",
+            page_count=max((s.page or 0 for s in extracted.segments), default=0) or None,
+        )
         chunks = prepare_chunks(extracted.segments)
         check_cancel()
         _set(document, status=Document.Status.EMBEDDING, progress_total=len(chunks))
@@ -221,11 +233,17 @@ def document_ingest_run(
         _set(document, status=Document.Status.FAILED, error=exc.message, error_code=exc.code)
     except Exception as exc:
         logger.exception("ingestion of document %s failed", document_id)
-        _set(document, status=Document.Status.FAILED, error=str(exc)[:2000],
-             error_code="ingest_failed")
+        _set(
+            document,
+            status=Document.Status.FAILED,
+            error=str(exc)[:2000],
+            error_code="ingest_failed",
+        )
     else:
         logger.info(
-            "document %s ready: %d chunks in %.1fs", document_id, len(chunks),
+            "document %s ready: %d chunks in %.1fs",
+            document_id,
+            len(chunks),
             time.monotonic() - started,
         )
     return document
@@ -288,8 +306,12 @@ def documents_ingest_inline(
                         )
                 except Exception as exc:
                     logger.exception("writing document %s failed", document.id)
-                    _set(document, status=Document.Status.FAILED, error=str(exc)[:2000],
-                         error_code="ingest_failed")
+                    _set(
+                        document,
+                        status=Document.Status.FAILED,
+                        error=str(exc)[:2000],
+                        error_code="ingest_failed",
+                    )
                     summary["failed"] += 1
                     if on_document:
                         on_document(None, f"{document.file_name}: {exc}")
@@ -314,8 +336,13 @@ def documents_ingest_inline(
         try:
             extracted = extract(item.data, item.file_name)
             document, queued = document_upload(
-                kb=kb, file_name=item.file_name, data=item.data, user=user,
-                defer_job=False, external_id=item.external_id, validated=True,
+                kb=kb,
+                file_name=item.file_name,
+                data=item.data,
+                user=user,
+                defer_job=False,
+                external_id=item.external_id,
+                validated=True,
             )
         except (ExtractionError, UploadError) as exc:
             summary["failed"] += 1
@@ -327,8 +354,12 @@ def documents_ingest_inline(
             if on_document:
                 on_document(document, None)
             continue
-        _set(document, status=Document.Status.EMBEDDING, started_at=timezone.now(),
-             encoding=extracted.encoding or "")
+        _set(
+            document,
+            status=Document.Status.EMBEDDING,
+            started_at=timezone.now(),
+            encoding=extracted.encoding or "",
+        )
         pending.append((document, prepare_chunks(extracted.segments)))
         if sum(len(chunks) for _, chunks in pending) >= batch_chunks:
             flush()

@@ -33,7 +33,9 @@ class UploadError(Exception):
     message: str
 
 
-def kb_create(*, owner, name: str, description: str = "", team: Group | None = None) -> KnowledgeBase:
+def kb_create(
+    *, owner, name: str, description: str = "", team: Group | None = None
+) -> KnowledgeBase:
     """Create a knowledge base owned by `owner`, optionally shared with one of their teams."""
     _check_team(user=owner, team=team)
     try:
@@ -42,7 +44,9 @@ def kb_create(*, owner, name: str, description: str = "", team: Group | None = N
                 owner=owner, name=name.strip(), description=description, team=team
             )
     except IntegrityError:
-        raise UploadError(409, "name_taken", f"You already have a knowledge base named {name!r}.") from None
+        raise UploadError(
+            409, "name_taken", f"You already have a knowledge base named {name!r}."
+        ) from None
 
 
 def kb_update(*, kb: KnowledgeBase, user, **changes) -> KnowledgeBase:
@@ -61,7 +65,9 @@ def kb_update(*, kb: KnowledgeBase, user, **changes) -> KnowledgeBase:
             with transaction.atomic():
                 kb.save(update_fields=[*fields, "updated_at"])
         except IntegrityError:
-            raise UploadError(409, "name_taken", f"You already have a knowledge base named {kb.name!r}.") from None
+            raise UploadError(
+                409, "name_taken", f"You already have a knowledge base named {kb.name!r}."
+            ) from None
     return kb
 
 
@@ -136,8 +142,14 @@ def validate_upload(*, file_name: str, data: bytes) -> tuple[str, str]:
 
 
 def document_upload(
-    *, kb: KnowledgeBase, file_name: str, data: bytes, user, defer_job: bool = True,
-    external_id: str = "", validated: bool = False,
+    *,
+    kb: KnowledgeBase,
+    file_name: str,
+    data: bytes,
+    user,
+    defer_job: bool = True,
+    external_id: str = "",
+    validated: bool = False,
 ) -> tuple[Document, bool]:
     """Store an upload and queue its ingestion; the same bytes re-index the same document.
 
@@ -172,7 +184,9 @@ def document_upload(
                     created = True
             except IntegrityError:
                 # A concurrent upload of the same bytes won the insert; join its document.
-                document = Document.objects.select_for_update().get(knowledge_base=kb, sha256=sha256)
+                document = Document.objects.select_for_update().get(
+                    knowledge_base=kb, sha256=sha256
+                )
         if document.is_active and not created:
             return document, False
         document.file_name = name
@@ -204,8 +218,13 @@ def _queue_ingestion(document: Document, *, defer_job: bool = True) -> None:
     document.error_code = ""
     document.save(
         update_fields=[
-            "status", "progress_done", "progress_total", "cancel_requested", "error",
-            "error_code", "updated_at",
+            "status",
+            "progress_done",
+            "progress_total",
+            "cancel_requested",
+            "error",
+            "error_code",
+            "updated_at",
         ]
     )
     if defer_job:

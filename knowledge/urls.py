@@ -7,12 +7,26 @@ from knowledge import apis
 urlpatterns = [
     path("knowledge-bases", apis.KnowledgeBaseListApi.as_view(), name="kb-list"),
     path("knowledge-bases/<str:kb_id>", apis.KnowledgeBaseDetailApi.as_view(), name="kb-detail"),
-    path("knowledge-bases/<str:kb_id>/documents", apis.KnowledgeBaseDocumentsApi.as_view(), name="kb-documents"),
-    path("knowledge-bases/<str:kb_id>/stats", apis.KnowledgeBaseStatsApi.as_view(), name="kb-stats"),
+    path(
+        "knowledge-bases/<str:kb_id>/documents",
+        apis.KnowledgeBaseDocumentsApi.as_view(),
+        name="kb-documents",
+    ),
+    path(
+        "knowledge-bases/<str:kb_id>/stats", apis.KnowledgeBaseStatsApi.as_view(), name="kb-stats"
+    ),
     path("documents", apis.SpecDocumentsApi.as_view(), name="spec-documents"),
     path("documents/<str:document_id>", apis.DocumentDetailApi.as_view(), name="document-detail"),
-    path("documents/<str:document_id>/cancel", apis.DocumentCancelApi.as_view(), name="document-cancel"),
-    path("documents/<str:document_id>/reindex", apis.DocumentReindexApi.as_view(), name="document-reindex"),
+    path(
+        "documents/<str:document_id>/cancel",
+        apis.DocumentCancelApi.as_view(),
+        name="document-cancel",
+    ),
+    path(
+        "documents/<str:document_id>/reindex",
+        apis.DocumentReindexApi.as_view(),
+        name="document-reindex",
+    ),
     path("upload", apis.SpecUploadApi.as_view(), name="spec-upload"),
     path("clear", apis.SpecClearApi.as_view(), name="spec-clear"),
 ]

@@ -19,4 +19,6 @@ class ProvidersConfig(AppConfig):
             # A worker loads its models up front, so its first query does not pay for it.
             import threading
 
-            threading.Thread(target=embedder.get_model, name="preload-embedder", daemon=True).start()
+            threading.Thread(
+                target=embedder.get_model, name="preload-embedder", daemon=True
+            ).start()

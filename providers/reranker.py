@@ -102,7 +102,9 @@ class FallbackReranker(Reranker):
     def floor(self) -> float:
         return settings.RERANK_FLOOR_FALLBACK
 
-    def score(self, query: str, passages: list[Passage], idf: dict[str, float] | None = None) -> list[float]:
+    def score(
+        self, query: str, passages: list[Passage], idf: dict[str, float] | None = None
+    ) -> list[float]:
         from providers import embedder
 
         if not passages:
@@ -119,10 +121,12 @@ class FallbackReranker(Reranker):
             return [float(value) for value in cosine]
         lexical = lexical_match(query, [p.text for p in passages], idf or (self.idf or {}))
         weight = self.lexical_weight
-        return [float((1 - weight) * c + weight * l) for c, l in zip(cosine, lexical)]
+        return [float((1 - weight) * cos + weight * lex) for cos, lex in zip(cosine, lexical)]
 
 
-def lexical_match(query: str, texts: list[str], idf: dict[str, float], k1: float = 1.2) -> list[float]:
+def lexical_match(
+    query: str, texts: list[str], idf: dict[str, float], k1: float = 1.2
+) -> list[float]:
     """Return, per text, the query's BM25-style term saturation over its maximum (0..1).
 
     Each query term contributes idf * tf * (k1 + 1) / (tf + k1); dividing by the sum of the

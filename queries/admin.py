@@ -22,8 +22,16 @@ class RunEventInline(admin.TabularInline):
 @admin.register(QueryRun)
 class QueryRunAdmin(admin.ModelAdmin):
     list_display = [
-        "short_query", "user", "status", "provider", "model", "created_at", "duration",
-        "tokens", "events_sent", "replay_link",
+        "short_query",
+        "user",
+        "status",
+        "provider",
+        "model",
+        "created_at",
+        "duration",
+        "tokens",
+        "events_sent",
+        "replay_link",
     ]
     list_filter = ["status", "provider", "user", "created_at"]
     search_fields = ["query", "answer", "id", "user__username"]
@@ -31,9 +39,28 @@ class QueryRunAdmin(admin.ModelAdmin):
     actions = ["cancel_runs"]
     inlines = [RunEventInline]
     readonly_fields = [
-        "id", "user", "query", "provider", "model", "kb_ids", "status", "cancel_requested",
-        "created_at", "started_at", "finished_at", "answer", "sources", "metadata", "config",
-        "usage", "timings", "error_code", "error_message", "job_id", "last_seq", "request_id",
+        "id",
+        "user",
+        "query",
+        "provider",
+        "model",
+        "kb_ids",
+        "status",
+        "cancel_requested",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "answer",
+        "sources",
+        "metadata",
+        "config",
+        "usage",
+        "timings",
+        "error_code",
+        "error_message",
+        "job_id",
+        "last_seq",
+        "request_id",
         "replay_link",
     ]
     exclude = ["knowledge_bases"]

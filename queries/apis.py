@@ -23,8 +23,20 @@ class RunSummaryOutput(serializers.ModelSerializer):
     class Meta:
         model = QueryRun
         fields = [
-            "id", "user", "query", "provider", "model", "status", "created_at", "started_at",
-            "finished_at", "duration_ms", "total_tokens", "kb_ids", "error_code", "last_seq",
+            "id",
+            "user",
+            "query",
+            "provider",
+            "model",
+            "status",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "duration_ms",
+            "total_tokens",
+            "kb_ids",
+            "error_code",
+            "last_seq",
         ]
 
 
@@ -33,13 +45,25 @@ class RunDetailOutput(RunSummaryOutput):
 
     class Meta(RunSummaryOutput.Meta):
         fields = RunSummaryOutput.Meta.fields + [
-            "answer", "sources", "metadata", "usage", "timings", "config", "error_message",
-            "cancel_requested", "events",
+            "answer",
+            "sources",
+            "metadata",
+            "usage",
+            "timings",
+            "config",
+            "error_message",
+            "cancel_requested",
+            "events",
         ]
 
     def get_events(self, run: QueryRun) -> list[dict]:
         return [
-            {"seq": event.seq, "type": event.type, "time": event.created_at, "frame": json.loads(event.payload)}
+            {
+                "seq": event.seq,
+                "type": event.type,
+                "time": event.created_at,
+                "frame": json.loads(event.payload),
+            }
             for event in run.events.order_by("seq")
         ]
 
@@ -47,7 +71,9 @@ class RunDetailOutput(RunSummaryOutput):
 def _when(value: str | None, field: str):
     if not value:
         return None
-    parsed = parse_datetime(value) or (parse_date(value) and parse_datetime(value + "T00:00:00+00:00"))
+    parsed = parse_datetime(value) or (
+        parse_date(value) and parse_datetime(value + "T00:00:00+00:00")
+    )
     if parsed is None:
         raise ApiError(400, f"{field} must be an ISO date or date-time.", "invalid_request")
     return parsed

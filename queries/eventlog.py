@@ -28,7 +28,11 @@ def encode_frame(event_type: str, data: dict[str, Any] | None) -> str:
 
 
 def run_event_append(
-    *, run_id, event_type: str, data: dict[str, Any] | None, run_updates: dict[str, Any] | None = None
+    *,
+    run_id,
+    event_type: str,
+    data: dict[str, Any] | None,
+    run_updates: dict[str, Any] | None = None,
 ) -> int:
     """Append one event to a run's log and return its seq, or 0 if the log is closed.
 
@@ -63,9 +67,7 @@ def run_event_append(
 
 def run_events_after(*, run_id, after: int = 0, limit: int = 500) -> list[RunEvent]:
     """Return a run's events with seq > after, in order."""
-    return list(
-        RunEvent.objects.filter(run_id=run_id, seq__gt=after).order_by("seq")[:limit]
-    )
+    return list(RunEvent.objects.filter(run_id=run_id, seq__gt=after).order_by("seq")[:limit])
 
 
 def run_terminate(*, run_id, status: str, code: str, message: str) -> bool:
@@ -114,7 +116,9 @@ class RunEventSink:
         elif event_type == stages.ERROR:
             code = (data or {}).get("code", "pipeline_failed")
             updates = {
-                "status": QueryRun.Status.CANCELLED if code == "cancelled" else QueryRun.Status.FAILED,
+                "status": QueryRun.Status.CANCELLED
+                if code == "cancelled"
+                else QueryRun.Status.FAILED,
                 "error_code": code,
                 "error_message": (data or {}).get("message", ""),
                 "finished_at": timezone.now(),

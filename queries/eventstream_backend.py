@@ -47,7 +47,9 @@ class RunEventStorage(StorageBase):
 
     def get_current_id(self, channel):
         return (
-            QueryRun.objects.filter(id=run_id_of(channel)).values_list("last_seq", flat=True).first()
+            QueryRun.objects.filter(id=run_id_of(channel))
+            .values_list("last_seq", flat=True)
+            .first()
             or 0
         )
 

@@ -21,11 +21,15 @@ class QueryRun(models.Model):
     ACTIVE_STATUSES = (Status.QUEUED, Status.RUNNING)
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs"
+    )
     query = models.TextField()
     provider = models.CharField(max_length=32)
     model = models.CharField(max_length=200, blank=True, default="")
-    knowledge_bases = models.ManyToManyField("knowledge.KnowledgeBase", blank=True, related_name="runs")
+    knowledge_bases = models.ManyToManyField(
+        "knowledge.KnowledgeBase", blank=True, related_name="runs"
+    )
     kb_ids = models.JSONField(default=list, help_text="The KB ids searched, as at the start.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     cancel_requested = models.BooleanField(default=False)

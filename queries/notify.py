@@ -11,7 +11,17 @@ from queries.eventlog import CHANNEL
 
 logger = logging.getLogger(__name__)
 
-_CONNECT_KEYS = ("dbname", "user", "password", "host", "port", "sslmode", "sslrootcert", "sslcert", "sslkey")
+_CONNECT_KEYS = (
+    "dbname",
+    "user",
+    "password",
+    "host",
+    "port",
+    "sslmode",
+    "sslrootcert",
+    "sslcert",
+    "sslkey",
+)
 
 
 def _conninfo() -> dict:
@@ -37,7 +47,6 @@ class NotifyHub:
 
     async def _listen(self) -> None:
         import psycopg
-
         from asgiref.sync import sync_to_async
 
         params = await sync_to_async(_conninfo)()
@@ -93,5 +102,5 @@ async def wait(waiter: asyncio.Event, timeout: float) -> bool:
     try:
         await asyncio.wait_for(waiter.wait(), timeout)
         return True
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return False

@@ -40,7 +40,9 @@ def run_get_for_user(*, run_id, user) -> QueryRun:
     return run
 
 
-def run_search(*, user, status=None, provider=None, since=None, until=None, text=None) -> QuerySet[QueryRun]:
+def run_search(
+    *, user, status=None, provider=None, since=None, until=None, text=None
+) -> QuerySet[QueryRun]:
     """Return the user's runs filtered by status, provider, date range and text."""
     runs = run_list_for_user(user=user).select_related("user")
     if status:

@@ -75,8 +75,15 @@ def run_check_limits(*, user) -> None:
         )
 
 
-def run_create(*, user, query: str, provider_name: str, model: str | None, kb_ids: list[int],
-               request_id: str = "") -> QueryRun:
+def run_create(
+    *,
+    user,
+    query: str,
+    provider_name: str,
+    model: str | None,
+    kb_ids: list[int],
+    request_id: str = "",
+) -> QueryRun:
     """Record a run and queue its job in one transaction."""
     from providers.llm.registry import get_provider
     from queries.tasks import run_query
@@ -117,7 +124,11 @@ class CancelCheck:
         now = time.monotonic()
         if now - self.checked_at >= self.every:
             self.checked_at = now
-            row = QueryRun.objects.filter(id=self.run_id).values_list("cancel_requested", "status").first()
+            row = (
+                QueryRun.objects.filter(id=self.run_id)
+                .values_list("cancel_requested", "status")
+                .first()
+            )
             if row is None or row[0] or row[1] not in QueryRun.ACTIVE_STATUSES:
                 self.cancelled = True
             elif self.should_abort():
@@ -136,7 +147,12 @@ def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
         if run is None or run.status != QueryRun.Status.QUEUED:
             return run
         if run.cancel_requested:
-            run_terminate(run_id=run.id, status=QueryRun.Status.CANCELLED, code="cancelled", message=CANCELLED_MESSAGE)
+            run_terminate(
+                run_id=run.id,
+                status=QueryRun.Status.CANCELLED,
+                code="cancelled",
+                message=CANCELLED_MESSAGE,
+            )
             return run
         run.status = QueryRun.Status.RUNNING
         run.started_at = timezone.now()
@@ -171,8 +187,12 @@ def run_cancel(*, run: QueryRun) -> QueryRun:
         run.save(update_fields=["cancel_requested"])
         if run.status == QueryRun.Status.QUEUED:
             if run.job_id is None or app.job_manager.cancel_job_by_id(run.job_id, abort=False):
-                run_terminate(run_id=run.id, status=QueryRun.Status.CANCELLED, code="cancelled",
-                              message=CANCELLED_MESSAGE)
+                run_terminate(
+                    run_id=run.id,
+                    status=QueryRun.Status.CANCELLED,
+                    code="cancelled",
+                    message=CANCELLED_MESSAGE,
+                )
         elif run.job_id:
             app.job_manager.cancel_job_by_id(run.job_id, abort=True)
     run.refresh_from_db()
@@ -200,8 +220,12 @@ def _dead_runs(run_id=None) -> list:
 
 
 def _interrupt(run_id) -> bool:
-    ended = run_terminate(run_id=run_id, status=QueryRun.Status.INTERRUPTED, code="interrupted",
-                          message=INTERRUPTED_MESSAGE)
+    ended = run_terminate(
+        run_id=run_id,
+        status=QueryRun.Status.INTERRUPTED,
+        code="interrupted",
+        message=INTERRUPTED_MESSAGE,
+    )
     if ended:
         logger.warning("run %s interrupted: its worker stopped", run_id)
         with connection.cursor() as cursor:

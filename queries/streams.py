@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -36,6 +37,24 @@ def encode(event, style: str) -> str:
     return lines
 
 
+_pool: ThreadPoolExecutor | None = None
+
+
+def _reader_pool() -> ThreadPoolExecutor:
+    """Return the threads that read run logs for this process's streams.
+
+    Concurrent streams read in parallel on these threads instead of queueing on Django's one
+    shared sync thread, and the pool's size bounds the database connections streams hold
+    (each thread keeps its own).
+    """
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(
+            max_workers=settings.STREAM_READ_THREADS, thread_name_prefix="run-log"
+        )
+    return _pool
+
+
 def _read(run_id, user, after: int) -> tuple[list, bool]:
     """Read the next events through django-eventstream (its channel manager checks access)."""
     request = EventRequest()
@@ -57,7 +76,7 @@ async def run_stream(*, run_id, user, after: int = 0, style: str = STYLE_POST):
     idle_timeout = settings.STREAM_IDLE_TIMEOUT_SECONDS
     poll = settings.STREAM_POLL_SECONDS
     liveness_every = settings.STREAM_LIVENESS_SECONDS
-    read = sync_to_async(_read)
+    read = sync_to_async(_read, thread_sensitive=False, executor=_reader_pool())
     waiter = notify.hub.register(run_id)
     cursor = after
     now = time.monotonic()
@@ -83,7 +102,9 @@ async def run_stream(*, run_id, user, after: int = 0, style: str = STYLE_POST):
                 return
             if now >= next_liveness:
                 next_liveness = now + liveness_every
-                await sync_to_async(run_check_liveness)(run_id=run_id)
+                await sync_to_async(
+                    run_check_liveness, thread_sensitive=False, executor=_reader_pool()
+                )(run_id=run_id)
             if now - last_sent_at >= heartbeat:
                 yield KEEP_ALIVE
                 last_sent_at = now

@@ -19,6 +19,22 @@ BAD_PROVIDER = "provider must be 'openai' or 'ollama' (or 'extractive')"
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
+async def _release_request_connection() -> None:
+    """Close this request's database connection before a long stream starts.
+
+    Django gives each ASGI request its own sync thread, and so its own connection, held until
+    the response ends; an open stream would pin one connection for minutes. Streams read the
+    log on a small shared pool instead.
+    """
+    await sync_to_async(_close_connection)()
+
+
+def _close_connection() -> None:
+    from django.db import connection
+
+    connection.close()
+
+
 def _parse_body(request) -> dict | JsonResponse:
     """Validate the spec's body; wrongly typed fields are JSON 400s, never a 500."""
     from providers.llm.registry import default_provider_name, provider_names
@@ -42,9 +58,12 @@ def _parse_body(request) -> dict | JsonResponse:
         return json_error(400, "'model' must be a string", "invalid_model")
     kbs = body.get("knowledge_bases", body.get("knowledgeBases"))
     if kbs is not None and (
-        not isinstance(kbs, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in kbs)
+        not isinstance(kbs, list)
+        or not all(isinstance(k, int) and not isinstance(k, bool) for k in kbs)
     ):
-        return json_error(400, "'knowledge_bases' must be a list of knowledge base ids", "invalid_knowledge_bases")
+        return json_error(
+            400, "'knowledge_bases' must be a list of knowledge base ids", "invalid_knowledge_bases"
+        )
     return {
         "query": query.strip(),
         "provider": provider.lower().strip(),
@@ -72,8 +91,12 @@ def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun | JsonResponse
         response["Retry-After"] = str(exc.retry_after)
         return response
     return run_create(
-        user=user, query=parsed["query"], provider_name=parsed["provider"], model=parsed["model"],
-        kb_ids=kb_ids, request_id=request_id,
+        user=user,
+        query=parsed["query"],
+        provider_name=parsed["provider"],
+        model=parsed["model"],
+        kb_ids=kb_ids,
+        request_id=request_id,
     )
 
 
@@ -86,9 +109,12 @@ async def query_view(request):
     parsed = _parse_body(request)
     if isinstance(parsed, JsonResponse):
         return parsed
-    run = await sync_to_async(_prepare_run)(request.user, parsed, getattr(request, "request_id", ""))
+    run = await sync_to_async(_prepare_run)(
+        request.user, parsed, getattr(request, "request_id", "")
+    )
     if isinstance(run, JsonResponse):
         return run
+    await _release_request_connection()
     response = StreamingHttpResponse(
         run_stream(run_id=run.id, user=request.user, after=0, style=STYLE_POST),
         content_type="text/event-stream",
@@ -101,7 +127,12 @@ async def query_view(request):
 
 def _cursor(request) -> int | None:
     """Return the resume cursor from Last-Event-ID (`k` or `run-<id>:k`) or ?after=k."""
-    raw = request.headers.get("Last-Event-ID") or request.GET.get("after") or request.GET.get("lastEventId") or "0"
+    raw = (
+        request.headers.get("Last-Event-ID")
+        or request.GET.get("after")
+        or request.GET.get("lastEventId")
+        or "0"
+    )
     raw = raw.rsplit(":", 1)[-1].strip()
     try:
         value = int(raw)
@@ -128,7 +159,9 @@ async def run_events_view(request, run_id):
         return response
     after = _cursor(request)
     if after is None:
-        return json_error(400, "Last-Event-ID or ?after= must be a non-negative event number.", "invalid_cursor")
+        return json_error(
+            400, "Last-Event-ID or ?after= must be a non-negative event number.", "invalid_cursor"
+        )
     try:
         run, nothing_left = await sync_to_async(_open_events)(request.user, run_id, after)
     except Http404:
@@ -136,6 +169,7 @@ async def run_events_view(request, run_id):
     if nothing_left:
         # A finished run fully sent: 204 tells EventSource to stop reconnecting.
         return HttpResponse(status=204)
+    await _release_request_connection()
     response = StreamingHttpResponse(
         run_stream(run_id=run.id, user=request.user, after=after, style=STYLE_EVENTSOURCE),
         content_type="text/event-stream",

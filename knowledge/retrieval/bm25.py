@@ -92,8 +92,13 @@ def term_idfs(kb_ids: list[int], terms: list[str], stats: CorpusStats) -> dict[s
 
 
 def bm25_scores(
-    *, kb_ids: list[int], query: str | None = None, tokens: list[str] | None = None,
-    top_k: int | None = 10, k1: float = K1, b: float = B,
+    *,
+    kb_ids: list[int],
+    query: str | None = None,
+    tokens: list[str] | None = None,
+    top_k: int | None = 10,
+    k1: float = K1,
+    b: float = B,
 ) -> list[tuple[int, float]]:
     """Return (chunk_id, score) of the best BM25 matches, zero scores dropped, best first."""
     if not kb_ids:

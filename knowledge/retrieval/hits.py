@@ -69,7 +69,12 @@ def hydrate(scored: list[tuple[int, float]], source_type: str) -> list[Hit]:
     rows = {
         row["id"]: row
         for row in Chunk.objects.filter(id__in=[chunk_id for chunk_id, _ in scored]).values(
-            "id", "text", "page", "document_id", "knowledge_base_id", "document__file_name",
+            "id",
+            "text",
+            "page",
+            "document_id",
+            "knowledge_base_id",
+            "document__file_name",
             "document__external_id",
         )
     }

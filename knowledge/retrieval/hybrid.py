@@ -65,11 +65,17 @@ def search_stores(
     pool = _pool()
     futures = {
         SOURCE_VECTOR: pool.submit(
-            _in_thread, dense_scores, kb_ids=kb_ids, query_vector=query_vector, top_k=top_k,
+            _in_thread,
+            dense_scores,
+            kb_ids=kb_ids,
+            query_vector=query_vector,
+            top_k=top_k,
             exact=exact,
         ),
         SOURCE_BM25: pool.submit(_in_thread, bm25_scores, kb_ids=kb_ids, query=query, top_k=top_k),
-        SOURCE_GRAPH: pool.submit(_in_thread, graph_scores, kb_ids=kb_ids, query=query, top_k=graph_k),
+        SOURCE_GRAPH: pool.submit(
+            _in_thread, graph_scores, kb_ids=kb_ids, query=query, top_k=graph_k
+        ),
     }
     scored = {name: future.result() for name, future in futures.items()}
     timings = {f"{name}_ms": round(elapsed, 2) for name, (_, elapsed) in scored.items()}

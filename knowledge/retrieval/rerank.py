@@ -12,7 +12,11 @@ from providers.reranker import FallbackReranker, Passage, Reranker, get_reranker
 
 
 def rerank(
-    *, query: str, hits: list[Hit], kb_ids: list[int], top_k: int | None,
+    *,
+    query: str,
+    hits: list[Hit],
+    kb_ids: list[int],
+    top_k: int | None,
     reranker: Reranker | None = None,
 ) -> list[Hit]:
     """Score every candidate for the query, sort on that score, and keep `top_k` (all if None)."""
@@ -26,7 +30,11 @@ def rerank(
         for hit, passage in zip(hits, passages):
             if hit.chunk_id in stored:
                 passage.embedding = np.asarray(stored[hit.chunk_id], dtype=np.float32)
-        idf = term_idfs(kb_ids, list(dict.fromkeys(bm25_tokens(query))), corpus_stats(kb_ids)) if kb_ids else {}
+        idf = (
+            term_idfs(kb_ids, list(dict.fromkeys(bm25_tokens(query))), corpus_stats(kb_ids))
+            if kb_ids
+            else {}
+        )
         scores = reranker.score(query, passages, idf=idf)
     else:
         scores = reranker.score(query, passages)

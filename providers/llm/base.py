@@ -88,14 +88,22 @@ class AnswerProvider:
         raise NotImplementedError
 
     def answer(
-        self, query: str, context: str, sources: list[SourceBlock], ctx: CallContext,
+        self,
+        query: str,
+        context: str,
+        sources: list[SourceBlock],
+        ctx: CallContext,
         feedback: str = "",
     ) -> dict[str, Any]:
         """Return {answer, confidence, cited_sources, key_facts, is_sufficient}."""
         raise NotImplementedError
 
     def answer_plain(
-        self, query: str, context: str, sources: list[SourceBlock], ctx: CallContext,
+        self,
+        query: str,
+        context: str,
+        sources: list[SourceBlock],
+        ctx: CallContext,
         feedback: str = "",
     ) -> str:
         """Return an answer as plain text (the fallback when the JSON answer failed)."""

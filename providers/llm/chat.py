@@ -62,7 +62,9 @@ class _LoopThread:
         with self.lock:
             if self.loop is None or self.loop.is_closed():
                 self.loop = asyncio.new_event_loop()
-                threading.Thread(target=self.loop.run_forever, name="model-calls", daemon=True).start()
+                threading.Thread(
+                    target=self.loop.run_forever, name="model-calls", daemon=True
+                ).start()
             return self.loop
 
 
@@ -95,11 +97,15 @@ class ChatModelProvider(AnswerProvider):
 
     timeout: float | None = 120.0
 
-    def chat_model(self, *, model: str | None, temperature: float, json_mode: bool, stage: str = ""):
+    def chat_model(
+        self, *, model: str | None, temperature: float, json_mode: bool, stage: str = ""
+    ):
         """Return a LangChain chat model configured for one call."""
         raise NotImplementedError
 
-    def _call(self, stage: str, system: str, user: str, ctx: CallContext, *, json_mode: bool) -> str:
+    def _call(
+        self, stage: str, system: str, user: str, ctx: CallContext, *, json_mode: bool
+    ) -> str:
         if ctx.is_cancelled():
             raise RunCancelled()
         model = self.chat_model(
@@ -116,11 +122,15 @@ class ChatModelProvider(AnswerProvider):
         ctx.record(stage, _usage_of(message))
         content = message.content
         if isinstance(content, list):
-            content = "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
+            content = "".join(
+                part.get("text", "") if isinstance(part, dict) else str(part) for part in content
+            )
         return str(content)
 
     def plan(self, query: str, ctx: CallContext) -> dict[str, Any]:
-        reply = self._call("planner", prompts.PLANNER_SYSTEM, prompts.fence("QUESTION", query), ctx, json_mode=True)
+        reply = self._call(
+            "planner", prompts.PLANNER_SYSTEM, prompts.fence("QUESTION", query), ctx, json_mode=True
+        )
         plan = parse_json(reply)
         if "retrieve" not in plan:
             raise ProviderError("the plan has no 'retrieve' decision", code="invalid_json")
@@ -132,7 +142,13 @@ class ChatModelProvider(AnswerProvider):
 
     def answer(self, query, context, sources, ctx, feedback=""):
         user = prompts.fence("CONTEXT", context) + "\n\n" + prompts.fence("QUESTION", query)
-        reply = self._call("reasoning", prompts.ANSWER_SYSTEM + prompts.with_feedback(feedback), user, ctx, json_mode=True)
+        reply = self._call(
+            "reasoning",
+            prompts.ANSWER_SYSTEM + prompts.with_feedback(feedback),
+            user,
+            ctx,
+            json_mode=True,
+        )
         result = parse_json(reply)
         if "answer" not in result:
             raise ProviderError("the answer JSON has no 'answer'", code="invalid_json")
@@ -140,17 +156,36 @@ class ChatModelProvider(AnswerProvider):
 
     def answer_plain(self, query, context, sources, ctx, feedback=""):
         user = prompts.fence("CONTEXT", context) + "\n\n" + prompts.fence("QUESTION", query)
-        return self._call("reasoning", prompts.ANSWER_PLAIN_SYSTEM + prompts.with_feedback(feedback), user, ctx, json_mode=False)
+        return self._call(
+            "reasoning",
+            prompts.ANSWER_PLAIN_SYSTEM + prompts.with_feedback(feedback),
+            user,
+            ctx,
+            json_mode=False,
+        )
 
     def direct_answer(self, query: str, ctx: CallContext) -> str:
-        return self._call("reasoning", prompts.DIRECT_SYSTEM, prompts.fence("QUESTION", query), ctx, json_mode=False).strip()
+        return self._call(
+            "reasoning",
+            prompts.DIRECT_SYSTEM,
+            prompts.fence("QUESTION", query),
+            ctx,
+            json_mode=False,
+        ).strip()
 
-    def reflect(self, query: str, context: str, answer: str, sources: list[SourceBlock], ctx: CallContext):
+    def reflect(
+        self, query: str, context: str, answer: str, sources: list[SourceBlock], ctx: CallContext
+    ):
         user = (
-            prompts.fence("CONTEXT", context) + "\n\n" + prompts.fence("QUESTION", query) + "\n\n"
+            prompts.fence("CONTEXT", context)
+            + "\n\n"
+            + prompts.fence("QUESTION", query)
+            + "\n\n"
             + prompts.fence("ANSWER", answer)
         )
-        verdict = parse_json(self._call("reflection", prompts.REFLECT_SYSTEM, user, ctx, json_mode=True))
+        verdict = parse_json(
+            self._call("reflection", prompts.REFLECT_SYSTEM, user, ctx, json_mode=True)
+        )
         if "grounded" not in verdict:
             raise ProviderError("the verdict has no 'grounded'", code="invalid_json")
         return verdict
@@ -159,5 +194,7 @@ class ChatModelProvider(AnswerProvider):
         if not feedback:
             return query
         user = prompts.fence("QUESTION", query) + "\n\n" + prompts.fence("FEEDBACK", feedback)
-        rewritten = self._call("reflection", prompts.REWRITE_SYSTEM, user, ctx, json_mode=False).strip()
+        rewritten = self._call(
+            "reflection", prompts.REWRITE_SYSTEM, user, ctx, json_mode=False
+        ).strip()
         return rewritten.splitlines()[0][:500] if rewritten else query

@@ -32,7 +32,7 @@ RELEVANCE_THRESHOLD = 0.35
 SUFFICIENT_THRESHOLD = 0.5
 # A second or third sentence must score at least this share of the best one, so a strong
 # answer is not padded with loosely related sentences.
-RELATIVE_CUTOFF = 0.75
+RELATIVE_CUTOFF = 0.6
 MAX_SENTENCES = 3
 # A retry after critic feedback looks further down the ranking so it can change the answer.
 RETRY_THRESHOLD_DROP = 0.1

@@ -22,47 +22,59 @@ PLANNER_SYSTEM = (
     "question it is. retrieve is true for questions about the uploaded documents or the team's "
     "own material, false for greetings, arithmetic, general world knowledge and coding "
     "questions. use_external is true only for recent events and live data. "
-    "Answer with JSON only: {\"retrieve\": bool, \"use_external\": bool, \"query_type\": "
-    "\"factual\"|\"analytical\"|\"conversational\"|\"computational\"|\"coding\"|\"current_events\", "
-    "\"reasoning\": \"one sentence\"}. " + FENCE_NOTE.format(label="QUESTION")
+    'Answer with JSON only: {"retrieve": bool, "use_external": bool, "query_type": '
+    '"factual"|"analytical"|"conversational"|"computational"|"coding"|"current_events", '
+    '"reasoning": "one sentence"}. ' + FENCE_NOTE.format(label="QUESTION")
 )
 
 COMPRESS_SYSTEM = (
     "You compress evidence for a question. Keep every sentence that helps answer it, drop the "
     "rest, and keep each block's [n] label line so citations still line up. Output only the "
-    "compressed blocks. " + FENCE_NOTE.format(label="CONTEXT") + " " + FENCE_NOTE.format(label="QUESTION")
+    "compressed blocks. "
+    + FENCE_NOTE.format(label="CONTEXT")
+    + " "
+    + FENCE_NOTE.format(label="QUESTION")
 )
 
 ANSWER_SYSTEM = (
     "You answer questions using only the numbered context blocks. Cite every claim inline with "
     "the block number in square brackets, like [1] or [2][3]. If the context does not contain "
-    "the answer, say so. Answer with JSON only: {\"answer\": str, \"confidence\": number 0..1, "
-    "\"cited_sources\": [int], \"key_facts\": [str], \"is_sufficient\": bool}. "
-    + FENCE_NOTE.format(label="CONTEXT") + " " + FENCE_NOTE.format(label="QUESTION")
+    'the answer, say so. Answer with JSON only: {"answer": str, "confidence": number 0..1, '
+    '"cited_sources": [int], "key_facts": [str], "is_sufficient": bool}. '
+    + FENCE_NOTE.format(label="CONTEXT")
+    + " "
+    + FENCE_NOTE.format(label="QUESTION")
 )
 
 ANSWER_PLAIN_SYSTEM = (
     "Answer the question using only the numbered context blocks, citing them inline as [n]. "
-    + FENCE_NOTE.format(label="CONTEXT") + " " + FENCE_NOTE.format(label="QUESTION")
+    + FENCE_NOTE.format(label="CONTEXT")
+    + " "
+    + FENCE_NOTE.format(label="QUESTION")
 )
 
-DIRECT_SYSTEM = (
-    "Answer the user's question directly and concisely. " + FENCE_NOTE.format(label="QUESTION")
+DIRECT_SYSTEM = "Answer the user's question directly and concisely. " + FENCE_NOTE.format(
+    label="QUESTION"
 )
 
 REFLECT_SYSTEM = (
     "You are a strict critic. Check whether every claim of the answer is supported by the "
-    "numbered context blocks it cites. Answer with JSON only: {\"grounded\": bool, "
-    "\"confidence\": number 0..1, \"issues\": [str], \"feedback\": \"what the next attempt "
-    "should do differently\", \"should_retry\": bool}. "
-    + FENCE_NOTE.format(label="CONTEXT") + " " + FENCE_NOTE.format(label="QUESTION") + " "
+    'numbered context blocks it cites. Answer with JSON only: {"grounded": bool, '
+    '"confidence": number 0..1, "issues": [str], "feedback": "what the next attempt '
+    'should do differently", "should_retry": bool}. '
+    + FENCE_NOTE.format(label="CONTEXT")
+    + " "
+    + FENCE_NOTE.format(label="QUESTION")
+    + " "
     + FENCE_NOTE.format(label="ANSWER")
 )
 
 REWRITE_SYSTEM = (
     "Rewrite the question into a better search query for the document store, using the "
     "critic's feedback about what evidence was missing. Output only the query. "
-    + FENCE_NOTE.format(label="QUESTION") + " " + FENCE_NOTE.format(label="FEEDBACK")
+    + FENCE_NOTE.format(label="QUESTION")
+    + " "
+    + FENCE_NOTE.format(label="FEEDBACK")
 )
 
 
@@ -70,7 +82,6 @@ def with_feedback(feedback: str) -> str:
     """Return the amendment an answer prompt gets on a retry."""
     if not feedback:
         return ""
-    return (
-        "\n\nA previous attempt was rejected by the critic. Address this feedback:\n"
-        + fence("FEEDBACK", feedback)
+    return "\n\nA previous attempt was rejected by the critic. Address this feedback:\n" + fence(
+        "FEEDBACK", feedback
     )

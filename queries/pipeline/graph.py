@@ -49,6 +49,8 @@ def build_graph():
     graph.add_edge(stages.NODE_COMPRESS, stages.NODE_REASON)
     graph.add_edge(stages.NODE_REASON, stages.NODE_REFLECT)
     graph.add_conditional_edges(
-        stages.NODE_REFLECT, route_reflection, {END: END, stages.NODE_RETRIEVAL: stages.NODE_RETRIEVAL}
+        stages.NODE_REFLECT,
+        route_reflection,
+        {END: END, stages.NODE_RETRIEVAL: stages.NODE_RETRIEVAL},
     )
     return graph.compile()

@@ -64,15 +64,28 @@ def run_pipeline(
         sources = state.get("final_sources") or state.get("sources", [])
         metadata = state.get("pipeline_metadata", {})
         emit(sink, stages.DONE, {"answer": answer, "sources": sources, "metadata": metadata})
-        outcome = Outcome(status="succeeded", answer=answer, sources=sources, metadata=metadata,
-                          reranker=state.get("reranker") or {})
+        outcome = Outcome(
+            status="succeeded",
+            answer=answer,
+            sources=sources,
+            metadata=metadata,
+            reranker=state.get("reranker") or {},
+        )
     except RunCancelled:
-        emit(sink, stages.ERROR, {"message": "Run cancelled", "stage": stages.PIPELINE, "code": "cancelled"})
+        emit(
+            sink,
+            stages.ERROR,
+            {"message": "Run cancelled", "stage": stages.PIPELINE, "code": "cancelled"},
+        )
         outcome = Outcome(status="cancelled", error="Run cancelled", error_code="cancelled")
     except Exception as exc:
         logger.exception("pipeline failed")
         message = str(exc) or type(exc).__name__
-        emit(sink, stages.ERROR, {"message": message, "stage": stages.PIPELINE, "code": "pipeline_failed"})
+        emit(
+            sink,
+            stages.ERROR,
+            {"message": message, "stage": stages.PIPELINE, "code": "pipeline_failed"},
+        )
         outcome = Outcome(status="failed", error=message, error_code="pipeline_failed")
     if frame_stream_end:
         emit(sink, stages.STREAM_END, None)

@@ -15,7 +15,16 @@ RERANKER = "reranker"
 COMPRESSOR = "compressor"
 REASONING = "reasoning"
 REFLECTION = "reflection"
-STAGES = (PLANNER, RETRIEVAL, EXTERNAL_TOOLS, AGGREGATOR, RERANKER, COMPRESSOR, REASONING, REFLECTION)
+STAGES = (
+    PLANNER,
+    RETRIEVAL,
+    EXTERNAL_TOOLS,
+    AGGREGATOR,
+    RERANKER,
+    COMPRESSOR,
+    REASONING,
+    REFLECTION,
+)
 # The stage id of a route-framed pipeline error.
 PIPELINE = "pipeline"
 
@@ -38,7 +47,13 @@ RETRIEVAL_RESULT = "retrieval_result"
 FINALIZE = "finalize"
 RETRY = "retry"
 PIPELINE_EVENTS = (
-    STAGE_START, STAGE_COMPLETE, STAGE_SKIP, STAGE_ERROR, RETRIEVAL_RESULT, FINALIZE, RETRY,
+    STAGE_START,
+    STAGE_COMPLETE,
+    STAGE_SKIP,
+    STAGE_ERROR,
+    RETRIEVAL_RESULT,
+    FINALIZE,
+    RETRY,
 )
 # Event types framed by the run (not by a node).
 DONE = "done"

@@ -47,9 +47,7 @@ def test_login_and_logout_pages(client, user):
     page = client.get("/accounts/login/")
     assert page.status_code == 200
     assert b'name="username"' in page.content and b"csrfmiddlewaretoken" in page.content
-    response = client.post(
-        "/accounts/login/", {"username": "alice", "password": "alice-pass-123"}
-    )
+    response = client.post("/accounts/login/", {"username": "alice", "password": "alice-pass-123"})
     assert response.status_code == 302
     home = client.get("/")
     assert home.status_code == 200 and b"alice" in home.content
@@ -58,10 +56,10 @@ def test_login_and_logout_pages(client, user):
 
 
 def test_drf_create_token_and_createsuperuser_commands_work(django_user_model):
+    import os
+
     from django.core.management import call_command
     from rest_framework.authtoken.models import Token
-
-    import os
 
     os.environ.update(
         DJANGO_SUPERUSER_USERNAME="root",
@@ -71,7 +69,11 @@ def test_drf_create_token_and_createsuperuser_commands_work(django_user_model):
     try:
         call_command("createsuperuser", interactive=False, verbosity=0)
     finally:
-        for key in ("DJANGO_SUPERUSER_USERNAME", "DJANGO_SUPERUSER_EMAIL", "DJANGO_SUPERUSER_PASSWORD"):
+        for key in (
+            "DJANGO_SUPERUSER_USERNAME",
+            "DJANGO_SUPERUSER_EMAIL",
+            "DJANGO_SUPERUSER_PASSWORD",
+        ):
             os.environ.pop(key)
     admin = django_user_model.objects.get(username="root")
     assert admin.is_superuser and admin.check_password("root-pass-123")

@@ -8,7 +8,10 @@ from tests.conftest import run_manage
 @pytest.mark.django_db
 def test_check_deploy_passes_with_production_like_settings():
     result = run_manage(
-        "check", "--deploy", "--fail-level", "WARNING",
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
         DEBUG="",
         SECRET_KEY="k8#Jz2!vQ9@pL4$wX7%nR1^tY6&mC3*bH5(dF0)gS2_eU8+aW4=iO7-uP9",
         ALLOWED_HOSTS="adrag.example.com",
@@ -26,7 +29,11 @@ def test_check_deploy_passes_with_production_like_settings():
 @pytest.mark.django_db
 def test_check_deploy_flags_a_debug_deployment():
     result = run_manage(
-        "check", "--deploy", "--fail-level", "WARNING", DEBUG="1",
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        DEBUG="1",
         SECRET_KEY="k8#Jz2!vQ9@pL4$wX7%nR1^tY6&mC3*bH5(dF0)gS2_eU8+aW4=iO7-uP9",
     )
     assert result.returncode != 0

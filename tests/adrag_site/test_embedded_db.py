@@ -45,7 +45,11 @@ def test_two_processes_use_the_embedded_database_at_once(tmp_path):
         children = [
             subprocess.Popen(
                 [sys.executable, "-c", CHILD, me, other, str(tmp_path)],
-                cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
             )
             for me, other in (("a", "b"), ("b", "a"))
         ]
@@ -68,8 +72,15 @@ def test_the_server_survives_a_killed_client_and_prunes_its_handle(tmp_path):
     if "DATABASE_URL" in child_env():
         pytest.skip("an external database is configured")
     child = subprocess.Popen(
-        [sys.executable, "-c", "import os, time, django; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'adrag_site.settings'); django.setup(); print('up', flush=True); time.sleep(60)"],
-        cwd=ROOT, env=child_env(), stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import os, time, django; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'adrag_site.settings'); django.setup(); print('up', flush=True); time.sleep(60)",
+        ],
+        cwd=ROOT,
+        env=child_env(),
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert child.stdout.readline().strip() == "up"
     handles = settings.DATA_DIR / "pgdata" / ".handle_pids.json"
@@ -79,9 +90,18 @@ def test_the_server_survives_a_killed_client_and_prunes_its_handle(tmp_path):
     time.sleep(0.2)
     # A new process attaches, prunes the dead pid, and finds the server still answering.
     result = subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "shell", "-c",
-         "from django.db import connection; c = connection.cursor(); c.execute('select 1'); print(c.fetchone()[0])"],
-        cwd=ROOT, env=child_env(), capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "shell",
+            "-c",
+            "from django.db import connection; c = connection.cursor(); c.execute('select 1'); print(c.fetchone()[0])",
+        ],
+        cwd=ROOT,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "1"

@@ -108,7 +108,10 @@ def test_wrong_method_on_drf_view_is_405_json(auth_client):
 def test_oversized_body_is_413_json_before_it_is_read(auth_client, settings):
     settings.MAX_UPLOAD_MB = 1
     response = auth_client.generic(
-        "POST", "/api/anything", b"x", CONTENT_TYPE="application/octet-stream",
+        "POST",
+        "/api/anything",
+        b"x",
+        CONTENT_TYPE="application/octet-stream",
         CONTENT_LENGTH=str(100 * 1024 * 1024),
     )
     assert_error(response, 413, "payload_too_large")

@@ -30,7 +30,9 @@ def test_worker_process_runs_the_sessions_clear_task():
     assert result.returncode == 0, result.stderr
 
     with connection.cursor() as cursor:
-        cursor.execute("SELECT status, worker_id IS NOT NULL FROM procrastinate_jobs WHERE id = %s", [job_id])
+        cursor.execute(
+            "SELECT status, worker_id IS NOT NULL FROM procrastinate_jobs WHERE id = %s", [job_id]
+        )
         status, _ = cursor.fetchone()
     assert status == "succeeded"
     assert not Session.objects.filter(session_key=expired.session_key).exists()

@@ -29,7 +29,9 @@ def upload(auth_client, kb):
                 name, data = item
                 payload.append(SimpleUploadedFile(name, data))
         return (client or auth_client).post(
-            f"/api/knowledge-bases/{kb_id or kb.id}/documents", {"file": payload}, format="multipart"
+            f"/api/knowledge-bases/{kb_id or kb.id}/documents",
+            {"file": payload},
+            format="multipart",
         )
 
     return _upload

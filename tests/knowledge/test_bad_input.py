@@ -71,7 +71,9 @@ def test_file_at_the_limit_is_accepted(upload, settings):
 
 def test_50mb_plus_one_byte_is_413_at_the_default_limit(upload, settings):
     assert settings.MAX_UPLOAD_MB == 50
-    assert_rejected(upload(("big.txt", b"a" * (50 * 1024 * 1024 + 1))), 413, "file_too_large", settings)
+    assert_rejected(
+        upload(("big.txt", b"a" * (50 * 1024 * 1024 + 1))), 413, "file_too_large", settings
+    )
 
 
 def test_file_without_text_is_422(upload, settings):

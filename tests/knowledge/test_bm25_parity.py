@@ -38,10 +38,16 @@ def corpora(user):
     _ingest(a, [TextItem(p.name, p.read_bytes()) for p in sorted(FILES.glob("sample.*"))])
     # Many small chunks that share "common": its df exceeds N/2 in B, so its idf is negative
     # and rank_bm25's epsilon floor (from the corpus's average idf) must be reproduced.
-    _ingest(b, [
-        TextItem(f"note{i}.txt", f"Common shared words appear in note {i} about zeta{i % 7}.".encode())
-        for i in range(80)
-    ])
+    _ingest(
+        b,
+        [
+            TextItem(
+                f"note{i}.txt",
+                f"Common shared words appear in note {i} about zeta{i % 7}.".encode(),
+            )
+            for i in range(80)
+        ],
+    )
     _ingest(hidden, [TextItem("secret.txt", b"Marie Curie common common retrieval database " * 20)])
     return a, b, hidden
 
@@ -50,9 +56,7 @@ def test_sql_bm25_equals_rank_bm25_over_the_searched_kbs(corpora):
     a, b, hidden = corpora
     searched = [a.id, b.id]
     chunks = list(Chunk.objects.filter(knowledge_base_id__in=searched).order_by("id"))
-    corpus = [
-        [t for t in bm25_tokens(chunk.text) if len(t) <= MAX_TERM_LENGTH] for chunk in chunks
-    ]
+    corpus = [[t for t in bm25_tokens(chunk.text) if len(t) <= MAX_TERM_LENGTH] for chunk in chunks]
     assert [len(tokens) for tokens in corpus] == [chunk.bm25_length for chunk in chunks]
     oracle = BM25Okapi(corpus)
     common_df = sum(1 for tokens in corpus if "common" in tokens)

@@ -17,8 +17,13 @@ def tiny_cross_encoder(tmp_path):
     tokenizer = BertTokenizerFast.from_pretrained(str(model_path()))
     torch.manual_seed(0)
     config = BertConfig(
-        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=64, max_position_embeddings=512, num_labels=1,
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
+        num_labels=1,
     )
     model = BertForSequenceClassification(config)
     model.save_pretrained(tmp_path)

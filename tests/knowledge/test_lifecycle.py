@@ -39,7 +39,9 @@ def test_two_concurrent_uploads_of_the_same_file_end_as_one_document(kb, user):
     assert {document.id for document, _ in results} == {Document.objects.get().id}
     assert sorted(queued for _, queued in results) == [False, True]
     with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'knowledge.ingest_document'")
+        cursor.execute(
+            "SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'knowledge.ingest_document'"
+        )
         assert cursor.fetchone()[0] == 1
 
 
@@ -51,7 +53,8 @@ def test_cancel_a_queued_ingestion(upload, auth_client):
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT j.status FROM procrastinate_jobs j JOIN knowledge_document d ON d.job_id = j.id "
-            "WHERE d.id = %s", [document_id],
+            "WHERE d.id = %s",
+            [document_id],
         )
         assert cursor.fetchone()[0] == "cancelled"
     # The job, if a worker still reached it, does nothing.
@@ -65,7 +68,11 @@ def test_cancel_a_running_ingestion_keeps_the_previous_version(upload, auth_clie
     document_id = upload("sample.md").json()["documents"][0]["id"]
     run_ingestion(document_id)
     before = sorted(Chunk.objects.filter(document_id=document_id).values_list("id", flat=True))
-    big = ("\n\n".join(f"Paragraph {i} about Marie Curie and the CERN archive." * 4 for i in range(400))).encode()
+    big = (
+        "\n\n".join(
+            f"Paragraph {i} about Marie Curie and the CERN archive." * 4 for i in range(400)
+        )
+    ).encode()
     # Re-index the same document with a long text, so embedding takes many batches.
     document = Document.objects.get(id=document_id)
     from pathlib import Path
@@ -86,7 +93,9 @@ def test_cancel_a_running_ingestion_keeps_the_previous_version(upload, auth_clie
     document.refresh_from_db()
     assert document.status == "cancelled"
     assert 0 < document.progress_done < document.progress_total
-    assert sorted(Chunk.objects.filter(document_id=document_id).values_list("id", flat=True)) == before
+    assert (
+        sorted(Chunk.objects.filter(document_id=document_id).values_list("id", flat=True)) == before
+    )
 
 
 @pytest.mark.django_db
@@ -94,12 +103,21 @@ def test_spec_routes_keep_their_shapes_scoped_to_the_caller(auth_client, user):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     response = auth_client.post(
-        "/api/upload", {"file": SimpleUploadedFile("notes.txt", b"Marie Curie worked at CERN.")},
+        "/api/upload",
+        {"file": SimpleUploadedFile("notes.txt", b"Marie Curie worked at CERN.")},
         format="multipart",
     )
     assert response.status_code == 202
     body = response.json()
-    assert set(body) >= {"message", "file_name", "file_hash", "chunks", "vectors", "entities", "edges"}
+    assert set(body) >= {
+        "message",
+        "file_name",
+        "file_hash",
+        "chunks",
+        "vectors",
+        "entities",
+        "edges",
+    }
     default = KnowledgeBase.objects.get(owner=user, name="Default")
     assert body["knowledge_base"] == default.id
     run_ingestion(body["document_id"])
@@ -133,12 +151,17 @@ def test_clear_removes_only_the_callers_own_documents(upload, auth_client, other
 
 @pytest.mark.django_db
 def test_kb_create_validates_and_refuses_duplicate_names(auth_client):
-    assert auth_client.post("/api/knowledge-bases", {}, format="json").json()["code"] == "invalid_request"
+    assert (
+        auth_client.post("/api/knowledge-bases", {}, format="json").json()["code"]
+        == "invalid_request"
+    )
     created = auth_client.post("/api/knowledge-bases", {"name": "Lab notes"}, format="json")
     assert created.status_code == 201 and created.json()["name"] == "Lab notes"
     duplicate = auth_client.post("/api/knowledge-bases", {"name": "Lab notes"}, format="json")
     assert duplicate.status_code == 409 and duplicate.json()["code"] == "name_taken"
-    renamed = auth_client.patch(f"/api/knowledge-bases/{created.json()['id']}", {"name": "Lab"}, format="json")
+    renamed = auth_client.patch(
+        f"/api/knowledge-bases/{created.json()['id']}", {"name": "Lab"}, format="json"
+    )
     assert renamed.json()["name"] == "Lab"
 
 
@@ -153,7 +176,14 @@ def test_ingest_command_reads_a_folder_and_a_beir_corpus(tmp_path, user, django_
     (folder / "ignored.exe").write_bytes(b"MZ")
     corpus = tmp_path / "beir" / "corpus.jsonl"
     corpus.parent.mkdir()
-    corpus.write_text("\n".join(json.dumps({"_id": f"d{i}", "title": f"Title {i}", "text": f"Body text number {i} on CERN."}) for i in range(5)))
+    corpus.write_text(
+        "\n".join(
+            json.dumps(
+                {"_id": f"d{i}", "title": f"Title {i}", "text": f"Body text number {i} on CERN."}
+            )
+            for i in range(5)
+        )
+    )
     # In-process: the command's own code, against this test's transaction.
     from io import StringIO
 
@@ -166,7 +196,9 @@ def test_ingest_command_reads_a_folder_and_a_beir_corpus(tmp_path, user, django_
     call_command("ingest", str(corpus.parent), "--kb", "Beir", stdout=out, stderr=StringIO())
     assert "5 ready" in out.getvalue()
     beir = KnowledgeBase.objects.get(name="Beir")
-    assert sorted(beir.documents.values_list("external_id", flat=True)) == [f"d{i}" for i in range(5)]
+    assert sorted(beir.documents.values_list("external_id", flat=True)) == [
+        f"d{i}" for i in range(5)
+    ]
     text = Chunk.objects.filter(document__external_id="d3").values_list("text", flat=True).first()
     assert text == "Title 3 Body text number 3 on CERN."
     out = StringIO()

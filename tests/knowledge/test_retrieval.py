@@ -56,7 +56,9 @@ def test_a_query_never_returns_chunks_of_a_kb_it_may_not_search(kbs):
 def test_each_store_reports_its_own_source_and_score(kbs):
     mine, _ = kbs
     result = search_stores(kb_ids=[mine.id], query="Where did Marie Curie work?")
-    assert result.vector and all(h.source_type == "vector" and -1 <= h.score <= 1 for h in result.vector)
+    assert result.vector and all(
+        h.source_type == "vector" and -1 <= h.score <= 1 for h in result.vector
+    )
     assert result.bm25 and all(h.source_type == "bm25" and h.score > 0 for h in result.bm25)
     assert result.graph and all(h.source_type == "graph" for h in result.graph)
     assert len(result.vector) == 3 and result.vector[0].file_name == "curie.txt"
@@ -66,9 +68,12 @@ def test_each_store_reports_its_own_source_and_score(kbs):
 def test_graph_reaches_second_hop_chunks_through_a_shared_entity(kbs):
     mine, _ = kbs
     # "Marie Curie" is only in curie.txt; "Radium Institute" links it to sorbonne.txt.
-    scored = dict(graph_scores(kb_ids=[mine.id], query="What did Marie Curie discover?", top_k=None))
+    scored = dict(
+        graph_scores(kb_ids=[mine.id], query="What did Marie Curie discover?", top_k=None)
+    )
     by_file = {
-        Chunk.objects.get(id=chunk_id).document.file_name: score for chunk_id, score in scored.items()
+        Chunk.objects.get(id=chunk_id).document.file_name: score
+        for chunk_id, score in scored.items()
     }
     assert by_file["curie.txt"] == pytest.approx(1 * 2.0)
     assert by_file["sorbonne.txt"] == pytest.approx(0.5)
@@ -82,10 +87,19 @@ def test_graph_is_empty_for_a_query_without_entities(kbs):
 
 def test_dedup_keeps_the_best_scoring_copy_and_orders_by_fusion():
     text = "the same passage"
-    vector = [Hit(text=text, source_type="vector", score=0.4), Hit(text="only dense", source_type="vector", score=0.9)]
+    vector = [
+        Hit(text=text, source_type="vector", score=0.4),
+        Hit(text="only dense", source_type="vector", score=0.9),
+    ]
     bm25 = [Hit(text=text, source_type="bm25", score=7.5)]
     graph = [Hit(text=text, source_type="graph", score=2.0)]
-    result = aggregate(vector=vector, bm25=bm25, graph=graph, weights={"vector": 1, "bm25": 1, "graph": 1, "web": 1}, rrf_k=60)
+    result = aggregate(
+        vector=vector,
+        bm25=bm25,
+        graph=graph,
+        weights={"vector": 1, "bm25": 1, "graph": 1, "web": 1},
+        rrf_k=60,
+    )
     assert (result.before, result.after) == (4, 2)
     merged = next(hit for hit in result.hits if hit.text == text)
     assert merged.source_type == "bm25" and merged.score == 7.5
@@ -108,11 +122,23 @@ def test_reranker_falls_back_to_one_comparable_score_per_pair(kbs, settings):
         result = search_stores(kb_ids=[mine.id], query="Which rice does risotto need?")
         merged = aggregate(vector=result.vector, bm25=result.bm25, graph=result.graph)
         # A web hit has no stored embedding and a raw score of 0.7; it is scored like the rest.
-        web = Hit(text="Risotto uses arborio rice.", source_type="web", score=0.7, url="https://example.org")
-        ranked = rerank(query="Which rice does risotto need?", hits=merged.hits + [web], kb_ids=[mine.id], top_k=3)
+        web = Hit(
+            text="Risotto uses arborio rice.",
+            source_type="web",
+            score=0.7,
+            url="https://example.org",
+        )
+        ranked = rerank(
+            query="Which rice does risotto need?",
+            hits=merged.hits + [web],
+            kb_ids=[mine.id],
+            top_k=3,
+        )
         assert len(ranked) == 3
         assert all(isinstance(hit.rerank_score, float) for hit in ranked)
-        assert [h.rerank_score for h in ranked] == sorted((h.rerank_score for h in ranked), reverse=True)
+        assert [h.rerank_score for h in ranked] == sorted(
+            (h.rerank_score for h in ranked), reverse=True
+        )
         assert {ranked[0].file_name, ranked[0].url} & {"cooking.txt", "https://example.org"}
         # The raw store scores would have ranked the BM25 hit first (unbounded); rerank does not.
         assert ranked[0].rerank_score <= 1.0

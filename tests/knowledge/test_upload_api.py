@@ -61,7 +61,10 @@ def test_progress_is_reported_while_polling(upload, auth_client, kb):
     ready = auth_client.get(f"/api/documents/{document_id}").json()
     assert ready["status"] == "ready"
     assert ready["progress"] == {
-        "stage": "ready", "done": ready["chunk_count"], "total": ready["chunk_count"], "percent": 100.0,
+        "stage": "ready",
+        "done": ready["chunk_count"],
+        "total": ready["chunk_count"],
+        "percent": 100.0,
     }
 
 

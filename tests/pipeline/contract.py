@@ -2,21 +2,36 @@
 
 from __future__ import annotations
 
-SOURCE_KEYS = {"index", "file_name", "source_type", "url", "page", "rerank_score", "content_preview", "content"}
+SOURCE_KEYS = {
+    "index",
+    "file_name",
+    "source_type",
+    "url",
+    "page",
+    "rerank_score",
+    "content_preview",
+    "content",
+}
 METADATA_KEYS = {"query_type", "sources_used", "retry_count", "grounded", "confidence", "issues"}
 
 START = {"stage", "message"}
 KEYS = {
     ("stage_start", "reflection"): [START | {"attempt", "max_attempts"}],
-    ("stage_complete", "planner"): [START | {"retrieve", "use_external", "query_type", "reasoning"}],
+    ("stage_complete", "planner"): [
+        START | {"retrieve", "use_external", "query_type", "reasoning"}
+    ],
     ("stage_complete", "external_tools"): [START | {"web_count"}],
     ("stage_complete", "aggregator"): [START | {"before", "after", "sources"}],
     ("stage_complete", "reranker"): [START, START | {"top_k", "scores", "sources"}],
     ("stage_complete", "compressor"): [
-        START, START | {"original_chars", "compressed_chars"},
+        START,
+        START | {"original_chars", "compressed_chars"},
         START | {"original_chars", "compressed_chars", "ratio"},
     ],
-    ("stage_complete", "reasoning"): [START | {"confidence"}, START | {"confidence", "is_sufficient", "key_facts"}],
+    ("stage_complete", "reasoning"): [
+        START | {"confidence"},
+        START | {"confidence", "is_sufficient", "key_facts"},
+    ],
     ("stage_complete", "reflection"): [
         START | {"grounded", "confidence", "issues", "will_retry", "escalate_external"}
     ],

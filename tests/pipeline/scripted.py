@@ -75,7 +75,9 @@ class ScriptedProvider(ChatModelProvider):
 
     def chat_model(self, *, model, temperature, json_mode, stage=""):
         return ScriptedChatModel(
-            script=self.script, stage=stage, temperature_seen=temperature,
+            script=self.script,
+            stage=stage,
+            temperature_seen=temperature,
             delay=self.script.delays.get(stage, 0.0),
         )
 
@@ -89,16 +91,41 @@ class ScriptedProvider(ChatModelProvider):
         return "scripted"
 
 
-PLAN_RETRIEVE = {"retrieve": True, "use_external": False, "query_type": "factual", "reasoning": "about the docs"}
-PLAN_DIRECT = {"retrieve": False, "use_external": False, "query_type": "conversational", "reasoning": "greeting"}
-PLAN_WEB = {"retrieve": True, "use_external": True, "query_type": "current_events", "reasoning": "recent"}
+PLAN_RETRIEVE = {
+    "retrieve": True,
+    "use_external": False,
+    "query_type": "factual",
+    "reasoning": "about the docs",
+}
+PLAN_DIRECT = {
+    "retrieve": False,
+    "use_external": False,
+    "query_type": "conversational",
+    "reasoning": "greeting",
+}
+PLAN_WEB = {
+    "retrieve": True,
+    "use_external": True,
+    "query_type": "current_events",
+    "reasoning": "recent",
+}
 
 
 def answer(text: str = "Marie Curie discovered radium [1].", cited=(1,), confidence=0.9):
-    return {"answer": text, "confidence": confidence, "cited_sources": list(cited),
-            "key_facts": ["radium"], "is_sufficient": True}
+    return {
+        "answer": text,
+        "confidence": confidence,
+        "cited_sources": list(cited),
+        "key_facts": ["radium"],
+        "is_sufficient": True,
+    }
 
 
 def verdict(grounded=True, should_retry=False, issues=(), feedback=""):
-    return {"grounded": grounded, "confidence": 0.9 if grounded else 0.3, "issues": list(issues),
-            "feedback": feedback, "should_retry": should_retry}
+    return {
+        "grounded": grounded,
+        "confidence": 0.9 if grounded else 0.3,
+        "issues": list(issues),
+        "feedback": feedback,
+        "should_retry": should_retry,
+    }

@@ -33,24 +33,39 @@ DOCS = {
 }
 
 CLEAN_PASS = [
-    ("stage_start", "planner"), ("stage_complete", "planner"),
-    ("stage_start", "retrieval"), ("retrieval_result", "retrieval"),
+    ("stage_start", "planner"),
+    ("stage_complete", "planner"),
+    ("stage_start", "retrieval"),
+    ("retrieval_result", "retrieval"),
     ("stage_skip", "external_tools"),
-    ("stage_start", "aggregator"), ("stage_complete", "aggregator"),
-    ("stage_start", "reranker"), ("stage_complete", "reranker"),
-    ("stage_start", "compressor"), ("stage_complete", "compressor"),
-    ("stage_start", "reasoning"), ("stage_complete", "reasoning"),
-    ("stage_start", "reflection"), ("stage_complete", "reflection"), ("finalize", "reflection"),
-    ("done", None), ("stream_end", None),
+    ("stage_start", "aggregator"),
+    ("stage_complete", "aggregator"),
+    ("stage_start", "reranker"),
+    ("stage_complete", "reranker"),
+    ("stage_start", "compressor"),
+    ("stage_complete", "compressor"),
+    ("stage_start", "reasoning"),
+    ("stage_complete", "reasoning"),
+    ("stage_start", "reflection"),
+    ("stage_complete", "reflection"),
+    ("finalize", "reflection"),
+    ("done", None),
+    ("stream_end", None),
 ]
 RETRY_BLOCK = [
-    ("stage_start", "retrieval"), ("retrieval_result", "retrieval"),
+    ("stage_start", "retrieval"),
+    ("retrieval_result", "retrieval"),
     ("stage_skip", "external_tools"),
-    ("stage_start", "aggregator"), ("stage_complete", "aggregator"),
-    ("stage_start", "reranker"), ("stage_complete", "reranker"),
-    ("stage_start", "compressor"), ("stage_complete", "compressor"),
-    ("stage_start", "reasoning"), ("stage_complete", "reasoning"),
-    ("stage_start", "reflection"), ("stage_complete", "reflection"),
+    ("stage_start", "aggregator"),
+    ("stage_complete", "aggregator"),
+    ("stage_start", "reranker"),
+    ("stage_complete", "reranker"),
+    ("stage_start", "compressor"),
+    ("stage_complete", "compressor"),
+    ("stage_start", "reasoning"),
+    ("stage_complete", "reasoning"),
+    ("stage_start", "reflection"),
+    ("stage_complete", "reflection"),
 ]
 
 
@@ -64,13 +79,19 @@ def kb(user):
 def run(kb, script, query="What did Marie Curie discover?", **overrides):
     sink = ListSink()
     overrides.setdefault("reranker", FallbackReranker())
-    outcome = run_pipeline(query=query, provider=ScriptedProvider(script), kb_ids=[kb.id], sink=sink, **overrides)
+    outcome = run_pipeline(
+        query=query, provider=ScriptedProvider(script), kb_ids=[kb.id], sink=sink, **overrides
+    )
     check_frames(sink.frames())
     return sink, outcome
 
 
 def data_of(sink, kind, stage=None):
-    return [e["data"] for e in sink.frames() if e["type"] == kind and (stage is None or e["data"].get("stage") == stage)]
+    return [
+        e["data"]
+        for e in sink.frames()
+        if e["type"] == kind and (stage is None or e["data"].get("stage") == stage)
+    ]
 
 
 def test_clean_single_pass_is_the_specs_representative_sequence(kb):
@@ -82,8 +103,14 @@ def test_clean_single_pass_is_the_specs_representative_sequence(kb):
     assert [s["index"] for s in done["sources"]] == [1]
     assert done["sources"][0]["file_name"] == "curie.txt"
     metadata = done["metadata"]
-    assert {k: metadata[k] for k in ("query_type", "retry_count", "grounded", "confidence", "issues")} == {
-        "query_type": "factual", "retry_count": 0, "grounded": True, "confidence": 0.9, "issues": [],
+    assert {
+        k: metadata[k] for k in ("query_type", "retry_count", "grounded", "confidence", "issues")
+    } == {
+        "query_type": "factual",
+        "retry_count": 0,
+        "grounded": True,
+        "confidence": 0.9,
+        "issues": [],
     }
     assert len(metadata["sources_used"]) == 3
     assert set(metadata["sources_used"]) <= {"vector", "bm25", "graph"}
@@ -100,14 +127,23 @@ def test_direct_answer_skips_retrieval_and_web_with_empty_sources(kb):
     script = Script(planner=[PLAN_DIRECT], reasoning=["Hello! Ask me about your documents."])
     sink, _ = run(kb, script, query="hello there")
     assert sink.sequence() == [
-        ("stage_start", "planner"), ("stage_complete", "planner"),
-        ("stage_skip", "retrieval"), ("stage_skip", "external_tools"),
-        ("stage_start", "aggregator"), ("stage_complete", "aggregator"),
-        ("stage_start", "reranker"), ("stage_complete", "reranker"),
-        ("stage_start", "compressor"), ("stage_complete", "compressor"),
-        ("stage_start", "reasoning"), ("stage_complete", "reasoning"),
-        ("stage_start", "reflection"), ("stage_complete", "reflection"), ("finalize", "reflection"),
-        ("done", None), ("stream_end", None),
+        ("stage_start", "planner"),
+        ("stage_complete", "planner"),
+        ("stage_skip", "retrieval"),
+        ("stage_skip", "external_tools"),
+        ("stage_start", "aggregator"),
+        ("stage_complete", "aggregator"),
+        ("stage_start", "reranker"),
+        ("stage_complete", "reranker"),
+        ("stage_start", "compressor"),
+        ("stage_complete", "compressor"),
+        ("stage_start", "reasoning"),
+        ("stage_complete", "reasoning"),
+        ("stage_start", "reflection"),
+        ("stage_complete", "reflection"),
+        ("finalize", "reflection"),
+        ("done", None),
+        ("stream_end", None),
     ]
     assert data_of(sink, "stage_complete", "reasoning")[0]["confidence"] == 0.5
     done = data_of(sink, "done")[0]
@@ -118,7 +154,11 @@ def test_direct_answer_skips_retrieval_and_web_with_empty_sources(kb):
 def test_planner_failure_falls_back_to_retrieval(kb):
     script = Script(planner=["not json at all"], reasoning=[answer()], reflection=[verdict()])
     sink, _ = run(kb, script)
-    assert sink.sequence()[:3] == [("stage_start", "planner"), ("stage_error", "planner"), ("stage_start", "retrieval")]
+    assert sink.sequence()[:3] == [
+        ("stage_start", "planner"),
+        ("stage_error", "planner"),
+        ("stage_start", "retrieval"),
+    ]
     assert "JSON" in data_of(sink, "stage_error", "planner")[0]["error"]
     assert data_of(sink, "done")[0]["metadata"]["query_type"] == "factual"
 
@@ -137,9 +177,17 @@ def test_web_package_missing_is_a_stage_error_and_the_run_continues(kb):
 
 def test_web_results_join_the_candidates_at_score_0_7(kb):
     def search(query, n):
-        return [{"title": "Curie biography", "href": "https://example.org/curie", "body": "Marie Curie was born in Warsaw in 1867."}]
+        return [
+            {
+                "title": "Curie biography",
+                "href": "https://example.org/curie",
+                "body": "Marie Curie was born in Warsaw in 1867.",
+            }
+        ]
 
-    script = Script(planner=[PLAN_WEB], reasoning=[answer("Born in Warsaw [1].")], reflection=[verdict()])
+    script = Script(
+        planner=[PLAN_WEB], reasoning=[answer("Born in Warsaw [1].")], reflection=[verdict()]
+    )
     sink, _ = run(kb, script, web_search=search)
     assert data_of(sink, "stage_complete", "external_tools")[0]["web_count"] == 1
     assert data_of(sink, "stage_complete", "aggregator")[0]["before"] >= 1
@@ -159,8 +207,12 @@ def test_reranker_failure_uses_the_fallback_scorer_not_raw_scores(kb):
 
 
 def test_compression_runs_above_the_threshold(kb):
-    script = Script(planner=[PLAN_RETRIEVE], compressor=["[1] curie.txt\nMarie Curie discovered radium."],
-                    reasoning=[answer()], reflection=[verdict()])
+    script = Script(
+        planner=[PLAN_RETRIEVE],
+        compressor=["[1] curie.txt\nMarie Curie discovered radium."],
+        reasoning=[answer()],
+        reflection=[verdict()],
+    )
     sink, _ = run(kb, script, max_context_chars=100)
     complete = data_of(sink, "stage_complete", "compressor")[0]
     assert complete["compressed_chars"] < complete["original_chars"]
@@ -169,8 +221,12 @@ def test_compression_runs_above_the_threshold(kb):
 
 
 def test_compression_failure_truncates(kb):
-    script = Script(planner=[PLAN_RETRIEVE], compressor=[ProviderError("overloaded")],
-                    reasoning=[answer()], reflection=[verdict()])
+    script = Script(
+        planner=[PLAN_RETRIEVE],
+        compressor=[ProviderError("overloaded")],
+        reasoning=[answer()],
+        reflection=[verdict()],
+    )
     sink, _ = run(kb, script, max_context_chars=100)
     assert ("stage_error", "compressor") in sink.sequence()
     assert ("stage_complete", "compressor") not in sink.sequence()
@@ -188,7 +244,9 @@ def test_compression_is_skipped_with_no_llm_call_under_the_threshold(kb):
 
 
 def test_reasoning_json_failure_falls_back_to_a_plain_answer(kb):
-    script = Script(planner=[PLAN_RETRIEVE], reasoning=["{broken", "Plain answer [2]."], reflection=[verdict()])
+    script = Script(
+        planner=[PLAN_RETRIEVE], reasoning=["{broken", "Plain answer [2]."], reflection=[verdict()]
+    )
     sink, _ = run(kb, script)
     assert ("stage_error", "reasoning") in sink.sequence()
     done = data_of(sink, "done")[0]
@@ -197,8 +255,11 @@ def test_reasoning_json_failure_falls_back_to_a_plain_answer(kb):
 
 
 def test_reasoning_total_failure_says_unable(kb):
-    script = Script(planner=[PLAN_RETRIEVE], reasoning=["{broken", ProviderError("down")],
-                    reflection=[verdict()])
+    script = Script(
+        planner=[PLAN_RETRIEVE],
+        reasoning=["{broken", ProviderError("down")],
+        reflection=[verdict()],
+    )
     sink, _ = run(kb, script)
     assert data_of(sink, "done")[0]["answer"].startswith("Unable to generate an answer.")
 
@@ -206,9 +267,17 @@ def test_reasoning_total_failure_says_unable(kb):
 def test_a_retry_feeds_the_critique_back_and_changes_the_answer(kb):
     script = Script(
         planner=[PLAN_RETRIEVE],
-        reasoning=[answer("Curie discovered uranium [1]."), answer("Curie discovered polonium and radium [1].")],
+        reasoning=[
+            answer("Curie discovered uranium [1]."),
+            answer("Curie discovered polonium and radium [1]."),
+        ],
         reflection=[
-            verdict(False, True, ["uranium is not in the source"], "Use only polonium and radium from [1]."),
+            verdict(
+                False,
+                True,
+                ["uranium is not in the source"],
+                "Use only polonium and radium from [1].",
+            ),
             "Marie Curie polonium radium discovery",
             verdict(),
         ],
@@ -217,9 +286,15 @@ def test_a_retry_feeds_the_critique_back_and_changes_the_answer(kb):
     seq = sink.sequence()
     i = seq.index(("retry", None))
     assert seq[:i] == CLEAN_PASS[:15]
-    assert seq[i + 1 :] == RETRY_BLOCK + [("finalize", "reflection"), ("done", None), ("stream_end", None)]
+    assert seq[i + 1 :] == RETRY_BLOCK + [
+        ("finalize", "reflection"),
+        ("done", None),
+        ("stream_end", None),
+    ]
     retry = data_of(sink, "retry")[0]
-    assert retry["attempt"] == 2 and retry["max_attempts"] == 3 and retry["escalate_external"] is False
+    assert (
+        retry["attempt"] == 2 and retry["max_attempts"] == 3 and retry["escalate_external"] is False
+    )
     assert data_of(sink, "stage_start", "reflection")[1]["attempt"] == 2
     reasoning_prompts = [p for stage, p in script.prompts if stage == "reasoning"]
     assert "Use only polonium and radium" in reasoning_prompts[1][0]
@@ -247,7 +322,11 @@ def test_escalation_to_the_web_after_a_negative_best_score(kb):
     script = Script(
         planner=[PLAN_RETRIEVE],
         reasoning=[answer(), answer()],
-        reflection=[verdict(False, True, ["weak"], "need better evidence"), "curie radium", verdict()],
+        reflection=[
+            verdict(False, True, ["weak"], "need better evidence"),
+            "curie radium",
+            verdict(),
+        ],
     )
     sink, _ = run(kb, script, reranker=Negative(), web_search=search)
     retry = data_of(sink, "retry")[0]
@@ -277,10 +356,18 @@ def test_budget_exhausted_appends_the_caveat(kb):
 
 
 def test_reflection_failure_fails_open(kb):
-    script = Script(planner=[PLAN_RETRIEVE], reasoning=[answer()], reflection=[ProviderError("critic down")])
+    script = Script(
+        planner=[PLAN_RETRIEVE], reasoning=[answer()], reflection=[ProviderError("critic down")]
+    )
     sink, _ = run(kb, script)
     seq = sink.sequence()
-    assert seq[-5:] == [("stage_start", "reflection"), ("stage_error", "reflection"), ("finalize", "reflection"), ("done", None), ("stream_end", None)]
+    assert seq[-5:] == [
+        ("stage_start", "reflection"),
+        ("stage_error", "reflection"),
+        ("finalize", "reflection"),
+        ("done", None),
+        ("stream_end", None),
+    ]
     done = data_of(sink, "done")[0]
     assert done["metadata"]["grounded"] is True and "critic down" in done["metadata"]["error"]
     assert done["answer"] == "Marie Curie discovered radium [1]."
@@ -322,7 +409,14 @@ def test_a_pipeline_failure_is_an_error_frame_then_stream_end(kb, monkeypatch):
     script = Script(planner=[PLAN_RETRIEVE])
     sink, outcome = run(kb, script)
     assert sink.frames()[-2:] == [
-        {"type": "error", "data": {"message": "aggregator exploded", "stage": "pipeline", "code": "pipeline_failed"}},
+        {
+            "type": "error",
+            "data": {
+                "message": "aggregator exploded",
+                "stage": "pipeline",
+                "code": "pipeline_failed",
+            },
+        },
         {"type": "stream_end"},
     ]
     assert outcome.status == "failed"
@@ -342,7 +436,10 @@ def test_cancel_inside_a_long_model_call_stops_the_run(kb):
     assert time.monotonic() - started < 10
     assert outcome.status == "cancelled"
     assert sink.frames()[-2:] == [
-        {"type": "error", "data": {"message": "Run cancelled", "stage": "pipeline", "code": "cancelled"}},
+        {
+            "type": "error",
+            "data": {"message": "Run cancelled", "stage": "pipeline", "code": "cancelled"},
+        },
         {"type": "stream_end"},
     ]
     assert ("stage_complete", "reasoning") not in sink.sequence()

@@ -53,8 +53,20 @@ class LiveStack:
     def start_web(self) -> str:
         port = free_port()
         process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "adrag_site.asgi:application"],
-            cwd=ROOT, env=self.env, stdout=self._log(f"web-{port}"), stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "adrag_site.asgi:application",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self._log(f"web-{port}"),
+            stderr=subprocess.STDOUT,
         )
         self.webs.append((process, port))
         url = f"http://127.0.0.1:{port}"
@@ -71,8 +83,18 @@ class LiveStack:
 
     def start_worker(self) -> subprocess.Popen:
         process = subprocess.Popen(
-            [sys.executable, str(ROOT / "manage.py"), "procrastinate", "worker", "--queues", "runs,default"],
-            cwd=ROOT, env=self.env, stdout=self._log(f"worker-{len(self.workers)}"), stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                str(ROOT / "manage.py"),
+                "procrastinate",
+                "worker",
+                "--queues",
+                "runs,default",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self._log(f"worker-{len(self.workers)}"),
+            stderr=subprocess.STDOUT,
         )
         self.workers.append(process)
         return process

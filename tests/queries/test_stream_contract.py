@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 
 import pytest
@@ -24,10 +23,16 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def world(stack, user):
     kb = kb_create(owner=user, name="Physics")
-    documents_ingest_inline(kb=kb, items=[
-        TextItem("curie.txt", b"Marie Curie discovered polonium and radium. She won two Nobel Prizes."),
-        TextItem("risotto.txt", b"Risotto is cooked with arborio rice and stock added slowly."),
-    ])
+    documents_ingest_inline(
+        kb=kb,
+        items=[
+            TextItem(
+                "curie.txt",
+                b"Marie Curie discovered polonium and radium. She won two Nobel Prizes.",
+            ),
+            TextItem("risotto.txt", b"Risotto is cooked with arborio rice and stock added slowly."),
+        ],
+    )
     token = Token.objects.create(user=user).key
     url = stack.start_web()
     stack.start_worker()
@@ -36,17 +41,28 @@ def world(stack, user):
 
 
 def post_query(world, body, url=None, **kwargs):
-    return requests.post((url or world["url"]) + "/api/query", json=body, headers=world["headers"],
-                         stream=True, timeout=(5, 60), **kwargs)
+    return requests.post(
+        (url or world["url"]) + "/api/query",
+        json=body,
+        headers=world["headers"],
+        stream=True,
+        timeout=(5, 60),
+        **kwargs,
+    )
 
 
 def types_and_stages(frames):
-    return [(f["type"], (f.get("data") or {}).get("stage") if f["type"] not in ("error",) else None) for f in frames]
+    return [
+        (f["type"], (f.get("data") or {}).get("stage") if f["type"] not in ("error",) else None)
+        for f in frames
+    ]
 
 
 def test_clean_run_is_the_spec_sequence_for_both_reference_clients(world):
     query = "What did Marie Curie discover?"
-    world["stack"].write_scripts({query: {"planner": [PLAN_RETRIEVE], "reasoning": [answer()], "reflection": [verdict()]}})
+    world["stack"].write_scripts(
+        {query: {"planner": [PLAN_RETRIEVE], "reasoning": [answer()], "reflection": [verdict()]}}
+    )
     response = post_query(world, {"query": query, "provider": " Scripted "})
     assert response.status_code == 200
     assert response.headers["Content-Type"].startswith("text/event-stream")
@@ -59,7 +75,12 @@ def test_clean_run_is_the_spec_sequence_for_both_reference_clients(world):
     assert frames[-1] == {"type": "stream_end"}
     assert frames[-2]["data"]["answer"] == "Marie Curie discovered radium [1]."
     # The same run, read by the Python reference client from the replay, gives the same frames.
-    replay = requests.get(f"{world['url']}/api/runs/{run_id}/events", headers=world["headers"], stream=True, timeout=30)
+    replay = requests.get(
+        f"{world['url']}/api/runs/{run_id}/events",
+        headers=world["headers"],
+        stream=True,
+        timeout=30,
+    )
     assert python_reader_frames(replay) == frames
     run = QueryRun.objects.get(id=run_id)
     assert run.status == "succeeded" and run.answer == frames[-2]["data"]["answer"]
@@ -79,7 +100,9 @@ def test_post_frames_carry_ids_and_one_line_data(world):
 
 def test_direct_answer(world):
     query = "hello"
-    world["stack"].write_scripts({query: {"planner": [PLAN_DIRECT], "reasoning": ["Hello! Ask about your documents."]}})
+    world["stack"].write_scripts(
+        {query: {"planner": [PLAN_DIRECT], "reasoning": ["Hello! Ask about your documents."]}}
+    )
     frames = python_reader_frames(post_query(world, {"query": query, "provider": "scripted"}))
     check_frames(frames)
     kinds = types_and_stages(frames)
@@ -89,16 +112,31 @@ def test_direct_answer(world):
 
 def test_retry_run(world):
     query = "What did Curie find?"
-    world["stack"].write_scripts({query: {
-        "planner": [PLAN_RETRIEVE],
-        "reasoning": [answer("Curie found uranium [1]."), answer("Curie found radium [1].")],
-        "reflection": [verdict(False, True, ["uranium unsupported"], "stick to [1]"), "Curie radium", verdict()],
-    }})
+    world["stack"].write_scripts(
+        {
+            query: {
+                "planner": [PLAN_RETRIEVE],
+                "reasoning": [
+                    answer("Curie found uranium [1]."),
+                    answer("Curie found radium [1]."),
+                ],
+                "reflection": [
+                    verdict(False, True, ["uranium unsupported"], "stick to [1]"),
+                    "Curie radium",
+                    verdict(),
+                ],
+            }
+        }
+    )
     frames, _ = js_reader_frames(post_query(world, {"query": query, "provider": "scripted"}))
     check_frames(frames)
     kinds = types_and_stages(frames)
     i = kinds.index(("retry", None))
-    assert kinds[i + 1 :] == RETRY_BLOCK + [("finalize", "reflection"), ("done", None), ("stream_end", None)]
+    assert kinds[i + 1 :] == RETRY_BLOCK + [
+        ("finalize", "reflection"),
+        ("done", None),
+        ("stream_end", None),
+    ]
     assert frames[-2]["data"]["answer"] == "Curie found radium [1]."
 
 
@@ -107,7 +145,14 @@ def test_pipeline_failure_is_an_in_band_error_on_a_200(world):
     assert response.status_code == 200
     frames = python_reader_frames(response)
     assert frames == [
-        {"type": "error", "data": {"message": "the 'broken' provider is misconfigured", "stage": "pipeline", "code": "pipeline_failed"}},
+        {
+            "type": "error",
+            "data": {
+                "message": "the 'broken' provider is misconfigured",
+                "stage": "pipeline",
+                "code": "pipeline_failed",
+            },
+        },
         {"type": "stream_end"},
     ]
     assert QueryRun.objects.get().status == "failed"
@@ -115,15 +160,25 @@ def test_pipeline_failure_is_an_in_band_error_on_a_200(world):
 
 def test_cancel_stops_a_running_query(world):
     query = "Slow question about Curie"
-    world["stack"].write_scripts({query: {"planner": [PLAN_RETRIEVE], "reasoning": [answer()], "reflection": [verdict()],
-                                          "_delays": {"reasoning": 60}}})
+    world["stack"].write_scripts(
+        {
+            query: {
+                "planner": [PLAN_RETRIEVE],
+                "reasoning": [answer()],
+                "reflection": [verdict()],
+                "_delays": {"reasoning": 60},
+            }
+        }
+    )
     response = post_query(world, {"query": query, "provider": "scripted"})
     run_id = response.headers["X-Run-Id"]
     frames = []
 
     def cancel_when_reasoning(seen):
         if seen[-1]["type"] == "stage_start" and seen[-1]["data"]["stage"] == "reasoning":
-            reply = requests.post(f"{world['url']}/api/runs/{run_id}/cancel", headers=world["headers"], timeout=10)
+            reply = requests.post(
+                f"{world['url']}/api/runs/{run_id}/cancel", headers=world["headers"], timeout=10
+            )
             assert reply.status_code == 202
         return False
 
@@ -131,13 +186,18 @@ def test_cancel_stops_a_running_query(world):
     frames, _ = js_reader_frames(response, stop_after=cancel_when_reasoning)
     assert time.monotonic() - started < 30
     assert frames[-2:] == [
-        {"type": "error", "data": {"message": "Run cancelled", "stage": "pipeline", "code": "cancelled"}},
+        {
+            "type": "error",
+            "data": {"message": "Run cancelled", "stage": "pipeline", "code": "cancelled"},
+        },
         {"type": "stream_end"},
     ]
     assert ("stage_complete", "reasoning") not in types_and_stages(frames)
     run = QueryRun.objects.get(id=run_id)
     assert run.status == "cancelled"
-    again = requests.post(f"{world['url']}/api/runs/{run_id}/cancel", headers=world["headers"], timeout=10)
+    again = requests.post(
+        f"{world['url']}/api/runs/{run_id}/cancel", headers=world["headers"], timeout=10
+    )
     assert again.status_code == 202 and again.json()["status"] == "cancelled"
 
 
@@ -146,14 +206,26 @@ def test_cancelling_a_finished_run_is_409(world):
     world["stack"].write_scripts({query: {"planner": [PLAN_DIRECT], "reasoning": ["Done."]}})
     response = post_query(world, {"query": query, "provider": "scripted"})
     python_reader_frames(response)
-    reply = requests.post(f"{world['url']}/api/runs/{response.headers['X-Run-Id']}/cancel", headers=world["headers"], timeout=10)
+    reply = requests.post(
+        f"{world['url']}/api/runs/{response.headers['X-Run-Id']}/cancel",
+        headers=world["headers"],
+        timeout=10,
+    )
     assert reply.status_code == 409 and reply.json()["code"] == "run_finished"
 
 
 def test_idle_timeout_ends_the_stream_but_not_the_run(world):
     query = "A question whose answer takes a while"
-    world["stack"].write_scripts({query: {"planner": [PLAN_RETRIEVE], "reasoning": [answer()], "reflection": [verdict()],
-                                          "_delays": {"reasoning": 20}}})
+    world["stack"].write_scripts(
+        {
+            query: {
+                "planner": [PLAN_RETRIEVE],
+                "reasoning": [answer()],
+                "reflection": [verdict()],
+                "_delays": {"reasoning": 20},
+            }
+        }
+    )
     response = post_query(world, {"query": query, "provider": "scripted"})
     run_id = response.headers["X-Run-Id"]
     events = sse_events(response)
@@ -165,7 +237,14 @@ def test_idle_timeout_ends_the_stream_but_not_the_run(world):
     while QueryRun.objects.get(id=run_id).status == "running":
         assert time.monotonic() < deadline
         time.sleep(0.2)
-    replay = python_reader_frames(requests.get(f"{world['url']}/api/runs/{run_id}/events", headers=world["headers"], stream=True, timeout=30))
+    replay = python_reader_frames(
+        requests.get(
+            f"{world['url']}/api/runs/{run_id}/events",
+            headers=world["headers"],
+            stream=True,
+            timeout=30,
+        )
+    )
     assert [f["type"] for f in replay[-2:]] == ["done", "stream_end"]
 
 
@@ -182,7 +261,9 @@ def test_idle_timeout_ends_the_stream_but_not_the_run(world):
     ],
 )
 def test_bad_bodies_are_json_400s_before_the_stream(world, body, code):
-    response = requests.post(world["url"] + "/api/query", json=body, headers=world["headers"], timeout=10)
+    response = requests.post(
+        world["url"] + "/api/query", json=body, headers=world["headers"], timeout=10
+    )
     assert response.status_code == 400
     assert response.json()["code"] == code
     if code == "missing_query":
@@ -191,14 +272,33 @@ def test_bad_bodies_are_json_400s_before_the_stream(world, body, code):
 
 
 def test_not_json_is_the_missing_query_400(world):
-    response = requests.post(world["url"] + "/api/query", data="query=hi", headers={**world["headers"], "Content-Type": "text/plain"}, timeout=10)
-    assert response.status_code == 400 and response.json()["error"] == "Missing or empty 'query' field"
+    response = requests.post(
+        world["url"] + "/api/query",
+        data="query=hi",
+        headers={**world["headers"], "Content-Type": "text/plain"},
+        timeout=10,
+    )
+    assert (
+        response.status_code == 400 and response.json()["error"] == "Missing or empty 'query' field"
+    )
 
 
 def test_auth_and_limits(world, user, settings):
-    assert requests.post(world["url"] + "/api/query", json={"query": "x"}, timeout=10).status_code == 401
-    other_kb = kb_create(owner=type(user).objects.create_user("mallory", password="m-pass-1234"), name="Other")
-    response = requests.post(world["url"] + "/api/query", json={"query": "x", "knowledge_bases": [other_kb.id]},
-                             headers=world["headers"], timeout=10)
+    assert (
+        requests.post(world["url"] + "/api/query", json={"query": "x"}, timeout=10).status_code
+        == 401
+    )
+    other_kb = kb_create(
+        owner=type(user).objects.create_user("mallory", password="m-pass-1234"), name="Other"
+    )
+    response = requests.post(
+        world["url"] + "/api/query",
+        json={"query": "x", "knowledge_bases": [other_kb.id]},
+        headers=world["headers"],
+        timeout=10,
+    )
     assert response.status_code == 404
-    assert requests.get(world["url"] + "/api/query", headers=world["headers"], timeout=10).status_code == 405
+    assert (
+        requests.get(world["url"] + "/api/query", headers=world["headers"], timeout=10).status_code
+        == 405
+    )

@@ -19,7 +19,8 @@ from knowledge.models import KnowledgeBase
 def folder_items(folder: Path) -> list[Path]:
     """Return the supported files under a folder, in a stable order."""
     return sorted(
-        path for path in folder.rglob("*")
+        path
+        for path in folder.rglob("*")
         if path.is_file() and file_extension(path.name) in SUPPORTED_EXTENSIONS
     )
 
@@ -56,8 +57,16 @@ class Command(BaseCommand):
             "--reindex", action="store_true", help="Re-index documents that are already ready."
         )
 
-    def handle(self, *args, path: str, kb: str, owner: str | None, limit: int | None,
-               reindex: bool = False, **options):
+    def handle(
+        self,
+        *args,
+        path: str,
+        kb: str,
+        owner: str | None,
+        limit: int | None,
+        reindex: bool = False,
+        **options,
+    ):
         source = Path(path).expanduser()
         if not source.exists():
             raise CommandError(f"{source} does not exist")

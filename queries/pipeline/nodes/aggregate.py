@@ -13,7 +13,10 @@ def aggregate(state: RAGState, config) -> dict:
     """Merge the four lists into unique candidates ordered by fused rank."""
     run = run_context(config)
     run.check_cancelled()
-    run.emit(stages.STAGE_START, {"stage": stages.AGGREGATOR, "message": "Merging and deduplicating results..."})
+    run.emit(
+        stages.STAGE_START,
+        {"stage": stages.AGGREGATOR, "message": "Merging and deduplicating results..."},
+    )
     result = aggregate_hits(
         vector=[Hit.from_state(h) for h in state.get("vector_hits", [])],
         bm25=[Hit.from_state(h) for h in state.get("bm25_hits", [])],

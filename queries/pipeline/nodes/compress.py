@@ -23,7 +23,8 @@ def block_label(doc: dict) -> str:
 def build_context(docs: list[dict]) -> str:
     """Number the blocks [1], [2], ... in the order the answer's sources will use."""
     return "\n\n".join(
-        f"[{index}] {block_label(doc)}\n{doc.get('text', '')}" for index, doc in enumerate(docs, start=1)
+        f"[{index}] {block_label(doc)}\n{doc.get('text', '')}"
+        for index, doc in enumerate(docs, start=1)
     )
 
 
@@ -34,7 +35,9 @@ def compress(state: RAGState, config) -> dict:
     run.emit(stages.STAGE_START, {"stage": stages.COMPRESSOR, "message": "Preparing context..."})
     docs = state.get("context_docs", [])
     if not docs:
-        run.emit(stages.STAGE_COMPLETE, {"stage": stages.COMPRESSOR, "message": "No context to compress"})
+        run.emit(
+            stages.STAGE_COMPLETE, {"stage": stages.COMPRESSOR, "message": "No context to compress"}
+        )
         return {"context": ""}
     context = build_context(docs)
     original = len(context)
@@ -57,7 +60,10 @@ def compress(state: RAGState, config) -> dict:
         raise
     except Exception as exc:
         logger.warning("compression failed: %s", exc)
-        run.emit(stages.STAGE_ERROR, {"stage": stages.COMPRESSOR, "error": str(exc) or type(exc).__name__})
+        run.emit(
+            stages.STAGE_ERROR,
+            {"stage": stages.COMPRESSOR, "error": str(exc) or type(exc).__name__},
+        )
         return {"context": context[: run.max_context_chars]}
     ratio = round(len(compressed) / original, 2)
     run.emit(

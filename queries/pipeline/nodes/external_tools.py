@@ -23,17 +23,25 @@ def external_tools(state: RAGState, config) -> dict:
             {"stage": stages.EXTERNAL_TOOLS, "message": "Web search not needed for this query"},
         )
         return {"web_hits": []}
-    run.emit(stages.STAGE_START, {"stage": stages.EXTERNAL_TOOLS, "message": "Searching the web..."})
+    run.emit(
+        stages.STAGE_START, {"stage": stages.EXTERNAL_TOOLS, "message": "Searching the web..."}
+    )
     search = run.web_search or websearch.search
     query = state.get("retrieval_query") or state["query"]
     try:
         results = search(query, run.web_results)
     except ImportError as exc:
-        run.emit(stages.STAGE_ERROR, {"stage": stages.EXTERNAL_TOOLS, "error": f"ddgs not installed: {exc}"})
+        run.emit(
+            stages.STAGE_ERROR,
+            {"stage": stages.EXTERNAL_TOOLS, "error": f"ddgs not installed: {exc}"},
+        )
         return {"web_hits": []}
     except Exception as exc:
         logger.warning("web search failed: %s", exc)
-        run.emit(stages.STAGE_ERROR, {"stage": stages.EXTERNAL_TOOLS, "error": str(exc) or type(exc).__name__})
+        run.emit(
+            stages.STAGE_ERROR,
+            {"stage": stages.EXTERNAL_TOOLS, "error": str(exc) or type(exc).__name__},
+        )
         return {"web_hits": []}
     hits: list[dict[str, Any]] = []
     for rank, result in enumerate(results[: run.web_results], start=1):
@@ -54,6 +62,10 @@ def external_tools(state: RAGState, config) -> dict:
         )
     run.emit(
         stages.STAGE_COMPLETE,
-        {"stage": stages.EXTERNAL_TOOLS, "message": f"Found {len(hits)} web results", "web_count": len(hits)},
+        {
+            "stage": stages.EXTERNAL_TOOLS,
+            "message": f"Found {len(hits)} web results",
+            "web_count": len(hits),
+        },
     )
     return {"web_hits": hits}

@@ -31,7 +31,9 @@ def planner(state: RAGState, config) -> dict:
         raise
     except Exception as exc:
         logger.warning("planner failed: %s", exc)
-        run.emit(stages.STAGE_ERROR, {"stage": stages.PLANNER, "error": str(exc) or type(exc).__name__})
+        run.emit(
+            stages.STAGE_ERROR, {"stage": stages.PLANNER, "error": str(exc) or type(exc).__name__}
+        )
         decision = dict(FALLBACK)
     else:
         run.emit(

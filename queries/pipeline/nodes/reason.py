@@ -70,22 +70,42 @@ def reason(state: RAGState, config) -> dict:
             raise
         except Exception as exc:
             logger.warning("direct answer failed: %s", exc)
-            run.emit(stages.STAGE_ERROR, {"stage": stages.REASONING, "error": str(exc) or type(exc).__name__})
+            run.emit(
+                stages.STAGE_ERROR,
+                {"stage": stages.REASONING, "error": str(exc) or type(exc).__name__},
+            )
             answer = UNABLE
         run.emit(
             stages.STAGE_COMPLETE,
-            {"stage": stages.REASONING, "message": "Answered without retrieved context", "confidence": 0.5},
+            {
+                "stage": stages.REASONING,
+                "message": "Answered without retrieved context",
+                "confidence": 0.5,
+            },
         )
-        return {"answer": answer, "sources": [], "confidence": 0.5, "key_facts": [], "is_sufficient": False}
+        return {
+            "answer": answer,
+            "sources": [],
+            "confidence": 0.5,
+            "key_facts": [],
+            "is_sufficient": False,
+        }
     sources = build_sources(docs)
     blocks = [
-        SourceBlock(index=s["index"], file_name=s["file_name"], text=s["content"],
-                    source_type=s["source_type"], rerank_score=s["rerank_score"])
+        SourceBlock(
+            index=s["index"],
+            file_name=s["file_name"],
+            text=s["content"],
+            source_type=s["source_type"],
+            rerank_score=s["rerank_score"],
+        )
         for s in sources
     ]
     feedback = state.get("feedback", "") if retrying else ""
     try:
-        result = run.provider.answer(state["query"], state.get("context", ""), blocks, run.call, feedback=feedback)
+        result = run.provider.answer(
+            state["query"], state.get("context", ""), blocks, run.call, feedback=feedback
+        )
         answer = str(result.get("answer") or "").strip()
         confidence = round(float(result.get("confidence", 0.0)), 2)
         is_sufficient = bool(result.get("is_sufficient", bool(answer)))
@@ -95,9 +115,13 @@ def reason(state: RAGState, config) -> dict:
         raise
     except Exception as exc:
         logger.warning("JSON answer failed: %s", exc)
-        run.emit(stages.STAGE_ERROR, {"stage": stages.REASONING, "error": str(exc) or type(exc).__name__})
+        run.emit(
+            stages.STAGE_ERROR, {"stage": stages.REASONING, "error": str(exc) or type(exc).__name__}
+        )
         try:
-            answer = run.provider.answer_plain(state["query"], state.get("context", ""), blocks, run.call, feedback=feedback).strip()
+            answer = run.provider.answer_plain(
+                state["query"], state.get("context", ""), blocks, run.call, feedback=feedback
+            ).strip()
         except RunCancelled:
             raise
         except Exception as plain_exc:

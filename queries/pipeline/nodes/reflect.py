@@ -18,7 +18,9 @@ REFLECT_CONTEXT_CHARS = 4000
 CAVEAT = "Note: some claims in this answer may not be fully supported by the retrieved sources."
 
 
-def _metadata(state: RAGState, *, grounded: bool, confidence: float, issues: list, retry_count: int) -> dict:
+def _metadata(
+    state: RAGState, *, grounded: bool, confidence: float, issues: list, retry_count: int
+) -> dict:
     return {
         "query_type": state.get("query_type") or "factual",
         "sources_used": [doc.get("source_type", "vector") for doc in state.get("context_docs", [])],
@@ -29,7 +31,9 @@ def _metadata(state: RAGState, *, grounded: bool, confidence: float, issues: lis
     }
 
 
-def _finalize(run, state: RAGState, *, grounded: bool, confidence: float, issues: list, error: str = "") -> dict:
+def _finalize(
+    run, state: RAGState, *, grounded: bool, confidence: float, issues: list, error: str = ""
+) -> dict:
     answer = (state.get("answer") or "").strip() or UNABLE
     if not grounded:
         answer = f"{answer}\n\n{CAVEAT}"
@@ -38,11 +42,18 @@ def _finalize(run, state: RAGState, *, grounded: bool, confidence: float, issues
         {
             "stage": stages.REFLECTION,
             "grounded": grounded,
-            "message": "Answer verified and finalized" if grounded else "Answer finalized with a caveat",
+            "message": "Answer verified and finalized"
+            if grounded
+            else "Answer finalized with a caveat",
         },
     )
-    metadata = _metadata(state, grounded=grounded, confidence=confidence, issues=issues,
-                         retry_count=state.get("retry_count", 0))
+    metadata = _metadata(
+        state,
+        grounded=grounded,
+        confidence=confidence,
+        issues=issues,
+        retry_count=state.get("retry_count", 0),
+    )
     if error:
         metadata["error"] = error
     return {
@@ -74,22 +85,39 @@ def reflect(state: RAGState, config) -> dict:
     try:
         if not state.get("retrieve", True) and not docs:
             # Direct-answer mode: there is no evidence to check the answer against.
-            verdict = {"grounded": True, "confidence": state.get("confidence", 0.5), "issues": [],
-                       "feedback": "", "should_retry": False}
+            verdict = {
+                "grounded": True,
+                "confidence": state.get("confidence", 0.5),
+                "issues": [],
+                "feedback": "",
+                "should_retry": False,
+            }
         elif not answer or answer == UNABLE:
             # An empty answer is a failed attempt; the budget, not the recursion limit, ends it.
-            verdict = {"grounded": False, "confidence": 0.0, "issues": ["The answer is empty."],
-                       "feedback": "No answer was produced; find evidence that answers the question.",
-                       "should_retry": True}
+            verdict = {
+                "grounded": False,
+                "confidence": 0.0,
+                "issues": ["The answer is empty."],
+                "feedback": "No answer was produced; find evidence that answers the question.",
+                "should_retry": True,
+            }
         else:
             blocks = [
-                SourceBlock(index=i, file_name=doc.get("file_name") or doc.get("title") or "Unknown",
-                            text=doc.get("text", ""), source_type=doc.get("source_type", "vector"),
-                            rerank_score=doc.get("rerank_score"))
+                SourceBlock(
+                    index=i,
+                    file_name=doc.get("file_name") or doc.get("title") or "Unknown",
+                    text=doc.get("text", ""),
+                    source_type=doc.get("source_type", "vector"),
+                    rerank_score=doc.get("rerank_score"),
+                )
                 for i, doc in enumerate(docs, start=1)
             ]
             verdict = run.provider.reflect(
-                state["query"], (state.get("context") or "")[:REFLECT_CONTEXT_CHARS], answer, blocks, run.call
+                state["query"],
+                (state.get("context") or "")[:REFLECT_CONTEXT_CHARS],
+                answer,
+                blocks,
+                run.call,
             )
         grounded = bool(verdict.get("grounded", False))
         confidence = float(verdict.get("confidence", 0.0))
@@ -102,8 +130,14 @@ def reflect(state: RAGState, config) -> dict:
         logger.warning("reflection failed; failing open: %s", exc)
         message = str(exc) or type(exc).__name__
         run.emit(stages.STAGE_ERROR, {"stage": stages.REFLECTION, "error": message})
-        return _finalize(run, state, grounded=True, confidence=state.get("confidence", 0.0),
-                         issues=[], error=message)
+        return _finalize(
+            run,
+            state,
+            grounded=True,
+            confidence=state.get("confidence", 0.0),
+            issues=[],
+            error=message,
+        )
 
     will_retry = (not grounded) and should_retry and retry_count < run.max_retries
     floor = (run.reranker or get_reranker()).floor
@@ -114,7 +148,9 @@ def reflect(state: RAGState, config) -> dict:
         stages.STAGE_COMPLETE,
         {
             "stage": stages.REFLECTION,
-            "message": "Grounded" if grounded else ("Not grounded — retrying" if will_retry else "Not grounded"),
+            "message": "Grounded"
+            if grounded
+            else ("Not grounded — retrying" if will_retry else "Not grounded"),
             "grounded": grounded,
             "confidence": round(confidence, 2),
             "issues": issues,
@@ -130,13 +166,17 @@ def reflect(state: RAGState, config) -> dict:
         {
             "attempt": attempt,
             "max_attempts": max_attempts,
-            "reason": feedback or "; ".join(issues) or "The answer was not grounded in the evidence.",
+            "reason": feedback
+            or "; ".join(issues)
+            or "The answer was not grounded in the evidence.",
             "escalate_external": escalate,
             "message": f"Retrying with adjusted strategy (attempt {attempt}/{max_attempts})",
         },
     )
     try:
-        retrieval_query = run.provider.rewrite_query(state["query"], feedback or "; ".join(issues), run.call)
+        retrieval_query = run.provider.rewrite_query(
+            state["query"], feedback or "; ".join(issues), run.call
+        )
     except RunCancelled:
         raise
     except Exception as exc:

@@ -22,23 +22,34 @@ def rerank(state: RAGState, config) -> dict:
     run.emit(stages.STAGE_START, {"stage": stages.RERANKER, "message": "Reranking candidates..."})
     candidates = [Hit.from_state(h) for h in state.get("candidates", [])]
     if not candidates:
-        run.emit(stages.STAGE_COMPLETE, {"stage": stages.RERANKER, "message": "No documents to rerank"})
+        run.emit(
+            stages.STAGE_COMPLETE, {"stage": stages.RERANKER, "message": "No documents to rerank"}
+        )
         return {"context_docs": []}
     reranker = run.reranker or get_reranker()
     query = state.get("retrieval_query") or state["query"]
     try:
         ranked = rerank_hits(
-            query=query, hits=candidates, kb_ids=run.kb_ids, top_k=run.rerank_top_k, reranker=reranker
+            query=query,
+            hits=candidates,
+            kb_ids=run.kb_ids,
+            top_k=run.rerank_top_k,
+            reranker=reranker,
         )
     except RunCancelled:
         raise
     except Exception as exc:
         logger.warning("reranker %s failed: %s", reranker.name, exc)
-        run.emit(stages.STAGE_ERROR, {"stage": stages.RERANKER, "error": str(exc) or type(exc).__name__})
+        run.emit(
+            stages.STAGE_ERROR, {"stage": stages.RERANKER, "error": str(exc) or type(exc).__name__}
+        )
         try:
             reranker = FallbackReranker()
             ranked = rerank_hits(
-                query=query, hits=candidates, kb_ids=run.kb_ids, top_k=run.rerank_top_k,
+                query=query,
+                hits=candidates,
+                kb_ids=run.kb_ids,
+                top_k=run.rerank_top_k,
                 reranker=reranker,
             )
         except Exception:

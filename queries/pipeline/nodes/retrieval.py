@@ -20,7 +20,10 @@ def retrieval(state: RAGState, config) -> dict:
         return {"vector_hits": [], "bm25_hits": [], "graph_hits": []}
     run.emit(
         stages.STAGE_START,
-        {"stage": stages.RETRIEVAL, "message": "Running hybrid retrieval — Vector + BM25 + GraphRAG..."},
+        {
+            "stage": stages.RETRIEVAL,
+            "message": "Running hybrid retrieval — Vector + BM25 + GraphRAG...",
+        },
     )
     query = state.get("retrieval_query") or state["query"]
     result = search_stores(kb_ids=run.kb_ids, query=query, top_k=run.retrieval_top_k)

@@ -1,0 +1,264 @@
+"""Any process serves any run: two web processes and a worker, resume, replay, a killed worker."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+
+import pytest
+import requests
+from rest_framework.authtoken.models import Token
+
+from knowledge.ingestion import TextItem, documents_ingest_inline
+from knowledge.services import kb_create
+from queries.models import QueryRun
+from tests.pipeline.scripted import PLAN_RETRIEVE, answer, verdict
+from tests.queries.clients import js_reader_frames, sse_events
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def world(stack, user):
+    kb = kb_create(owner=user, name="Physics")
+    documents_ingest_inline(
+        kb=kb,
+        items=[
+            TextItem(
+                "curie.txt",
+                b"Marie Curie discovered polonium and radium. She won two Nobel Prizes.",
+            ),
+        ],
+    )
+    headers = {"Authorization": f"Token {Token.objects.create(user=user).key}"}
+    return {"stack": stack, "headers": headers, "kb": kb}
+
+
+def script(stack, query, delays=None):
+    stack.write_scripts(
+        {
+            query: {
+                "planner": [PLAN_RETRIEVE],
+                "reasoning": [answer()],
+                "reflection": [verdict()],
+                "_delays": delays or {},
+            }
+        }
+    )
+
+
+def data_lines(events):
+    return [e["data"] for e in events if "data" in e]
+
+
+def test_a_run_started_on_web_a_streams_identically_through_web_b(world):
+    stack = world["stack"]
+    web_a, web_b = stack.start_web(), stack.start_web()
+    stack.start_worker()
+    stack.wait_for_worker()
+    query = "What did Marie Curie discover?"
+    script(stack, query, {"reasoning": 1.5})
+    post = requests.post(
+        web_a + "/api/query",
+        json={"query": query, "provider": "scripted"},
+        headers=world["headers"],
+        stream=True,
+        timeout=(5, 60),
+    )
+    run_id = post.headers["X-Run-Id"]
+    from_b: list = []
+    reader = threading.Thread(
+        target=lambda: from_b.extend(
+            sse_events(
+                requests.get(
+                    f"{web_b}/api/runs/{run_id}/events",
+                    headers=world["headers"],
+                    stream=True,
+                    timeout=60,
+                )
+            )
+        )
+    )
+    reader.start()
+    _, raw_a = js_reader_frames(post)
+    reader.join(60)
+    events_b = [e for e in from_b if "data" in e]
+    assert data_lines(events_b) == raw_a
+    assert [e["event"] for e in events_b] == [json.loads(line)["type"] for line in raw_a]
+    assert [int(e["id"]) for e in events_b] == list(range(1, len(raw_a) + 1))
+    assert json.loads(raw_a[-1]) == {"type": "stream_end"}
+
+
+def test_resume_after_k_events_gives_exactly_the_rest(world):
+    stack = world["stack"]
+    web = stack.start_web()
+    stack.start_worker()
+    stack.wait_for_worker()
+    query = "Curie and radium, slowly"
+    script(stack, query, {"reasoning": 1.0})
+    post = requests.post(
+        web + "/api/query",
+        json={"query": query, "provider": "scripted"},
+        headers=world["headers"],
+        stream=True,
+        timeout=(5, 60),
+    )
+    run_id = post.headers["X-Run-Id"]
+    k = 5
+    first = sse_events(post, stop_after=lambda seen: len([e for e in seen if "id" in e]) >= k)
+    post.close()  # the client disconnects; the run goes on
+    first = [e for e in first if "id" in e]
+    assert [int(e["id"]) for e in first] == list(range(1, k + 1))
+    resumed = sse_events(
+        requests.get(
+            f"{web}/api/runs/{run_id}/events",
+            headers={**world["headers"], "Last-Event-ID": str(k)},
+            stream=True,
+            timeout=60,
+        )
+    )
+    resumed = [e for e in resumed if "id" in e]
+    run = QueryRun.objects.get(id=run_id)
+    assert run.status == "succeeded"
+    assert [int(e["id"]) for e in resumed] == list(range(k + 1, run.last_seq + 1))
+    # ?after= works the same, and django-eventstream's channel:id form of Last-Event-ID too.
+    after = [
+        e
+        for e in sse_events(
+            requests.get(
+                f"{web}/api/runs/{run_id}/events?after={k}",
+                headers=world["headers"],
+                stream=True,
+                timeout=30,
+            )
+        )
+        if "id" in e
+    ]
+    assert after == resumed
+    legacy = [
+        e
+        for e in sse_events(
+            requests.get(
+                f"{web}/api/runs/{run_id}/events",
+                headers={**world["headers"], "Last-Event-ID": f"run-{run_id}:{k}"},
+                stream=True,
+                timeout=30,
+            )
+        )
+        if "id" in e
+    ]
+    assert legacy == resumed
+    # The replay of the finished run is byte-identical to what the live stream sent.
+    full = sse_events(
+        requests.get(
+            f"{web}/api/runs/{run_id}/events", headers=world["headers"], stream=True, timeout=30
+        )
+    )
+    assert data_lines(full) == data_lines(first) + data_lines(resumed)
+    # Fully sent: EventSource is told to stop reconnecting.
+    done = requests.get(
+        f"{web}/api/runs/{run_id}/events",
+        headers={**world["headers"], "Last-Event-ID": str(run.last_seq)},
+        timeout=10,
+    )
+    assert done.status_code == 204
+    bad = requests.get(
+        f"{web}/api/runs/{run_id}/events?after=minus-one", headers=world["headers"], timeout=10
+    )
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid_cursor"
+
+
+def test_a_killed_worker_leaves_an_interrupted_run_with_terminal_frames(world):
+    stack = world["stack"]
+    web = stack.start_web()
+    worker = stack.start_worker()
+    stack.wait_for_worker()
+    query = "A query whose worker dies"
+    script(stack, query, {"reasoning": 60})
+    post = requests.post(
+        web + "/api/query",
+        json={"query": query, "provider": "scripted"},
+        headers=world["headers"],
+        stream=True,
+        timeout=(5, 90),
+    )
+    run_id = post.headers["X-Run-Id"]
+    killed_at = []
+
+    def kill_at_reasoning(seen):
+        last = seen[-1]
+        if last["type"] == "stage_start" and last["data"]["stage"] == "reasoning" and not killed_at:
+            worker.send_signal(signal.SIGKILL)
+            killed_at.append(time.monotonic())
+        return False
+
+    frames, _ = js_reader_frames(post, stop_after=kill_at_reasoning)
+    assert killed_at
+    detected_after = time.monotonic() - killed_at[0]
+    assert frames[-2:] == [
+        {
+            "type": "error",
+            "data": {
+                "message": "The worker running this query stopped before it finished.",
+                "stage": "pipeline",
+                "code": "interrupted",
+            },
+        },
+        {"type": "stream_end"},
+    ]
+    run = QueryRun.objects.get(id=run_id)
+    assert run.status == "interrupted" and run.error_code == "interrupted"
+    assert detected_after < 30
+
+
+def test_runs_api_lists_details_and_scopes_runs(world, other_user):
+    stack = world["stack"]
+    web = stack.start_web()
+    stack.start_worker()
+    stack.wait_for_worker()
+    for query in ("First Curie question", "Second Curie question"):
+        script(stack, query)
+        response = requests.post(
+            web + "/api/query",
+            json={"query": query, "provider": "scripted"},
+            headers=world["headers"],
+            stream=True,
+            timeout=(5, 60),
+        )
+        js_reader_frames(response)
+    listing = requests.get(
+        web + "/api/runs?page_size=1", headers=world["headers"], timeout=10
+    ).json()
+    assert listing["count"] == 2 and len(listing["results"]) == 1 and listing["next"]
+    assert listing["results"][0]["query"] == "Second Curie question"
+    found = requests.get(
+        web + "/api/runs?q=first&status=succeeded&provider=scripted",
+        headers=world["headers"],
+        timeout=10,
+    ).json()
+    assert [r["query"] for r in found["results"]] == ["First Curie question"]
+    assert (
+        requests.get(
+            web + "/api/runs?status=bogus", headers=world["headers"], timeout=10
+        ).status_code
+        == 400
+    )
+    run_id = found["results"][0]["id"]
+    detail = requests.get(f"{web}/api/runs/{run_id}", headers=world["headers"], timeout=10).json()
+    assert detail["answer"] == "Marie Curie discovered radium [1]."
+    assert detail["events"][0]["frame"]["type"] == "stage_start" and detail["events"][-1][
+        "frame"
+    ] == {"type": "stream_end"}
+    assert detail["config"]["retrieval_top_k"] == 10 and detail["usage"]["reasoning"]["calls"] == 1
+    assert detail["timings"]["total_ms"] > 0 and detail["duration_ms"] > 0
+    stranger = {"Authorization": f"Token {Token.objects.create(user=other_user).key}"}
+    assert requests.get(web + "/api/runs", headers=stranger, timeout=10).json()["count"] == 0
+    for path in (f"/api/runs/{run_id}", f"/api/runs/{run_id}/events"):
+        response = requests.get(web + path, headers=stranger, timeout=10)
+        assert response.status_code == 404 and response.json()["code"] == "not_found"
+    assert (
+        requests.post(f"{web}/api/runs/{run_id}/cancel", headers=stranger, timeout=10).status_code
+        == 404
+    )
