@@ -313,3 +313,27 @@ def delete_orphan_entities(entity_ids: list[int]) -> None:
             "(SELECT 1 FROM knowledge_chunkentity ce WHERE ce.entity_id = e.id)",
             [entity_ids],
         )
+
+
+_DEAD_INGESTIONS_SQL = """
+    SELECT d.id FROM knowledge_document d
+    LEFT JOIN procrastinate_jobs j ON j.id = d.job_id
+    LEFT JOIN procrastinate_workers w ON w.id = j.worker_id
+    WHERE d.job_id IS NOT NULL AND d.status IN ('queued', 'extracting', 'chunking', 'embedding', 'indexing')
+      AND (j.id IS NULL OR j.status NOT IN ('todo', 'doing')
+           OR (j.status = 'doing' AND (j.worker_id IS NULL
+               OR w.last_heartbeat < now() - make_interval(secs => %s))))
+"""
+
+
+def documents_reap() -> int:
+    """Fail ingestions whose job or worker is gone, so no document stays in progress forever."""
+    with connection.cursor() as cursor:
+        cursor.execute(_DEAD_INGESTIONS_SQL, [settings.RUN_STALE_SECONDS])
+        dead = [row[0] for row in cursor.fetchall()]
+    failed = Document.objects.filter(id__in=dead, status__in=Document.ACTIVE_STATUSES).update(
+        status=Document.Status.FAILED,
+        error="The worker ingesting this document stopped before it finished; re-index it.",
+        error_code="ingest_interrupted",
+    )
+    return failed

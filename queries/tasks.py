@@ -16,5 +16,8 @@ def run_query(context, run_id: str) -> None:
 @app.periodic(cron="* * * * * */10", periodic_id="runs_reap")
 @app.task(queue="default", name="queries.runs_reap")
 def runs_reap_periodic(timestamp: int) -> int:
-    """Every ten seconds, end runs whose worker died."""
+    """Every ten seconds, end runs (and ingestions) whose worker died."""
+    from knowledge.services import documents_reap
+
+    documents_reap()
     return runs_reap()
