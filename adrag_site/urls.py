@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from adrag_site import views
+from adrag_site import pages, views
 from providers.apis import ProviderListApi
 
 handler400 = "adrag_site.errors.handler400"
@@ -20,5 +20,10 @@ urlpatterns = [
     path("api/", include("knowledge.urls")),
     path("api/", include("queries.urls")),
     path("api/providers", ProviderListApi.as_view(), name="providers"),
-    path("", views.home_view, name="home"),
+    path("", pages.chat_view, name="home"),
+    path("knowledge/", pages.knowledge_view, name="knowledge"),
+    path("providers/", pages.providers_view, name="providers-page"),
+    path("history/", pages.history_view, name="history"),
+    path("history/<uuid:run_id>/", pages.run_replay_view, name="run-replay"),
+    path("static/<path:path>", pages.static_file, name="static-file"),
 ]

@@ -1,10 +1,8 @@
-"""Site-wide views: health and the portal's shell pages."""
+"""Site-wide views: health (the portal pages are in pages.py)."""
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
@@ -22,9 +20,3 @@ def health_view(request: HttpRequest) -> JsonResponse:
     healthy = report["database"] == "ok" and bool(report.get("pgvector"))
     body = {"status": "healthy" if healthy else "unhealthy", **report}
     return JsonResponse(body, status=200 if healthy else 503)
-
-
-@login_required
-def home_view(request: HttpRequest) -> HttpResponse:
-    """Render the portal's landing page."""
-    return render(request, "home.html")

@@ -63,12 +63,18 @@ def providers_report() -> dict:
     """Return each provider's availability and models, and the default provider."""
     report = {}
     for name in provider_names():
-        provider = get_provider(name)
-        report[name] = {
-            "name": name,
-            "label": provider.label,
-            "available": bool(provider.available()),
-            "models": provider.models(),
-            "default_model": provider.default_model(),
-        }
+        try:
+            provider = get_provider(name)
+            report[name] = {
+                "name": name,
+                "label": provider.label,
+                "available": bool(provider.available()),
+                "models": provider.models(),
+                "default_model": provider.default_model(),
+            }
+        except Exception as exc:  # one misconfigured provider must not hide the others
+            report[name] = {
+                "name": name, "label": name, "available": False, "models": [],
+                "default_model": "", "error": f"{type(exc).__name__}: {exc}",
+            }
     return {"providers": report, "default_provider": default_provider_name()}

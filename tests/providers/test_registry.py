@@ -58,3 +58,11 @@ def test_model_override_reaches_every_chat_provider(settings):
         OllamaProvider().chat_model(model="qwen2", temperature=0.0, json_mode=True).model == "qwen2"
     )
     assert OllamaProvider().chat_model(model=None, temperature=0.0, json_mode=True).format == "json"
+
+
+def test_a_provider_that_cannot_be_built_is_reported_unavailable(auth_client, settings):
+    settings.ADRAG_PROVIDER_PLUGINS = ["broken=tests.queries.plugin:Broken"]
+    body = auth_client.get("/api/providers").json()
+    assert body["providers"]["broken"]["available"] is False
+    assert "misconfigured" in body["providers"]["broken"]["error"]
+    assert body["providers"]["extractive"]["available"] is True

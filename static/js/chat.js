@@ -1,0 +1,375 @@
+// The chat page: ask, stream the run live (fetch + ReadableStream), stop it, and resume it after a
+// refresh from the run's event log (GET /api/runs/<id>, then EventSource on /api/runs/<id>/events).
+(function () {
+  "use strict";
+  var A = window.Adrag;
+  var el = A.el;
+  var root = document.getElementById("chat");
+  if (!root) return;
+
+  var ACTIVE_KEY = "adrag-active-run";
+  var ACTIVE_STATUSES = ["queued", "running"];
+  var view = new A.RunView(document.getElementById("run-view"), { idPrefix: "chat" });
+  var form = document.getElementById("ask-form");
+  var question = document.getElementById("question");
+  var providerSelect = document.getElementById("provider");
+  var modelSelect = document.getElementById("model");
+  var kbOptions = document.getElementById("kb-options");
+  var askButton = document.getElementById("ask-button");
+  var stopButton = document.getElementById("stop-button");
+  var formStatus = document.getElementById("form-status");
+
+  var providers = null;
+  var kbsLoaded = false;
+  var current = null;
+
+  function status(text) { formStatus.textContent = text || ""; }
+
+  function setBusy(busy) {
+    askButton.disabled = busy;
+    askButton.textContent = busy ? "Running…" : "Ask";
+    stopButton.hidden = !busy;
+    stopButton.disabled = false;
+    stopButton.textContent = "Stop";
+    root.dataset.busy = busy ? "1" : "0";
+  }
+
+  function rememberRun(runId) {
+    try { sessionStorage.setItem(ACTIVE_KEY, runId); } catch (e) { /* private mode: the URL still has it */ }
+    var url = new URL(window.location.href);
+    url.searchParams.set("run", runId);
+    window.history.replaceState(null, "", url.toString());
+    root.dataset.runId = runId;
+    view.setRunId(runId);
+  }
+
+  function forgetActive() {
+    try { sessionStorage.removeItem(ACTIVE_KEY); } catch (e) { /* nothing stored */ }
+  }
+
+  function detach(run) {
+    if (!run) return;
+    run.detached = true;
+    if (run.controller) run.controller.abort();
+    if (run.source) run.source.close();
+  }
+
+  function finish(run) {
+    if (run.finished) return;
+    run.finished = true;
+    if (run.source) run.source.close();
+    if (run !== current) return;
+    setBusy(false);
+    forgetActive();
+    root.dataset.state = view.outcome || "ended";
+    status(view.outcome === "succeeded" ? "Done." : "");
+  }
+
+  function isStreamTimeout(frame) {
+    var data = frame.data || {};
+    return frame.type === "error" && !data.code && !data.stage && data.message === "Stream timeout";
+  }
+
+  function handleFrame(run, frame, at) {
+    if (run !== current || run.finished || !frame || typeof frame.type !== "string") return;
+    if (isStreamTimeout(frame)) {
+      // The reader timed out, not the run: keep following it from the event log.
+      if (run.mode === "post") {
+        if (run.controller) run.controller.abort();
+        follow(run, run.lastSeq);
+      }
+      return;
+    }
+    view.apply(frame, at);
+    if (frame.type === "done" || frame.type === "error") {
+      run.terminal = true;
+      setBusy(false);
+      forgetActive();
+    }
+    if (frame.type === "stream_end") finish(run);
+  }
+
+  // ---- the POST stream ----
+
+  function ask() {
+    var query = question.value.trim();
+    if (!query) {
+      status("Type a question first.");
+      question.focus();
+      return;
+    }
+    detach(current);
+    var run = current = { runId: null, lastSeq: 0, mode: "post", controller: new AbortController() };
+    view.reset("Waiting for the first stage…");
+    view.setStatus("starting");
+    root.dataset.state = "running";
+    view.setRunId(null);
+    setBusy(true);
+    status("");
+    var body = { query: query };
+    if (providerSelect.value) body.provider = providerSelect.value;
+    if (modelSelect.value) body.model = modelSelect.value;
+    var kbs = selectedKbs();
+    if (kbs) body.knowledge_bases = kbs;
+    fetch("/api/query", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", Accept: "text/event-stream", "X-CSRFToken": A.csrfToken() },
+      body: JSON.stringify(body),
+      signal: run.controller.signal
+    }).then(function (res) {
+      if (!res.ok) {
+        return res.text().then(function (text) {
+          var data = {};
+          try { data = JSON.parse(text); } catch (e) { data = { error: "The server answered " + res.status + "." }; }
+          if (run !== current) return;
+          view.setStatus("failed", "not started");
+          view.showError(data.error || "The question could not be asked.", data.code || "http_" + res.status, res.status === 429 ? "Too many runs" : "Not started");
+          run.terminal = true;
+          finish(run);
+        });
+      }
+      run.runId = res.headers.get("X-Run-Id");
+      if (run.runId && run === current) rememberRun(run.runId);
+      return readStream(run, res.body);
+    }).catch(function (err) {
+      if (run !== current || run.finished || (err && err.name === "AbortError")) return;
+      lostStream(run, err && err.message);
+    });
+  }
+
+  function readStream(run, body) {
+    var reader = body.getReader();
+    var decoder = new TextDecoder();
+    var buffer = "";
+
+    function take(line) {
+      line = line.replace(/\r$/, "");
+      if (line.indexOf("id: ") === 0) {
+        var seq = parseInt(line.slice(4), 10);
+        if (!isNaN(seq)) run.lastSeq = seq;
+      } else if (line.indexOf("data: ") === 0) {
+        var frame;
+        try { frame = JSON.parse(line.slice(6)); } catch (e) { return; }
+        handleFrame(run, frame, Date.now());
+      }
+      // `: keep-alive` comments and blank separators carry nothing to show.
+    }
+
+    function pump() {
+      return reader.read().then(function (chunk) {
+        if (run.detached || run.mode !== "post") { reader.cancel().catch(function () {}); return; }
+        if (chunk.done) {
+          buffer += decoder.decode();
+          if (buffer) take(buffer);
+          if (!run.finished) lostStream(run, "the stream closed early");
+          return;
+        }
+        buffer += decoder.decode(chunk.value, { stream: true });
+        var lines = buffer.split("\n");
+        buffer = lines.pop();
+        lines.forEach(take);
+        if (run.finished) { reader.cancel().catch(function () {}); return; }
+        return pump();
+      });
+    }
+    return pump();
+  }
+
+  function lostStream(run, reason) {
+    if (run.runId && !run.terminal) {
+      status("Connection lost (" + (reason || "network") + "); following the run from its log…");
+      follow(run, run.lastSeq);
+      return;
+    }
+    if (!run.terminal) {
+      view.setStatus("failed");
+      view.showError("The connection to the server was lost" + (reason ? ": " + reason : "") + ".", "network", "Connection lost");
+    }
+    finish(run);
+  }
+
+  // ---- following a run from its event log ----
+
+  function follow(run, after) {
+    if (run !== current || run.finished) return;
+    run.mode = "eventsource";
+    var source = new EventSource("/api/runs/" + encodeURIComponent(run.runId) + "/events?after=" + (after || 0));
+    run.source = source;
+    function onFrame(event) {
+      if (run.source !== source) return;
+      var seq = parseInt(event.lastEventId, 10);
+      if (!isNaN(seq)) run.lastSeq = seq;
+      var frame;
+      try { frame = JSON.parse(event.data); } catch (e) { return; }
+      status("");
+      handleFrame(run, frame, Date.now());
+    }
+    A.RunView.EVENT_TYPES.forEach(function (type) {
+      if (type !== "error") source.addEventListener(type, onFrame);
+    });
+    source.addEventListener("message", onFrame);
+    // `error` is both a server frame (a MessageEvent with data) and EventSource's own connection
+    // signal (a plain Event): only the first is the run's error.
+    source.addEventListener("error", function (event) {
+      if (typeof event.data === "string") { onFrame(event); return; }
+      if (run.finished || run.source !== source) return;
+      if (source.readyState === EventSource.CLOSED) {
+        if (run.terminal) { finish(run); return; }
+        view.setStatus("failed", "disconnected");
+        view.showError("The server closed the event stream before the run ended.", "stream_closed", "Connection lost");
+        finish(run);
+      } else {
+        status("Reconnecting to the run…");
+      }
+    });
+  }
+
+  function resume(runId) {
+    detach(current);
+    var run = current = { runId: runId, lastSeq: 0, mode: "resume" };
+    view.reset("Resuming the run…");
+    root.dataset.state = "running";
+    view.setStatus("starting", "resuming");
+    root.dataset.runId = runId;
+    view.setRunId(runId);
+    setBusy(true);
+    A.api("/api/runs/" + encodeURIComponent(runId)).then(function (detail) {
+      if (run !== current) return;
+      question.value = detail.query || "";
+      (detail.events || []).forEach(function (event) {
+        run.lastSeq = event.seq;
+        handleFrame(run, event.frame, Date.parse(event.time));
+      });
+      if (run.finished) return;
+      if (ACTIVE_STATUSES.indexOf(detail.status) !== -1) status("Resumed: following the run live.");
+      follow(run, run.lastSeq);
+    }).catch(function (err) {
+      if (run !== current) return;
+      forgetActive();
+      var url = new URL(window.location.href);
+      url.searchParams.delete("run");
+      window.history.replaceState(null, "", url.toString());
+      view.reset();
+      view.setRunId(null);
+      setBusy(false);
+      root.dataset.state = "unavailable";
+      status(err.status === 404 ? "That run is not available." : "The run could not be loaded: " + err.message);
+    });
+  }
+
+  // ---- stop ----
+
+  stopButton.addEventListener("click", function () {
+    var run = current;
+    if (!run || !run.runId || run.finished) return;
+    stopButton.disabled = true;
+    stopButton.textContent = "Stopping…";
+    A.api("/api/runs/" + encodeURIComponent(run.runId) + "/cancel", { method: "POST" }).then(function () {
+      status("Stopping the run…");
+    }).catch(function (err) {
+      if (err.status === 409) { status("The run had already finished."); return; }
+      stopButton.disabled = false;
+      stopButton.textContent = "Stop";
+      status("Could not stop the run: " + err.message);
+    });
+  });
+
+  // ---- pickers ----
+
+  function selectedKbs() {
+    if (!kbsLoaded) return null;
+    return Array.prototype.map.call(kbOptions.querySelectorAll("input[name=kb]:checked"), function (input) {
+      return parseInt(input.value, 10);
+    });
+  }
+
+  function loadKbs() {
+    A.api("/api/knowledge-bases").then(function (body) {
+      A.clear(kbOptions);
+      var kbs = body.knowledge_bases || [];
+      kbsLoaded = true;
+      if (!kbs.length) {
+        A.append(kbOptions, el("span", { className: "muted" }, ["No knowledge bases yet. ", el("a", { href: "/knowledge/", text: "Create one and upload documents" }), "; until then answers come without your documents."]));
+        return;
+      }
+      kbs.forEach(function (kb) {
+        var id = "kb-" + kb.id;
+        var meta = kb.document_count + (kb.document_count === 1 ? " doc" : " docs") + (kb.team ? " · " + kb.team.name : "");
+        A.append(kbOptions, el("label", { className: "kb-option", for: id }, [
+          el("input", { type: "checkbox", name: "kb", id: id, value: kb.id, checked: true }),
+          String(kb.name),
+          el("span", { className: "muted", text: "(" + meta + ")" })
+        ]));
+      });
+    }).catch(function (err) {
+      A.clear(kbOptions);
+      A.append(kbOptions, el("span", { className: "error", text: "Knowledge bases could not be loaded (" + err.message + "); all of yours will be searched." }));
+    });
+  }
+
+  function fillModels(name, preferred) {
+    A.clear(modelSelect);
+    var provider = providers && providers.providers[name];
+    if (!provider) {
+      modelSelect.appendChild(el("option", { value: "", text: "Provider default" }));
+      return;
+    }
+    var models = (provider.models || []).slice();
+    if (preferred && models.indexOf(preferred) === -1) models.push(preferred);
+    models.forEach(function (model) {
+      modelSelect.appendChild(el("option", { value: model, text: model + (model === provider.default_model ? " (default)" : "") }));
+    });
+    modelSelect.value = preferred && models.indexOf(preferred) !== -1 ? preferred : provider.default_model || models[0] || "";
+  }
+
+  function loadProviders() {
+    return A.api("/api/providers").then(function (body) {
+      providers = body;
+      A.clear(providerSelect);
+      var names = Object.keys(body.providers || {});
+      names.forEach(function (name) {
+        var provider = body.providers[name];
+        providerSelect.appendChild(el("option", {
+          value: name, disabled: !provider.available,
+          text: String(provider.label || name) + (provider.available ? "" : " (unavailable)")
+        }));
+      });
+      var saved = A.loadDefault();
+      var choice = saved && body.providers[saved.provider] && body.providers[saved.provider].available ? saved.provider : body.default_provider;
+      if (!body.providers[choice] || !body.providers[choice].available) {
+        choice = names.filter(function (n) { return body.providers[n].available; })[0] || choice;
+      }
+      providerSelect.value = choice;
+      fillModels(choice, saved && saved.provider === choice ? saved.model : "");
+    }).catch(function (err) {
+      A.clear(providerSelect);
+      providerSelect.appendChild(el("option", { value: "", text: "Server default" }));
+      fillModels("", "");
+      status("Providers could not be listed (" + err.message + "); the server default will answer.");
+    });
+  }
+
+  providerSelect.addEventListener("change", function () { fillModels(providerSelect.value, ""); });
+  document.getElementById("kb-all").addEventListener("click", function () {
+    Array.prototype.forEach.call(kbOptions.querySelectorAll("input[name=kb]"), function (input) { input.checked = true; });
+  });
+  document.getElementById("kb-none").addEventListener("click", function () {
+    Array.prototype.forEach.call(kbOptions.querySelectorAll("input[name=kb]"), function (input) { input.checked = false; });
+  });
+  form.addEventListener("submit", function (event) { event.preventDefault(); ask(); });
+  question.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); ask(); }
+  });
+
+  setBusy(false);
+  root.dataset.ready = "0";
+  loadKbs();
+  loadProviders().then(function () {
+    root.dataset.ready = "1";
+  });
+  var fromUrl = new URL(window.location.href).searchParams.get("run");
+  var stored = null;
+  try { stored = sessionStorage.getItem(ACTIVE_KEY); } catch (e) { stored = null; }
+  if (fromUrl || stored) resume(fromUrl || stored);
+})();

@@ -1,0 +1,501 @@
+// The live tracker and the answer of one run, driven by the run's SSE frames ({type, data}).
+// Used by the chat (live and resumed runs) and by the replay page (stored events).
+// Everything from the server is untrusted: it is written with textContent, never innerHTML.
+(function () {
+  "use strict";
+  var A = window.Adrag;
+  var el = A.el;
+
+  // The eight emitted stage ids: the wire contract (queries/pipeline/stages.py).
+  var STAGES = ["planner", "retrieval", "external_tools", "aggregator", "reranker", "compressor", "reasoning", "reflection"];
+  // A retry replays the pipeline from retrieval; the planner does not run again, so its row keeps its result.
+  var RETRY_RESET = STAGES.slice(1);
+  var EVENT_TYPES = ["stage_start", "stage_complete", "stage_skip", "stage_error", "retrieval_result", "finalize", "retry", "done", "error", "stream_end"];
+  var STATUS_LABELS = {
+    idle: "idle", starting: "starting", running: "running", succeeded: "answered", failed: "failed",
+    cancelled: "cancelled", interrupted: "interrupted", empty: "no answer"
+  };
+
+  function yesNo(value) { return value ? "yes" : "no"; }
+  function num(value, digits) {
+    var n = Number(value);
+    return isNaN(n) ? String(value) : n.toFixed(digits);
+  }
+
+  function RunView(root, options) {
+    options = options || {};
+    this.root = root;
+    this.idPrefix = options.idPrefix || "run";
+    this.clock = Date.now;
+    this.timer = null;
+    this.rows = {};
+    var self = this;
+    // Rows missing from the page are left out rather than breaking the view.
+    this.stages = STAGES.filter(function (stage) { return root.querySelector('[data-stage="' + stage + '"]'); });
+    this.stages.forEach(function (stage) {
+      var node = root.querySelector('[data-stage="' + stage + '"]');
+      self.rows[stage] = {
+        node: node,
+        badge: node.querySelector("[data-role=stage-status]"),
+        time: node.querySelector("[data-role=stage-time]"),
+        details: node.querySelector("[data-role=stage-details]"),
+        hint: node.querySelector("[data-role=stage-details]").textContent
+      };
+    });
+    function part(role) { return root.querySelector("[data-role=" + role + "]"); }
+    this.parts = {
+      status: part("run-status"), attempt: part("attempt"), error: part("error"), notice: part("notice"),
+      answer: part("answer"), meta: part("meta"), sources: part("sources"), sourcesBlock: part("sources-block"),
+      runId: part("run-id")
+    };
+    var placeholder = part("placeholder");
+    this.placeholderText = placeholder ? placeholder.textContent : "";
+    this.reset();
+  }
+
+  RunView.STAGES = STAGES;
+  RunView.EVENT_TYPES = EVENT_TYPES;
+
+  RunView.prototype.setClock = function (clock) { this.clock = clock || Date.now; };
+
+  RunView.prototype.reset = function (placeholder) {
+    var self = this;
+    this.stages.forEach(function (stage) { self.resetRow(stage); });
+    this.outcome = null;
+    this.ended = false;
+    this.result = null;
+    this.retryReason = "";
+    A.clear(this.parts.attempt);
+    this.hideError();
+    this.setNotice("");
+    A.clear(this.parts.answer);
+    A.append(this.parts.answer, el("p", { className: "muted placeholder", text: placeholder || this.placeholderText }));
+    A.clear(this.parts.meta);
+    A.clear(this.parts.sources);
+    this.parts.sourcesBlock.hidden = true;
+    this.setStatus("idle");
+    this.stopTimer();
+  };
+
+  RunView.prototype.setRunId = function (runId) {
+    var target = this.parts.runId;
+    if (!target) return;
+    A.clear(target);
+    if (runId) A.append(target, el("a", { href: "/history/" + encodeURIComponent(runId) + "/", text: "run " + String(runId).slice(0, 8), title: "Open this run in History" }));
+  };
+
+  RunView.prototype.setStatus = function (status, label) {
+    var badge = this.parts.status;
+    badge.dataset.status = status;
+    badge.className = "badge run-badge " + status;
+    badge.textContent = label || STATUS_LABELS[status] || status;
+  };
+
+  RunView.prototype.setNotice = function (text) {
+    var notice = this.parts.notice;
+    notice.textContent = text || "";
+    notice.hidden = !text;
+  };
+
+  RunView.prototype.showError = function (message, code, title) {
+    var box = this.parts.error;
+    A.clear(box);
+    A.append(box, [el("strong", { text: title || "Error" }), message]);
+    if (code) A.append(box, el("span", { className: "muted", text: " (" + code + ")" }));
+    box.dataset.code = code || "";
+    box.hidden = false;
+  };
+
+  RunView.prototype.hideError = function () {
+    A.clear(this.parts.error);
+    this.parts.error.hidden = true;
+  };
+
+  // ---- rows ----
+
+  RunView.prototype.resetRow = function (stage) {
+    var row = this.rows[stage];
+    row.status = "idle";
+    row.startedAt = null;
+    row.endedAt = null;
+    row.node.dataset.status = "idle";
+    row.badge.textContent = "idle";
+    row.badge.className = "badge stage-status idle";
+    row.time.textContent = "";
+    A.clear(row.details);
+    row.details.textContent = row.hint;
+  };
+
+  RunView.prototype.setRow = function (stage, status, at) {
+    var row = this.rows[stage];
+    if (status === "running") {
+      row.startedAt = at;
+      row.endedAt = null;
+    } else if (status !== "idle") {
+      row.endedAt = at;
+    }
+    row.status = status;
+    row.node.dataset.status = status;
+    row.badge.textContent = status;
+    row.badge.className = "badge stage-status " + status;
+    this.renderTime(stage);
+    if (status === "running") this.startTimer();
+  };
+
+  RunView.prototype.setDetails = function (stage, nodes) {
+    var details = this.rows[stage].details;
+    A.clear(details);
+    A.append(details, nodes);
+  };
+
+  RunView.prototype.addDetails = function (stage, nodes) {
+    A.append(this.rows[stage].details, nodes);
+  };
+
+  RunView.prototype.renderTime = function (stage) {
+    var row = this.rows[stage];
+    if (row.status === "skipped" && row.startedAt === null) { row.time.textContent = "—"; return; }
+    if (row.startedAt === null) { row.time.textContent = ""; return; }
+    var end = row.status === "running" ? this.clock() : row.endedAt;
+    row.time.textContent = A.formatDuration(end - row.startedAt);
+  };
+
+  RunView.prototype.startTimer = function () {
+    if (this.timer) return;
+    var self = this;
+    this.timer = setInterval(function () {
+      var running = false;
+      self.stages.forEach(function (stage) {
+        if (self.rows[stage].status === "running") { running = true; self.renderTime(stage); }
+      });
+      if (!running) self.stopTimer();
+    }, 200);
+  };
+
+  RunView.prototype.stopTimer = function () {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  };
+
+  RunView.prototype.setAttempt = function (attempt, max, reason) {
+    var target = this.parts.attempt;
+    A.clear(target);
+    if (!attempt) return;
+    A.append(target, el("strong", { text: "Attempt " + attempt + " of " + (max || "?") }));
+    if (reason) A.append(target, " · " + reason);
+  };
+
+  // ---- events ----
+
+  // Apply one SSE frame; `at` is when it happened (ms since the epoch), for elapsed times.
+  RunView.prototype.apply = function (frame, at) {
+    if (!frame || typeof frame.type !== "string") return;
+    at = typeof at === "number" && !isNaN(at) ? at : this.clock();
+    var data = frame.data && typeof frame.data === "object" ? frame.data : {};
+    // Run-level events first: `retry` carries no stage key, so it must never reach the stage guard.
+    switch (frame.type) {
+      case "retry": return this.onRetry(data);
+      case "done": return this.onDone(data);
+      case "error": return this.onError(data, at);
+      case "stream_end": return this.onStreamEnd();
+    }
+    var stage = data.stage;
+    if (!stage || !this.rows[stage]) return;
+    if (!this.outcome) this.setStatus("running");
+    var row = this.rows[stage];
+    switch (frame.type) {
+      case "stage_start":
+        this.setRow(stage, "running", at);
+        this.setDetails(stage, data.message ? String(data.message) : "running…");
+        if (stage === "reflection" && data.attempt) this.setAttempt(data.attempt, data.max_attempts, this.retryReason);
+        break;
+      case "stage_complete":
+      case "retrieval_result":
+        if (row.startedAt === null) row.startedAt = at;
+        // A stage that reported an error and fell back stays marked as an error.
+        this.setRow(stage, row.status === "error" ? "error" : "complete", at);
+        if (row.status === "error") this.addDetails(stage, stageDetails(stage, data));
+        else this.setDetails(stage, stageDetails(stage, data));
+        break;
+      case "stage_skip":
+        this.setRow(stage, "skipped", at);
+        this.setDetails(stage, String(data.message || "skipped"));
+        break;
+      case "stage_error":
+        if (row.startedAt === null) row.startedAt = at;
+        this.setRow(stage, "error", at);
+        this.setDetails(stage, el("span", { className: "stage-error-text", text: "Error: " + String(data.error || data.message || "failed") + " (fell back and continued)" }));
+        break;
+      case "finalize":
+        if (row.status !== "error") this.setRow(stage, "complete", row.endedAt || at);
+        this.addDetails(stage, A.chip("", data.grounded === false ? "finalized unverified" : "verified & finalized", data.grounded === false ? "warn" : "ok"));
+        break;
+    }
+  };
+
+  RunView.prototype.onRetry = function (data) {
+    var self = this;
+    RETRY_RESET.forEach(function (stage) { if (self.rows[stage]) self.resetRow(stage); });
+    var reason = data.reason ? "retrying: " + String(data.reason) : String(data.message || "retrying");
+    if (data.escalate_external) reason += " · widening to web search";
+    this.retryReason = reason;
+    this.setAttempt(data.attempt, data.max_attempts, reason);
+    this.setStatus("running", "retrying");
+  };
+
+  RunView.prototype.onDone = function (data) {
+    var answer = typeof data.answer === "string" ? data.answer : "";
+    var sources = Array.isArray(data.sources) ? data.sources : [];
+    var metadata = data.metadata && typeof data.metadata === "object" ? data.metadata : {};
+    this.result = { answer: answer, sources: sources, metadata: metadata };
+    this.stopTimer();
+    this.renderAnswer(answer, sources);
+    this.renderMeta(metadata);
+    if (!answer.trim()) {
+      this.outcome = "empty";
+      this.setStatus("empty");
+      this.showError("The run finished without an answer.", "empty_answer", "No answer");
+      return;
+    }
+    this.outcome = "succeeded";
+    this.setStatus("succeeded");
+  };
+
+  RunView.prototype.onError = function (data, at) {
+    var message = String(data.message || data.error || "The run failed.");
+    var code = data.code ? String(data.code) : "";
+    var cancelled = code === "cancelled";
+    var self = this;
+    this.stages.forEach(function (stage) {
+      if (self.rows[stage].status === "running") {
+        self.setRow(stage, "error", at);
+        self.addDetails(stage, el("span", { className: "stage-error-text", text: cancelled ? "stopped: run cancelled" : "stopped: " + message }));
+      }
+    });
+    if (data.stage && this.rows[data.stage] && this.rows[data.stage].status !== "error") {
+      this.setRow(data.stage, "error", at);
+      this.addDetails(data.stage, el("span", { className: "stage-error-text", text: message }));
+    }
+    this.stopTimer();
+    this.outcome = cancelled ? "cancelled" : code === "interrupted" ? "interrupted" : "failed";
+    this.setStatus(this.outcome);
+    this.showError(message, code, cancelled ? "Cancelled" : "The run failed");
+    if (!this.result) {
+      A.clear(this.parts.answer);
+      A.append(this.parts.answer, el("p", { className: "muted placeholder", text: cancelled ? "No answer: the run was stopped." : "No answer: the run ended with an error." }));
+    }
+  };
+
+  RunView.prototype.onStreamEnd = function () {
+    this.ended = true;
+    this.stopTimer();
+    if (!this.outcome) {
+      this.outcome = "failed";
+      this.setStatus("failed");
+      this.showError("The stream ended without an answer or an error.", "no_result", "No answer");
+    }
+  };
+
+  // ---- answer ----
+
+  RunView.prototype.sourceId = function (index) { return this.idPrefix + "-source-" + index; };
+
+  RunView.prototype.openSource = function (index) {
+    var card = document.getElementById(this.sourceId(index));
+    if (!card) return;
+    card.open = true;
+    card.classList.add("flash");
+    setTimeout(function () { card.classList.remove("flash"); }, 1600);
+    card.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    var summary = card.querySelector("summary");
+    if (summary) summary.focus({ preventScroll: true });
+  };
+
+  RunView.prototype.renderAnswer = function (answer, sources) {
+    var self = this;
+    var byIndex = {};
+    sources.forEach(function (source) { if (source && source.index !== undefined) byIndex[String(source.index)] = source; });
+    var target = this.parts.answer;
+    A.clear(target);
+    if (!answer.trim()) {
+      A.append(target, el("p", { className: "muted placeholder", text: "(empty answer)" }));
+    }
+    answer.split(/\n\s*\n/).forEach(function (block) {
+      if (!block.trim()) return;
+      var lines = block.split("\n");
+      var isList = lines.every(function (line) { return /^\s*([-*•]|\d+[.)])\s+/.test(line); });
+      if (isList) {
+        var list = el("ul");
+        lines.forEach(function (line) { list.appendChild(self.inline(line.replace(/^\s*([-*•]|\d+[.)])\s+/, ""), el("li"), byIndex)); });
+        target.appendChild(list);
+        return;
+      }
+      var paragraph = el("p");
+      lines.forEach(function (line, i) {
+        if (i) paragraph.appendChild(el("br"));
+        self.inline(line, paragraph, byIndex);
+      });
+      target.appendChild(paragraph);
+    });
+    this.renderSources(sources);
+  };
+
+  // Markdown-ish inline text: [n] citations, **bold**, `code`, and [label](http(s) url) links.
+  // Any other link target (javascript:, data:, relative) stays literal text.
+  var INLINE = /\[([^\[\]\n]+)\]\(([^()\s]*)\)|\[(\d+(?:\s*[,;]\s*\d+)*)\]|\*\*([^*\n]+)\*\*|`([^`\n]+)`/g;
+
+  RunView.prototype.inline = function (text, target, byIndex) {
+    var self = this;
+    var last = 0;
+    var match;
+    INLINE.lastIndex = 0;
+    while ((match = INLINE.exec(text)) !== null) {
+      if (match.index > last) target.appendChild(document.createTextNode(text.slice(last, match.index)));
+      last = INLINE.lastIndex;
+      if (match[1] !== undefined) {
+        if (A.isSafeUrl(match[2])) {
+          target.appendChild(el("a", { href: match[2], text: match[1], target: "_blank", rel: "noopener noreferrer nofollow" }));
+        } else {
+          target.appendChild(document.createTextNode(match[0]));
+        }
+      } else if (match[3] !== undefined) {
+        match[3].split(/\s*[,;]\s*/).forEach(function (n) {
+          var source = byIndex[n];
+          if (!source) { target.appendChild(document.createTextNode("[" + n + "]")); return; }
+          target.appendChild(el("a", {
+            className: "cite", href: "#" + self.sourceId(n), text: "[" + n + "]",
+            "aria-label": "Source " + n + ": " + String(source.file_name || "unknown"),
+            dataset: { cite: n },
+            onclick: function (event) { event.preventDefault(); self.openSource(n); }
+          }));
+        });
+      } else if (match[4] !== undefined) {
+        target.appendChild(el("strong", { text: match[4] }));
+      } else if (match[5] !== undefined) {
+        target.appendChild(el("code", { text: match[5] }));
+      }
+    }
+    if (last < text.length) target.appendChild(document.createTextNode(text.slice(last)));
+    return target;
+  };
+
+  RunView.prototype.renderSources = function (sources) {
+    var self = this;
+    var target = this.parts.sources;
+    A.clear(target);
+    this.parts.sourcesBlock.hidden = false;
+    if (!sources.length) {
+      A.append(target, el("p", { className: "muted", text: "No sources cited: the answer does not quote retrieved evidence." }));
+      return;
+    }
+    sources.forEach(function (source) {
+      if (!source || typeof source !== "object") return;
+      var index = String(source.index);
+      var summary = el("summary", null, [
+        el("span", { className: "source-index", text: "[" + index + "]" }),
+        el("span", { className: "source-name", text: String(source.file_name || "Unknown") }),
+        source.page !== "" && source.page !== undefined && source.page !== null ? A.chip("page", source.page) : null,
+        source.source_type ? el("span", { className: "badge", text: String(source.source_type) }) : null,
+        el("span", { className: "source-score", text: source.rerank_score !== undefined && source.rerank_score !== null ? "score " + num(source.rerank_score, 4) : "" })
+      ]);
+      var body = el("div", { className: "source-body" }, [
+        el("p", { className: "preview", text: String(source.content_preview || "") }),
+        A.isSafeUrl(source.url) ? el("p", null, el("a", { href: source.url, text: String(source.url), target: "_blank", rel: "noopener noreferrer nofollow" })) : null,
+        source.content ? el("details", { className: "full-content" }, [
+          el("summary", { text: "Show full content (" + String(source.content).length + " characters)" }),
+          el("pre", { text: String(source.content) })
+        ]) : null
+      ]);
+      target.appendChild(el("details", { className: "source-card", id: self.sourceId(index), dataset: { index: index } }, [summary, body]));
+    });
+  };
+
+  RunView.prototype.renderMeta = function (metadata) {
+    var target = this.parts.meta;
+    A.clear(target);
+    if (metadata.error) {
+      A.append(target, A.chip("reflection", "failed open: " + String(metadata.error), "warn"));
+      return;
+    }
+    if (metadata.grounded !== undefined) A.append(target, A.chip("grounded", yesNo(metadata.grounded), metadata.grounded ? "ok" : "err"));
+    if (metadata.confidence !== undefined) A.append(target, A.chip("confidence", num(metadata.confidence, 2)));
+    if (metadata.query_type) A.append(target, A.chip("query", String(metadata.query_type)));
+    if (metadata.retry_count !== undefined) A.append(target, A.chip("retries", metadata.retry_count, metadata.retry_count ? "warn" : ""));
+    if (Array.isArray(metadata.sources_used) && metadata.sources_used.length) {
+      var counts = {};
+      metadata.sources_used.forEach(function (name) { counts[name] = (counts[name] || 0) + 1; });
+      A.append(target, A.chip("context", Object.keys(counts).map(function (k) { return k + " " + counts[k]; }).join(" · ")));
+    }
+    if (Array.isArray(metadata.issues) && metadata.issues.length) {
+      var list = el("ul", { className: "issues" });
+      metadata.issues.forEach(function (issue) { list.appendChild(el("li", { text: typeof issue === "string" ? issue : JSON.stringify(issue) })); });
+      A.append(target, el("div", { className: "alert alert-warn" }, [el("strong", { text: "Issues the check found" }), list]));
+    }
+  };
+
+  // ---- per-stage details ----
+
+  function stageDetails(stage, data) {
+    var chip = A.chip;
+    switch (stage) {
+      case "planner":
+        return [
+          data.query_type ? chip("type", data.query_type) : null,
+          data.retrieve !== undefined ? chip("retrieve", yesNo(data.retrieve)) : null,
+          data.use_external !== undefined ? chip("web", yesNo(data.use_external)) : null
+        ];
+      case "retrieval":
+        return [chip("vector", data.vector_count), chip("bm25", data.bm25_count), chip("graph", data.graph_count)];
+      case "external_tools":
+        return data.web_count !== undefined ? [chip("web results", data.web_count)] : [String(data.message || "")];
+      case "aggregator": {
+        var nodes = [];
+        if (data.before !== undefined) nodes.push(chip("dedup", data.before + " → " + data.after));
+        if (data.sources && typeof data.sources === "object") {
+          Object.keys(data.sources).forEach(function (name) { nodes.push(chip(name, data.sources[name])); });
+        }
+        return nodes.length ? nodes : [String(data.message || "")];
+      }
+      case "reranker":
+        if (Array.isArray(data.scores)) {
+          return [
+            data.top_k !== undefined ? chip("kept", data.top_k) : null,
+            chip("scores", data.scores.length ? data.scores.map(function (s) { return num(s, 2); }).join(", ") : "none")
+          ];
+        }
+        return [String(data.message || "nothing to rerank")];
+      case "compressor":
+        if (data.ratio !== undefined && data.ratio !== null) {
+          return [chip("compressed", A.formatNumber(data.original_chars) + " → " + A.formatNumber(data.compressed_chars) + " chars"), chip("ratio", num(data.ratio, 2))];
+        }
+        if (data.original_chars !== undefined && data.original_chars === data.compressed_chars) {
+          return [chip("", "skipped"), el("span", { text: A.formatNumber(data.original_chars) + " chars, under the limit" })];
+        }
+        return [chip("", "skipped"), el("span", { text: String(data.message || "no context") })];
+      case "reasoning":
+        return [
+          data.confidence !== undefined ? chip("confidence", num(data.confidence, 2)) : null,
+          data.is_sufficient !== undefined ? chip("sufficient", yesNo(data.is_sufficient), data.is_sufficient ? "" : "warn") : null,
+          Array.isArray(data.key_facts) ? chip("key facts", data.key_facts.length) : null
+        ];
+      case "reflection": {
+        var parts = [
+          data.grounded !== undefined ? chip("grounded", yesNo(data.grounded), data.grounded ? "ok" : "err") : null,
+          data.confidence !== undefined ? chip("confidence", num(data.confidence, 2)) : null,
+          data.will_retry ? chip("", "will retry", "warn") : null
+        ];
+        if (Array.isArray(data.issues) && data.issues.length) {
+          var list = el("ul", { className: "issues", "aria-label": "Issues found" });
+          data.issues.forEach(function (issue) { list.appendChild(el("li", { text: typeof issue === "string" ? issue : JSON.stringify(issue) })); });
+          parts.push(list);
+        } else if (data.grounded !== undefined) {
+          parts.push(chip("issues", "none"));
+        }
+        return parts;
+      }
+    }
+    return [String(data.message || "")];
+  }
+
+  window.Adrag.RunView = RunView;
+})();
