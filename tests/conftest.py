@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def child_env(**extra: str) -> dict[str, str]:
     """Return an environment in which a child process uses this test run's database."""
     env = dict(os.environ)
+    # A server under test must run with Django's async-safety checks on.
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     name = connection.settings_dict["NAME"]
     url = env.get("DATABASE_URL")
     if url:

@@ -3,7 +3,6 @@ Procrastinate worker on this test run's database (the live stack of tests/querie
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -28,14 +27,16 @@ CHROMIUM_ARGS = [
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-# The `broken` plugin of tests/queries cannot be constructed, which takes GET /api/providers
-# down with it; the portal tests need only the scripted model.
+# The portal tests need only the scripted model.
 PLUGINS = "scripted=tests.queries.plugin:ScriptedFromFile"
 
-# Playwright's sync API keeps an event loop in this thread, which Django's async-safety check
-# mistakes for async code calling the ORM. Only this test process skips the check: the
-# servers under test are started without it.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+@pytest.fixture(autouse=True)
+def _allow_orm_beside_playwright(monkeypatch):
+    # Playwright's sync API keeps an event loop in this thread, which Django's async-safety
+    # check mistakes for async code calling the ORM. Only these tests skip the check, only in
+    # this process: child processes never inherit it (tests.conftest.child_env drops it).
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 @dataclass
