@@ -3,8 +3,6 @@ Procrastinate worker on this test run's database (the live stack of tests/querie
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,32 +46,11 @@ class Portal:
         self.stack.write_scripts(scripts)
 
 
-def start_worker_all_queues(live: LiveStack) -> subprocess.Popen:
-    """Start a worker that takes runs and ingestion jobs alike."""
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "manage.py"),
-            "procrastinate",
-            "worker",
-            "--queues",
-            "runs,default,ingest",
-        ],
-        cwd=ROOT,
-        env=live.env,
-        stdout=live._log(f"worker-{len(live.workers)}"),
-        stderr=subprocess.STDOUT,
-    )
-    live.workers.append(process)
-    return process
-
-
 @pytest.fixture
 def portal(stack) -> Portal:  # noqa: F811
-    stack.env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     stack.env["ADRAG_PROVIDER_PLUGINS"] = PLUGINS
     url = stack.start_web()
-    start_worker_all_queues(stack)
+    stack.start_worker(queues="runs,default,ingest")  # the portal uploads, so it ingests too
     stack.wait_for_worker()
     return Portal(url=url, stack=stack)
 

@@ -81,7 +81,7 @@ class LiveStack:
             assert time.monotonic() < deadline, "daphne did not start"
             time.sleep(0.2)
 
-    def start_worker(self) -> subprocess.Popen:
+    def start_worker(self, queues: str = "runs,default") -> subprocess.Popen:
         process = subprocess.Popen(
             [
                 sys.executable,
@@ -89,7 +89,7 @@ class LiveStack:
                 "procrastinate",
                 "worker",
                 "--queues",
-                "runs,default",
+                queues,
             ],
             cwd=ROOT,
             env=self.env,
