@@ -55,8 +55,10 @@ def portal(stack) -> Portal:  # noqa: F811
     return Portal(url=url, stack=stack)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    # Module scope: Playwright's sync API keeps an event loop in this thread while it runs,
+    # which must be gone before other modules' tests use the ORM.
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
