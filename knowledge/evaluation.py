@@ -15,16 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
-from knowledge.ingest.tokenize import bm25_tokens
 from knowledge.models import Chunk
-from knowledge.retrieval.bm25 import bm25_scores, corpus_stats, term_idfs
+from knowledge.retrieval.bm25 import bm25_scores
 from knowledge.retrieval.dense import dense_scores
 from knowledge.retrieval.fusion import SOURCE_ORDER, fuse_ranks, fusion_weights
 from knowledge.retrieval.graph import graph_scores
+from knowledge.retrieval.hits import Hit
+from knowledge.retrieval.rerank import rerank
 from providers import embedder
-from providers.reranker import FallbackReranker, Passage, Reranker, get_reranker
+from providers.reranker import Reranker, get_reranker
 
 ROWS = ("bm25", "dense", "graph", "aggregate", "reranked")
 
@@ -155,24 +154,13 @@ def run_query(
 def rerank_ids(
     *, query: str, chunk_ids: list[int], kb_ids: list[int], reranker: Reranker
 ) -> list[int]:
-    """Return chunk ids ordered by the reranker's score."""
+    """Return chunk ids ordered by the reranker's score, as the pipeline's rerank orders them."""
     if not chunk_ids:
         return []
-    rows = dict(
-        (row[0], row[1:])
-        for row in Chunk.objects.filter(id__in=chunk_ids).values_list("id", "text", "embedding")
-    )
-    passages = [
-        Passage(text=rows[c][0], embedding=np.asarray(rows[c][1], dtype=np.float32))
-        for c in chunk_ids
-    ]
-    if isinstance(reranker, FallbackReranker):
-        idf = term_idfs(kb_ids, list(dict.fromkeys(bm25_tokens(query))), corpus_stats(kb_ids))
-        scores = reranker.score(query, passages, idf=idf)
-    else:
-        scores = reranker.score(query, passages)
-    order = sorted(range(len(chunk_ids)), key=lambda i: scores[i], reverse=True)
-    return [chunk_ids[i] for i in order]
+    texts = dict(Chunk.objects.filter(id__in=chunk_ids).values_list("id", "text"))
+    hits = [Hit(text=texts[c], source_type="vector", score=0.0, chunk_id=c) for c in chunk_ids]
+    ranked = rerank(query=query, hits=hits, kb_ids=kb_ids, top_k=None, reranker=reranker)
+    return [hit.chunk_id for hit in ranked]
 
 
 def evaluate(
