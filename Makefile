@@ -5,8 +5,12 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 export HOST PORT
+# llama-cpp-python compiles llama.cpp from source. Its default build tunes for the build
+# machine's CPU (GGML_NATIVE) and dies with SIGILL on machines without those instructions;
+# this portable set works on any x86-64 CPU with AVX2. pip caches the built wheel.
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF
 
-.PHONY: install run test migrate lint bench browser
+.PHONY: install install-local install-test run test migrate lint bench browser model
 
 install: $(VENV)/.installed
 
@@ -15,8 +19,24 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first and pinned: an unpinned torch pulls a multi-GB CUDA build.
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e .
 	touch $@
+
+# The `local` provider (llama.cpp in-process): `make install-local model`, then DEFAULT_PROVIDER=local.
+install-local: $(VENV)/.installed-local
+
+$(VENV)/.installed-local: pyproject.toml $(VENV)/.installed
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -e '.[local]'
+	touch $@
+
+install-test: $(VENV)/.installed-test
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -e '.[test,local]'
+	touch $@
+
+model: install
+	$(PY) manage.py fetch_model
 
 migrate: install
 	$(PY) manage.py migrate --noinput
@@ -29,9 +49,9 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
 
-test: install browser
+test: install-test browser
 	$(PY) -m pytest
 
-lint: install
+lint: install-test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .

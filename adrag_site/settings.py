@@ -241,7 +241,34 @@ OLLAMA_MODEL = env_str("OLLAMA_MODEL", "llama3.2")
 DEFAULT_PROVIDER = env_str("DEFAULT_PROVIDER")
 # Extra answer providers: "name=package.module:Class,..." (each implements AnswerProvider).
 ADRAG_PROVIDER_PLUGINS = env_list("ADRAG_PROVIDER_PLUGINS")
+# The deadline of one model call; a cancel or a timeout closes its stream at once.
 LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 120.0)
+# Output budget (max_tokens / num_predict) per task of a model call.
+LLM_MAX_TOKENS = {
+    "plan": env_int("LLM_MAX_TOKENS_PLAN", 160),
+    "compress": env_int("LLM_MAX_TOKENS_COMPRESS", 800),
+    "answer": env_int("LLM_MAX_TOKENS_ANSWER", 600),
+    "answer_plain": env_int("LLM_MAX_TOKENS_ANSWER", 600),
+    "direct": env_int("LLM_MAX_TOKENS_DIRECT", 400),
+    "reflect": env_int("LLM_MAX_TOKENS_REFLECT", 300),
+    "rewrite": env_int("LLM_MAX_TOKENS_REWRITE", 60),
+    "default": env_int("LLM_MAX_TOKENS_DEFAULT", 400),
+}
+# JSON stages send their schema: auto (json_schema, downgraded per server when rejected),
+# json_schema, json_object_schema (llama-cpp-python's server), json_object, or none.
+OPENAI_STRUCTURED_OUTPUT = env_str("OPENAI_STRUCTURED_OUTPUT", "auto").lower()
+OLLAMA_STRUCTURED_OUTPUT = env_bool("OLLAMA_STRUCTURED_OUTPUT", True)
+# The in-process llama.cpp provider (`pip install -e '.[local]'`): any GGUF file.
+LOCAL_MODEL_PATH = env_str("LOCAL_MODEL_PATH")
+# Without LOCAL_MODEL_PATH, the catalogue model of this name once `manage.py fetch_model` ran.
+LOCAL_MODEL = env_str("LOCAL_MODEL", "smollm2-135m")
+LOCAL_N_CTX = env_int("LOCAL_N_CTX", 4096)
+LOCAL_N_THREADS = env_int("LOCAL_N_THREADS", 0)  # 0: one per core
+LOCAL_STRUCTURED_OUTPUT = env_bool("LOCAL_STRUCTURED_OUTPUT", True)
+# Answer text reaches the events endpoint as `answer_delta` events, coalesced to at most one
+# per ANSWER_DELTA_SECONDS and ANSWER_DELTA_MAX_EVENTS per attempt, so the log stays bounded.
+ANSWER_DELTA_SECONDS = env_float("ANSWER_DELTA_SECONDS", 0.25)
+ANSWER_DELTA_MAX_EVENTS = env_int("ANSWER_DELTA_MAX_EVENTS", 60)
 RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", 10)
 RERANK_TOP_K = env_int("RERANK_TOP_K", 5)
 MAX_CONTEXT_CHARS = env_int("MAX_CONTEXT_CHARS", 4000)

@@ -102,6 +102,11 @@ class RunEventSink:
 
     def __init__(self, run_id) -> None:
         self.run_id = run_id
+        self.outcome_updates: dict[str, Any] = {}
+
+    def record_outcome(self, *, usage: dict, timings: dict) -> None:
+        """Save usage and timings with the terminal event that follows."""
+        self.outcome_updates = {"usage": usage, "timings": timings}
 
     def write(self, event_type: str, data: dict[str, Any] | None) -> None:
         updates = None
@@ -123,4 +128,6 @@ class RunEventSink:
                 "error_message": (data or {}).get("message", ""),
                 "finished_at": timezone.now(),
             }
+        if updates is not None:
+            updates.update(self.outcome_updates)
         run_event_append(run_id=self.run_id, event_type=event_type, data=data, run_updates=updates)

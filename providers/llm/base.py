@@ -33,20 +33,26 @@ class Usage:
     output_tokens: int = 0
     total_tokens: int = 0
     calls: int = 0
+    # True when the server reported no usage and the counts were estimated from the stream.
+    estimated: bool = False
 
     def add(self, other: Usage) -> None:
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
         self.total_tokens += other.total_tokens
         self.calls += other.calls
+        self.estimated = self.estimated or other.estimated
 
     def as_dict(self) -> dict[str, int]:
-        return {
+        counts = {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "total_tokens": self.total_tokens,
             "calls": self.calls,
         }
+        if self.estimated:
+            counts["estimated"] = True
+        return counts
 
 
 @dataclass
@@ -62,12 +68,17 @@ class SourceBlock:
 
 @dataclass
 class CallContext:
-    """What every provider call gets besides its inputs: model, temperature, cancel check."""
+    """What every provider call gets besides its inputs: model, temperature, cancel check.
+
+    `on_answer_text`, when set, receives the answer written so far (the whole text each time)
+    while an answer is being generated, so the run can show it before the answer is done.
+    """
 
     model: str | None = None
     temperature: float = 0.0
     is_cancelled: Callable[[], bool] = lambda: False
     usage: dict[str, Usage] = field(default_factory=dict)
+    on_answer_text: Callable[[str], None] | None = None
 
     def record(self, stage: str, usage: Usage) -> None:
         self.usage.setdefault(stage, Usage()).add(usage)

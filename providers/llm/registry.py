@@ -6,7 +6,7 @@ from django.conf import settings
 
 from providers.llm.base import AnswerProvider
 
-BUILTIN_PROVIDERS = ("openai", "ollama", "extractive")
+BUILTIN_PROVIDERS = ("openai", "ollama", "local", "extractive")
 
 
 class UnknownProvider(ValueError):
@@ -44,6 +44,10 @@ def get_provider(name: str) -> AnswerProvider:
         from providers.llm.ollama import OllamaProvider
 
         return OllamaProvider()
+    if name == "local":
+        from providers.llm.local import LocalProvider
+
+        return LocalProvider()
     if name == "extractive":
         from providers.llm.extractive import ExtractiveProvider
 
@@ -52,11 +56,16 @@ def get_provider(name: str) -> AnswerProvider:
 
 
 def default_provider_name() -> str:
-    """DEFAULT_PROVIDER; otherwise openai when a key is set; otherwise extractive."""
+    """DEFAULT_PROVIDER; else openai when a key or server is set; else local when a model
+    file is configured; else extractive."""
     configured = (settings.DEFAULT_PROVIDER or "").strip().lower()
     if configured in provider_names():
         return configured
-    return "openai" if settings.OPENAI_API_KEY else "extractive"
+    if settings.OPENAI_API_KEY or settings.OPENAI_BASE_URL:
+        return "openai"
+    if settings.LOCAL_MODEL_PATH:
+        return "local"
+    return "extractive"
 
 
 def providers_report() -> dict:
@@ -74,7 +83,11 @@ def providers_report() -> dict:
             }
         except Exception as exc:  # one misconfigured provider must not hide the others
             report[name] = {
-                "name": name, "label": name, "available": False, "models": [],
-                "default_model": "", "error": f"{type(exc).__name__}: {exc}",
+                "name": name,
+                "label": name,
+                "available": False,
+                "models": [],
+                "default_model": "",
+                "error": f"{type(exc).__name__}: {exc}",
             }
     return {"providers": report, "default_provider": default_provider_name()}

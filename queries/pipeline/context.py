@@ -31,6 +31,8 @@ class RunContext:
     web_score: float = 0.7
     web_search: WebSearch | None = None
     reranker: Any = None
+    answer_delta_seconds: float = field(default_factory=lambda: settings.ANSWER_DELTA_SECONDS)
+    answer_delta_max_events: int = field(default_factory=lambda: settings.ANSWER_DELTA_MAX_EVENTS)
     timings_ms: dict[str, float] = field(default_factory=dict)
 
     def emit(self, event_type: str, data: dict[str, Any] | None = None) -> None:

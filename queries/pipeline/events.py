@@ -32,11 +32,18 @@ class ListSink:
     def frames(self) -> list[dict[str, Any]]:
         return [{k: v for k, v in event.items() if k != "_t"} for event in self.events]
 
+    def spec_events(self) -> list[dict[str, Any]]:
+        """Return the events POST /api/query sends (no events-endpoint-only types)."""
+        return [e for e in self.events if e["type"] not in stages.EVENTSOURCE_ONLY]
+
     def types(self) -> list[str]:
-        return [event["type"] for event in self.events]
+        return [event["type"] for event in self.spec_events()]
 
     def sequence(self) -> list[tuple[str, str | None]]:
-        return [(e["type"], (e.get("data") or {}).get("stage")) for e in self.events]
+        return [(e["type"], (e.get("data") or {}).get("stage")) for e in self.spec_events()]
+
+    def answer_deltas(self) -> list[dict[str, Any]]:
+        return [e["data"] for e in self.events if e["type"] == stages.ANSWER_DELTA]
 
 
 def emit(sink: EventSink, event_type: str, data: dict[str, Any] | None = None) -> None:

@@ -63,7 +63,7 @@ def run_pipeline(
         answer = state.get("final_answer") or state.get("answer", "")
         sources = state.get("final_sources") or state.get("sources", [])
         metadata = state.get("pipeline_metadata", {})
-        emit(sink, stages.DONE, {"answer": answer, "sources": sources, "metadata": metadata})
+        terminal = (stages.DONE, {"answer": answer, "sources": sources, "metadata": metadata})
         outcome = Outcome(
             status="succeeded",
             answer=answer,
@@ -72,8 +72,7 @@ def run_pipeline(
             reranker=state.get("reranker") or {},
         )
     except RunCancelled:
-        emit(
-            sink,
+        terminal = (
             stages.ERROR,
             {"message": "Run cancelled", "stage": stages.PIPELINE, "code": "cancelled"},
         )
@@ -81,15 +80,20 @@ def run_pipeline(
     except Exception as exc:
         logger.exception("pipeline failed")
         message = str(exc) or type(exc).__name__
-        emit(
-            sink,
+        terminal = (
             stages.ERROR,
             {"message": message, "stage": stages.PIPELINE, "code": "pipeline_failed"},
         )
         outcome = Outcome(status="failed", error=message, error_code="pipeline_failed")
-    if frame_stream_end:
-        emit(sink, stages.STREAM_END, None)
     run.timings_ms["total_ms"] = round((time.perf_counter() - started) * 1000, 2)
     outcome.usage = {stage: usage.as_dict() for stage, usage in call.usage.items()}
     outcome.timings_ms = dict(run.timings_ms)
+    # Usage and timings are recorded with the terminal event, in its transaction where the
+    # sink is the run's log: a client that reads the run on `done` finds them.
+    record = getattr(sink, "record_outcome", None)
+    if record is not None:
+        record(usage=outcome.usage, timings=outcome.timings_ms)
+    emit(sink, *terminal)
+    if frame_stream_end:
+        emit(sink, stages.STREAM_END, None)
     return outcome

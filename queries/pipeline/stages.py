@@ -60,4 +60,9 @@ DONE = "done"
 ERROR = "error"
 STREAM_END = "stream_end"
 TERMINAL_EVENTS = (DONE, ERROR)
-EVENT_TYPES = (*PIPELINE_EVENTS, DONE, ERROR, STREAM_END)
+# The answer as it is written, coalesced: {stage, attempt, offset, text}; a reader keeps the
+# first `offset` characters of the attempt's text and appends `text`. Only the events
+# endpoint sends it: POST /api/query keeps the spec's event types exactly.
+ANSWER_DELTA = "answer_delta"
+EVENTSOURCE_ONLY = (ANSWER_DELTA,)
+EVENT_TYPES = (*PIPELINE_EVENTS, DONE, ERROR, STREAM_END, ANSWER_DELTA)

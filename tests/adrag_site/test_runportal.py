@@ -22,7 +22,11 @@ def test_runportal_serves_login_and_health_and_stops_both_on_ctrl_c():
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, str(ROOT / "manage.py"), "runportal", "--port", str(port)],
-        cwd=ROOT, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT,
+        env=child_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -47,4 +51,6 @@ def test_runportal_serves_login_and_health_and_stops_both_on_ctrl_c():
     assert process.returncode == 0, output
     assert "No user exists yet" in output and "createsuperuser" in output
     assert "adRAG stopped." in output
-    assert not any(child.is_running() and child.status() != psutil.STATUS_ZOMBIE for child in children)
+    assert not any(
+        child.is_running() and child.status() != psutil.STATUS_ZOMBIE for child in children
+    )

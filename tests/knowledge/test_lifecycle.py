@@ -211,11 +211,14 @@ def test_ingest_command_reads_a_folder_and_a_beir_corpus(tmp_path, user, django_
 def test_an_ingestion_whose_job_died_is_failed_not_left_running(upload):
     document_id = upload("sample.txt").json()["documents"][0]["id"]
     with connection.cursor() as cursor:
-        cursor.execute("INSERT INTO procrastinate_workers (last_heartbeat) VALUES (now() - interval '1 hour') RETURNING id")
+        cursor.execute(
+            "INSERT INTO procrastinate_workers (last_heartbeat) VALUES (now() - interval '1 hour') RETURNING id"
+        )
         worker_id = cursor.fetchone()[0]
         cursor.execute(
             "UPDATE procrastinate_jobs SET status = 'doing', worker_id = %s WHERE id = "
-            "(SELECT job_id FROM knowledge_document WHERE id = %s)", [worker_id, document_id],
+            "(SELECT job_id FROM knowledge_document WHERE id = %s)",
+            [worker_id, document_id],
         )
     Document.objects.filter(id=document_id).update(status="embedding")
     assert services.documents_reap() == 1

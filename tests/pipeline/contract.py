@@ -64,6 +64,11 @@ def check_frame(frame: dict) -> None:
     if kind == "stage_error":
         assert set(data) == {"stage", "error"}, data
         return
+    if kind == "answer_delta":
+        # Events-endpoint only (never on POST /api/query): the answer as it is written.
+        assert set(data) == {"stage", "attempt", "offset", "text"}, data
+        assert data["stage"] == "reasoning" and data["offset"] >= 0, data
+        return
     if kind == "stage_skip":
         assert set(data) == START, data
         return

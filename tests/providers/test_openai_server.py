@@ -1,0 +1,87 @@
+"""The `openai` provider against a real OpenAI-compatible server: llama.cpp's, serving a small
+GGUF model from the package registry. Nothing here is scripted."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from providers.llm.base import CallContext, ProviderError, RunCancelled, SourceBlock
+from tests.model_server import seconds_until_idle
+
+CONTEXT = (
+    "[1] eiffel.txt\nThe Eiffel Tower is a wrought-iron lattice tower in Paris. It was designed "
+    "by the engineering firm of Gustave Eiffel. Its lead designer was Maurice Koechlin."
+)
+LONG_TASK = "Write a very long essay about the history of Paris, in many paragraphs."
+
+
+@pytest.fixture
+def provider(llama_server, settings):
+    from providers.llm import openai
+
+    settings.OPENAI_BASE_URL = llama_server.url
+    settings.OPENAI_API_KEY = ""
+    settings.OPENAI_STRUCTURED_OUTPUT = "auto"
+    openai._accepted_format.pop(llama_server.url, None)
+    return openai.OpenAIProvider()
+
+
+def test_every_json_stage_parses_with_the_schema_the_server_accepts(provider, llama_server):
+    from providers.llm import openai
+
+    ctx = CallContext()
+    plan = provider.plan("Who led the design of the Eiffel Tower?", ctx)
+    # llama-cpp-python's server refuses OpenAI's json_schema format; the schema goes in
+    # json_object instead, and that is remembered for the server.
+    assert openai._accepted_format[llama_server.url] == openai.JSON_OBJECT_SCHEMA
+    assert set(plan) == {"retrieve", "use_external", "query_type", "reasoning"}
+    assert isinstance(plan["retrieve"], bool)
+    answer = provider.answer(
+        "Who led the design of the Eiffel Tower?",
+        CONTEXT,
+        [SourceBlock(1, "eiffel.txt", CONTEXT)],
+        ctx,
+    )
+    assert set(answer) == {"answer", "confidence", "cited_sources", "key_facts", "is_sufficient"}
+    assert isinstance(answer["answer"], str) and answer["answer"].strip()
+    verdict = provider.reflect("Who?", CONTEXT, answer["answer"], [], ctx)
+    assert set(verdict) == {"grounded", "confidence", "issues", "feedback", "should_retry"}
+    for stage in ("planner", "reasoning", "reflection"):
+        usage = ctx.usage[stage].as_dict()
+        assert usage["calls"] == 1
+        assert usage["output_tokens"] > 0 and usage["input_tokens"] > 50
+        # llama-cpp-python's server reports no usage when streaming: counted from the stream.
+        assert usage["estimated"] is True
+
+
+def test_cancel_during_generation_stops_the_model_server(provider, llama_server):
+    cancelled = threading.Event()
+    written: list[str] = []
+    ctx = CallContext(is_cancelled=cancelled.is_set, on_answer_text=written.append)
+    ctx_started = time.monotonic()
+    threading.Thread(
+        target=lambda: (_wait_for(lambda: len(written) > 5, 60), cancelled.set()), daemon=True
+    ).start()
+    with pytest.raises(RunCancelled):
+        provider.direct_answer(LONG_TASK, ctx)
+    assert time.monotonic() - ctx_started < 60
+    idle_after = seconds_until_idle(llama_server.pid)
+    print(f"\nmodel server idle {idle_after:.1f}s after the cancel")
+    assert idle_after <= 5.0
+
+
+def test_timeout_stops_the_model_server(provider, llama_server):
+    provider.timeout = 3.0
+    with pytest.raises(ProviderError) as error:
+        provider.direct_answer(LONG_TASK, CallContext())
+    assert error.value.code == "timeout"
+    assert seconds_until_idle(llama_server.pid) <= 5.0
+
+
+def _wait_for(condition, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
