@@ -257,14 +257,15 @@ LLM_MAX_TOKENS = {
 # JSON stages send their schema: auto (json_schema, downgraded per server when rejected),
 # json_schema, json_object_schema (llama-cpp-python's server), json_object, or none.
 OPENAI_STRUCTURED_OUTPUT = env_str("OPENAI_STRUCTURED_OUTPUT", "auto").lower()
-OLLAMA_STRUCTURED_OUTPUT = env_bool("OLLAMA_STRUCTURED_OUTPUT", True)
+# Ollama and the local provider: schema (a grammar from the stage's schema), json_object, none.
+OLLAMA_STRUCTURED_OUTPUT = env_str("OLLAMA_STRUCTURED_OUTPUT", "schema").lower()
 # The in-process llama.cpp provider (`pip install -e '.[local]'`): any GGUF file.
 LOCAL_MODEL_PATH = env_str("LOCAL_MODEL_PATH")
 # Without LOCAL_MODEL_PATH, the catalogue model of this name once `manage.py fetch_model` ran.
 LOCAL_MODEL = env_str("LOCAL_MODEL", "smollm2-135m")
 LOCAL_N_CTX = env_int("LOCAL_N_CTX", 4096)
 LOCAL_N_THREADS = env_int("LOCAL_N_THREADS", 0)  # 0: one per core
-LOCAL_STRUCTURED_OUTPUT = env_bool("LOCAL_STRUCTURED_OUTPUT", True)
+LOCAL_STRUCTURED_OUTPUT = env_str("LOCAL_STRUCTURED_OUTPUT", "schema").lower()
 # Answer text reaches the events endpoint as `answer_delta` events, coalesced to at most one
 # per ANSWER_DELTA_SECONDS and ANSWER_DELTA_MAX_EVENTS per attempt, so the log stays bounded.
 ANSWER_DELTA_SECONDS = env_float("ANSWER_DELTA_SECONDS", 0.25)

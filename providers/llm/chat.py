@@ -90,7 +90,9 @@ class ChatRequest:
     max_tokens: int
     # (name, JSON schema) for JSON tasks when structured output is on; None otherwise.
     schema: tuple[str, dict[str, Any]] | None = None
+    # The reply must be JSON, and the server is asked to constrain it (when `constrain`).
     json_mode: bool = False
+    constrain: bool = True
 
     @property
     def messages(self) -> list[dict[str, str]]:
@@ -229,8 +231,9 @@ class ChatModelProvider(AnswerProvider):
     """Implements the pipeline's tasks with prompts to a chat model."""
 
     timeout: float | None = 120.0
-    # Whether JSON tasks send their schema (the provider may still downgrade per server).
-    structured_output: bool = True
+    # How JSON tasks constrain the reply: "schema" (their JSON schema), "json_object" (any
+    # JSON), or "none" (the prompt only). A provider may still downgrade per server.
+    json_format: str = "schema"
 
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ChatChunk]:
         """Yield the reply to one request as it is generated."""
@@ -265,7 +268,7 @@ class ChatModelProvider(AnswerProvider):
     ) -> str:
         if ctx.is_cancelled():
             raise RunCancelled()
-        schema = schemas.BY_STAGE.get(stage) if json_mode and self.structured_output else None
+        schema = schemas.BY_STAGE.get(stage) if json_mode and self.json_format == "schema" else None
         request = ChatRequest(
             task=task,
             stage=stage,
@@ -276,6 +279,7 @@ class ChatModelProvider(AnswerProvider):
             max_tokens=max_tokens_for(task),
             schema=schema,
             json_mode=json_mode,
+            constrain=self.json_format != "none",
         )
         try:
             state = self.generate(request, is_cancelled=ctx.is_cancelled, on_text=on_text)

@@ -107,7 +107,7 @@ class LocalProvider(ChatModelProvider):
 
     def __init__(self) -> None:
         self.timeout = settings.LLM_TIMEOUT_SECONDS
-        self.structured_output = settings.LOCAL_STRUCTURED_OUTPUT
+        self.json_format = settings.LOCAL_STRUCTURED_OUTPUT
 
     def generate(
         self,
@@ -129,7 +129,7 @@ class LocalProvider(ChatModelProvider):
         llm = load_model(path)
         deadline = time.monotonic() + self.timeout if self.timeout else None
         kwargs: dict = {}
-        if request.json_mode:
+        if request.json_mode and request.constrain:
             kwargs["response_format"] = (
                 {"type": "json_object", "schema": schemas.bounded(request.schema[1])}
                 if request.schema is not None

@@ -44,13 +44,13 @@ class OllamaProvider(ChatModelProvider):
 
     def __init__(self) -> None:
         self.timeout = settings.LLM_TIMEOUT_SECONDS
-        self.structured_output = settings.OLLAMA_STRUCTURED_OUTPUT
+        self.json_format = settings.OLLAMA_STRUCTURED_OUTPUT
 
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ChatChunk]:
         from ollama import ResponseError
 
         fmt: Any = None
-        if request.json_mode:
+        if request.json_mode and request.constrain:
             fmt = schemas.bounded(request.schema[1]) if request.schema is not None else "json"
         client = _client(settings.OLLAMA_BASE_URL, float(self.timeout or 120))
         try:

@@ -115,7 +115,8 @@ class OpenAIProvider(ChatModelProvider):
     def __init__(self) -> None:
         self.timeout = settings.LLM_TIMEOUT_SECONDS
         self.base_url = settings.OPENAI_BASE_URL
-        self.structured_output = settings.OPENAI_STRUCTURED_OUTPUT != NO_FORMAT
+        configured = settings.OPENAI_STRUCTURED_OUTPUT
+        self.json_format = {NO_FORMAT: "none", JSON_OBJECT: "json_object"}.get(configured, "schema")
 
     def _formats(self, request: ChatRequest) -> list[str]:
         if not request.json_mode:

@@ -130,7 +130,14 @@
         });
       }
       run.runId = res.headers.get("X-Run-Id");
-      if (run.runId && run === current) rememberRun(run.runId);
+      if (run.runId && run === current) {
+        rememberRun(run.runId);
+        // The events endpoint sends the same frames plus the answer as it is written
+        // (answer_delta), which POST /api/query leaves out to keep the spec's contract.
+        res.body.cancel().catch(function () {});
+        follow(run, 0);
+        return;
+      }
       return readStream(run, res.body);
     }).catch(function (err) {
       if (run !== current || run.finished || (err && err.name === "AbortError")) return;

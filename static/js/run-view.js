@@ -10,7 +10,8 @@
   var STAGES = ["planner", "retrieval", "external_tools", "aggregator", "reranker", "compressor", "reasoning", "reflection"];
   // A retry replays the pipeline from retrieval; the planner does not run again, so its row keeps its result.
   var RETRY_RESET = STAGES.slice(1);
-  var EVENT_TYPES = ["stage_start", "stage_complete", "stage_skip", "stage_error", "retrieval_result", "finalize", "retry", "done", "error", "stream_end"];
+  // answer_delta (the answer as it is written) comes from the events endpoint only.
+  var EVENT_TYPES = ["stage_start", "stage_complete", "stage_skip", "stage_error", "retrieval_result", "finalize", "retry", "done", "error", "stream_end", "answer_delta"];
   var STATUS_LABELS = {
     idle: "idle", starting: "starting", running: "running", succeeded: "answered", failed: "failed",
     cancelled: "cancelled", interrupted: "interrupted", empty: "no answer"
@@ -65,6 +66,7 @@
     this.ended = false;
     this.result = null;
     this.retryReason = "";
+    this.draft = null;
     A.clear(this.parts.attempt);
     this.hideError();
     this.setNotice("");
@@ -198,6 +200,7 @@
       case "done": return this.onDone(data);
       case "error": return this.onError(data, at);
       case "stream_end": return this.onStreamEnd();
+      case "answer_delta": return this.onAnswerDelta(data);
     }
     var stage = data.stage;
     if (!stage || !this.rows[stage]) return;
@@ -233,8 +236,27 @@
     }
   };
 
+  // The answer as the model writes it: keep the first `offset` characters, append `text`.
+  // It is a draft, shown as plain text until `done` brings the checked answer and its sources.
+  RunView.prototype.onAnswerDelta = function (data) {
+    if (this.result || typeof data.text !== "string") return;
+    var attempt = Number(data.attempt) || 1;
+    if (!this.draft || this.draft.attempt !== attempt) this.draft = { attempt: attempt, text: "" };
+    var offset = Math.max(0, Math.min(Number(data.offset) || 0, this.draft.text.length));
+    this.draft.text = this.draft.text.slice(0, offset) + data.text;
+    var target = this.parts.answer;
+    A.clear(target);
+    A.append(target, el("p", { className: "answer-draft", text: this.draft.text }));
+    A.append(target, el("p", { className: "muted draft-note", text: attempt > 1 ? "Writing (attempt " + attempt + ")…" : "Writing…" }));
+  };
+
   RunView.prototype.onRetry = function (data) {
     var self = this;
+    if (this.draft && !this.result) {
+      this.draft = null;
+      A.clear(this.parts.answer);
+      A.append(this.parts.answer, el("p", { className: "muted placeholder", text: "The critic asked for another attempt…" }));
+    }
     RETRY_RESET.forEach(function (stage) { if (self.rows[stage]) self.resetRow(stage); });
     var reason = data.reason ? "retrying: " + String(data.reason) : String(data.message || "retrying");
     if (data.escalate_external) reason += " · widening to web search";
