@@ -129,7 +129,13 @@ def handler403(request: HttpRequest, exception=None) -> HttpResponse:
 
 
 def handler400(request: HttpRequest, exception=None) -> HttpResponse:
-    """Answer 400 as JSON under /api/, as a page elsewhere."""
+    """Answer 400 as JSON under /api/, as a page elsewhere (413 for a body over Django's cap)."""
+    from django.core.exceptions import RequestDataTooBig
+
+    if isinstance(exception, RequestDataTooBig):
+        if is_api_path(request.path):
+            return json_error(413, "Request body too large.", "payload_too_large")
+        return render(request, "errors/400.html", status=413)
     if is_api_path(request.path):
         return json_error(400, "Bad request.", "bad_request")
     return render(request, "errors/400.html", status=400)

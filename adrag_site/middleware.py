@@ -6,7 +6,6 @@ import logging
 import re
 import uuid
 
-from django.conf import settings
 from django.utils.deprecation import MiddlewareMixin
 
 from adrag_site.errors import is_api_path, json_error
@@ -52,27 +51,6 @@ class ApiJsonErrorMiddleware(MiddlewareMixin):
             if header in response:
                 replacement[header] = response[header]
         return replacement
-
-
-class UploadSizeLimitMiddleware(MiddlewareMixin):
-    """Refuse API request bodies larger than any upload may be, before reading them."""
-
-    def process_request(self, request):
-        if not is_api_path(request.path):
-            return None
-        try:
-            length = int(request.META.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            return json_error(400, "Invalid Content-Length.", "bad_request")
-        per_file = settings.MAX_UPLOAD_MB * 1024 * 1024
-        limit = per_file * getattr(settings, "MAX_FILES_PER_UPLOAD", 10) + 1024 * 1024
-        if length > limit:
-            return json_error(
-                413,
-                f"Request body too large: the limit is {settings.MAX_UPLOAD_MB} MB per file.",
-                "payload_too_large",
-            )
-        return None
 
 
 class ApiAuthenticationMiddleware(MiddlewareMixin):

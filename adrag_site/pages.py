@@ -69,7 +69,7 @@ def run_replay_view(request: HttpRequest, run_id) -> HttpResponse:
 def static_file(request: HttpRequest, path: str) -> HttpResponse:
     """Serve the portal's own CSS and JavaScript from the app's static folders.
 
-    daphne serves no static files and DEBUG is off in production; the portal's assets are a
+    uvicorn serves no static files and DEBUG is off in production; the portal's assets are a
     few small files, so the web process serves them itself rather than needing a second
     server. A CDN or proxy in front can take this over through STATIC_URL.
     """

@@ -43,7 +43,6 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
-    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -64,7 +63,6 @@ MIDDLEWARE = [
     "adrag_site.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "adrag_site.middleware.ApiJsonErrorMiddleware",
-    "adrag_site.middleware.UploadSizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -161,6 +159,11 @@ MEDIA_ROOT = Path(env_str("ADRAG_MEDIA_ROOT", str(DATA_DIR / "media"))).resolve(
 
 # Uploads stream to temporary files rather than memory; the per-file limit is MAX_UPLOAD_MB.
 MAX_UPLOAD_MB = env_int("MAX_UPLOAD_MB", 50)
+# The web tier's caps on request bodies, enforced before Django reads them (adrag_site/server.py):
+# uploads may carry several files up to MAX_UPLOAD_REQUEST_MB in all; any other body (JSON,
+# forms) at most MAX_BODY_BYTES. Over a cap: 413 JSON, without reading the rest.
+MAX_UPLOAD_REQUEST_MB = env_int("MAX_UPLOAD_REQUEST_MB", 100)
+MAX_BODY_BYTES = env_int("MAX_BODY_BYTES", 5 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 

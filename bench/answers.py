@@ -1,30 +1,50 @@
-"""Answer quality of the offline extractive provider on XQuAD English, through the pipeline.
+"""Answer quality of an answer provider on XQuAD English, through the pipeline.
 
-    .venv/bin/python bench/answers.py [--limit N]
+    .venv/bin/python bench/answers.py [--limit N] [--provider NAME] [--model NAME]
 
 Ingests the 240 paragraphs (one document each), then asks the 1,190 questions through the
-full eight-node pipeline with the extractive provider, in this process, and prints the share
-of answers that cite the gold paragraph, that contain a gold answer span, that are judged
-grounded, and the median time per question.
+full eight-node pipeline with the provider (the offline `extractive` one unless told), in this
+process, and prints the share of answers that cite the gold paragraph, that contain a gold
+answer span anywhere and in their first sentence, that are judged grounded, the mean answer
+length in words and the median time per question.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import time
 
 from _setup import EVAL_DATA, bench_user, setup
 
+CITATION = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
+CAVEAT_PREFIX = "note: some claims"
+
+
+def answer_body(answer: str) -> str:
+    """Return the answer without its caveat line."""
+    return "\n".join(
+        line for line in answer.splitlines() if not line.strip().lower().startswith(CAVEAT_PREFIX)
+    ).strip()
+
+
+def answer_words(answer: str) -> int:
+    """Return the number of words of an answer, not counting [n] citations or the caveat."""
+    return len(CITATION.sub(" ", answer_body(answer)).split())
+
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--provider", default="extractive")
+    parser.add_argument("--model", default=None)
     args = parser.parse_args()
     setup()
     from knowledge.ingestion import TextItem, documents_ingest_inline
     from knowledge.models import KnowledgeBase
+    from providers.llm.extractive import split_sentences
     from providers.llm.registry import get_provider
     from queries.pipeline.events import ListSink
     from queries.pipeline.runner import run_pipeline
@@ -46,25 +66,33 @@ def main() -> None:
     )
     if args.limit:
         questions = questions[: args.limit]
-    provider = get_provider("extractive")
-    cites = contains = grounded = direct = 0
-    times = []
+    provider = get_provider(args.provider)
+    cites = contains = first_contains = grounded = direct = 0
+    times, lengths = [], []
     for n, (question, gold, answers) in enumerate(questions, start=1):
         sink = ListSink()
         started = time.perf_counter()
-        outcome = run_pipeline(query=question, provider=provider, kb_ids=[kb.id], sink=sink)
+        outcome = run_pipeline(
+            query=question, provider=provider, kb_ids=[kb.id], sink=sink, model=args.model
+        )
         times.append(time.perf_counter() - started)
         cited = {source["file_name"] for source in outcome.sources}
         cites += gold in cited
         contains += any(answer.lower() in outcome.answer.lower() for answer in answers)
+        first = (split_sentences(answer_body(outcome.answer)) or [""])[0].lower()
+        first_contains += any(answer.lower() in first for answer in answers)
+        lengths.append(answer_words(outcome.answer))
         grounded += bool(outcome.metadata.get("grounded"))
         direct += outcome.metadata.get("query_type") not in ("factual", "analytical")
         if n % 100 == 0:
             print(f"  {n} questions, median {statistics.median(times) * 1000:.0f} ms", flush=True)
     total = len(questions)
+    print(f"provider: {args.provider}; model: {args.model or 'default'}; questions: {total}")
     print(f"{'measure':<44}{'value':>10}")
     print(f"{'answers citing the gold paragraph':<44}{cites / total:>10.1%}")
     print(f"{'answers containing a gold answer span':<44}{contains / total:>10.1%}")
+    print(f"{'first sentences containing a gold span':<44}{first_contains / total:>10.1%}")
+    print(f"{'mean answer length (words)':<44}{statistics.mean(lengths):>10.1f}")
     print(f"{'answers judged grounded':<44}{grounded / total:>10.1%}")
     print(f"{'questions the planner answered directly':<44}{direct / total:>10.1%}")
     print(f"{'median time per question (ms)':<44}{statistics.median(times) * 1000:>10.0f}")

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/streams.py [--levels 50,100,200,400] [--events 20]
 
-One daphne web process serves GET /api/runs/<id>/events. This process plays the pipeline: it
+One web process (uvicorn) serves GET /api/runs/<id>/events. This process plays the pipeline: it
 appends events to runs' logs (insert + NOTIFY, the production emit path) at a fixed pace, each
 carrying its emit time. Clients (asyncio + httpx, in a separate process) read every stream and
 record receipt times. A level passes when every stream received every event, in order.
@@ -91,20 +91,13 @@ def main() -> None:
         STREAM_LIVENESS_SECONDS="3600",
     )
     port = 8765
+    from adrag_site.server import uvicorn_command
+
     web = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "adrag_site.asgi:application",
-        ],
+        uvicorn_command(sys.executable, "127.0.0.1", port),
         cwd=ROOT,
         env=env,
-        stdout=open("/tmp/bench-streams-daphne.log", "wb"),
+        stdout=open("/tmp/bench-streams-web.log", "wb"),
         stderr=subprocess.STDOUT,
     )
     import requests
@@ -116,9 +109,7 @@ def main() -> None:
             break
         except requests.RequestException:
             time.sleep(0.2)
-    print(
-        f"one daphne process; {args.events} events per run, one every {args.interval * 1000:.0f} ms"
-    )
+    print(f"one web process; {args.events} events per run, one every {args.interval * 1000:.0f} ms")
     print(
         f"{'streams':>8}{'events sent':>13}{'received':>10}{'lost':>6}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"
     )

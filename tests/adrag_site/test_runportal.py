@@ -1,4 +1,4 @@
-"""`manage.py runportal` (what `make run` starts): daphne and a worker, stopped together."""
+"""`manage.py runportal` (what `make run` starts): the web server and a worker, supervised."""
 
 from __future__ import annotations
 
@@ -54,3 +54,97 @@ def test_runportal_serves_login_and_health_and_stops_both_on_ctrl_c():
     assert not any(
         child.is_running() and child.status() != psutil.STATUS_ZOMBIE for child in children
     )
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_killed_worker_is_restarted_while_the_web_keeps_serving_and_its_run_is_interrupted(
+    user, tmp_path
+):
+    import json
+
+    from rest_framework.authtoken.models import Token
+
+    from queries.models import QueryRun
+    from tests.queries.conftest import PLUGINS, free_port
+
+    scripts = tmp_path / "scripts.json"
+    query = "A slow question"
+    scripts.write_text(
+        json.dumps({query: {"planner": [{"retrieve": False, "use_external": False,
+                   "query_type": "conversational", "reasoning": "r"}], "reasoning": ["Hi."],
+                   "_delays": {"reasoning": 60}}})
+    )  # fmt: skip
+    token = Token.objects.create(user=user).key
+    port = free_port()
+    stale = 4.0
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "runportal", "--port", str(port)],
+        cwd=ROOT,
+        env=child_env(
+            ADRAG_PROVIDER_PLUGINS=PLUGINS,
+            SCRIPTED_PROVIDER_FILE=str(scripts),
+            RUN_STALE_SECONDS=str(stale),
+            WORKER_HEARTBEAT_SECONDS="1",
+            PYTHONPATH=str(ROOT),
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    headers = {"Authorization": f"Token {token}"}
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(base + "/api/health", timeout=2).json()["worker"]["seen"]:
+                    break
+            except requests.RequestException:
+                pass
+            time.sleep(0.5)
+        response = requests.post(
+            base + "/api/query", json={"query": query, "provider": "scripted"},
+            headers=headers, stream=True, timeout=(5, 60),
+        )  # fmt: skip
+        run_id = response.headers["X-Run-Id"]
+        response.close()
+        while QueryRun.objects.get(id=run_id).status != "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        portal = psutil.Process(process.pid)
+        worker = next(c for c in portal.children() if "procrastinate" in " ".join(c.cmdline()))
+        worker.kill()
+        killed_at = time.monotonic()
+        interrupted_after = restarted_after = None
+        health_worst = 0.0
+        while time.monotonic() - killed_at < stale + 15:
+            started = time.monotonic()
+            assert requests.get(base + "/api/health", timeout=2).status_code in (200, 503)
+            health_worst = max(health_worst, time.monotonic() - started)
+            if (
+                interrupted_after is None
+                and QueryRun.objects.get(id=run_id).status == "interrupted"
+            ):
+                interrupted_after = time.monotonic() - killed_at
+            workers = [
+                c for c in portal.children()
+                if c.pid != worker.pid and "procrastinate" in " ".join(c.cmdline())
+            ]  # fmt: skip
+            if restarted_after is None and workers:
+                restarted_after = time.monotonic() - killed_at
+            if interrupted_after is not None and restarted_after is not None:
+                break
+            time.sleep(0.2)
+        print(
+            f"\nworker back after {restarted_after}s; run interrupted after {interrupted_after}s; "
+            f"slowest health answer {health_worst:.2f}s"
+        )
+        assert restarted_after is not None and restarted_after < 5
+        assert interrupted_after is not None and interrupted_after <= stale + 5
+        run = QueryRun.objects.get(id=run_id)
+        assert run.events.filter(type="stream_end").count() == 1
+    finally:
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=60)
+    assert "worker 1 exited with -9; starting it again" in output

@@ -22,7 +22,10 @@ class Script:
         self.calls: list[tuple[str, float]] = []
         self.prompts: list[tuple[str, list[str]]] = []
         self.requests: list[ChatRequest] = []
+        # Seconds before a stage's reply starts (a server reading the prompt), and between
+        # its pieces (a server writing tokens).
         self.delays: dict[str, float] = {}
+        self.token_delays: dict[str, float] = {}
 
     def next_reply(self, request: ChatRequest) -> str:
         self.prompts.append((request.stage, [request.system, request.user]))
@@ -41,7 +44,7 @@ class ScriptedProvider(ChatModelProvider):
     """The chat-model provider with a scripted model in place of a remote one.
 
     Replies stream through the same cancellable reader as real servers' replies, in pieces,
-    with the script's delay spread over them.
+    after the script's delay and paced by its token delay.
     """
 
     name = "scripted"
@@ -54,10 +57,12 @@ class ScriptedProvider(ChatModelProvider):
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ChatChunk]:
         reply = self.script.next_reply(request)
         pieces = [reply[i : i + PIECE_CHARS] for i in range(0, len(reply), PIECE_CHARS)] or [""]
-        delay = self.script.delays.get(request.stage, 0.0)
+        if self.script.delays.get(request.stage):
+            await asyncio.sleep(self.script.delays[request.stage])
+        pace = self.script.token_delays.get(request.stage, 0.0)
         for piece in pieces:
-            if delay:
-                await asyncio.sleep(delay / len(pieces))
+            if pace:
+                await asyncio.sleep(pace)
             yield ChatChunk(text=piece)
         yield ChatChunk(
             usage=Usage(input_tokens=100, output_tokens=10, total_tokens=110, calls=1),

@@ -1,4 +1,4 @@
-"""Browser tests of the portal: Playwright driving Debian's chromium against a live daphne and a
+"""Browser tests of the portal: Playwright driving Debian's chromium against a live web server and a
 Procrastinate worker on this test run's database (the live stack of tests/queries)."""
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from providers.llm.extractive import (
     UNSUPPORTED_MARKER,
     ArithmeticRejected,
     ExtractiveProvider,
+    answer_type,
     evaluate_arithmetic,
     split_sentences,
 )
@@ -267,6 +268,98 @@ def test_answer_says_so_when_nothing_is_relevant(provider, ctx):
     assert result["answer"] == NOT_FOUND
     assert result["cited_sources"] == [] and result["key_facts"] == []
     assert result["is_sufficient"] is False
+
+
+# --- Answering the question that was asked -------------------------------------------------
+
+PYTHON = SourceBlock(
+    index=1,
+    file_name="python.txt",
+    text="Python is a programming language whose design philosophy emphasises code readability. "
+    "Its lead designer was Guido van Rossum. The language is named after a comedy group.",
+)
+LIGHTHOUSE = SourceBlock(
+    index=1,
+    file_name="lighthouse.txt",
+    text="The Alexandria lighthouse was built on the island of Pharos to guide ships into the "
+    "harbour. Its construction was finished around 280 BC, under Ptolemy II.",
+)
+OFFICES = SourceBlock(
+    index=1,
+    file_name="offices.txt",
+    text="Employees who work at the Berlin office build the mobile app. "
+    "The Berlin office has a staff of 120 engineers and designers.",
+)
+EIFFEL = SourceBlock(
+    index=1,
+    file_name="eiffel.txt",
+    text="The Eiffel Tower is a wrought-iron lattice tower in Paris. It was designed by the "
+    "engineering company of Gustave Eiffel. The tower was completed in 1889 for the World's Fair.",
+)
+CURIE = "Marie Curie discovered polonium and radium together with her husband Pierre."
+
+
+def test_who_question_quotes_the_pronoun_sentence_that_names_the_person(provider, ctx):
+    result = provider.answer("Who led the design of Python?", "", [PYTHON], ctx)
+    assert result["key_facts"][0] == "Its lead designer was Guido van Rossum."
+    assert result["answer"].startswith("Its lead designer was Guido van Rossum. [1]")
+
+
+def test_when_question_prefers_the_sentence_with_a_date(provider, ctx):
+    result = provider.answer("When was the Alexandria lighthouse built?", "", [LIGHTHOUSE], ctx)
+    assert (
+        result["key_facts"][0] == "Its construction was finished around 280 BC, under Ptolemy II."
+    )
+
+
+def test_how_many_question_prefers_the_sentence_with_a_number(provider, ctx):
+    result = provider.answer("How many employees work at the Berlin office?", "", [OFFICES], ctx)
+    assert result["key_facts"][0] == "The Berlin office has a staff of 120 engineers and designers."
+
+
+def test_two_part_question_is_answered_part_by_part(provider, ctx):
+    result = provider.answer(
+        "Who designed the Eiffel Tower and when was it completed?", "", [EIFFEL], ctx
+    )
+    assert result["answer"] == (
+        "It was designed by the engineering company of Gustave Eiffel. [1] "
+        "The tower was completed in 1889 for the World's Fair. [1]"
+    )
+
+
+def test_heading_is_never_quoted_as_an_answer_sentence(provider, ctx):
+    handbook = SourceBlock(
+        index=1, file_name="handbook.md", text=f"Annual Leave Policy for Employees\n{LEAVE}"
+    )
+    result = provider.answer("What is the annual leave policy for employees?", "", [handbook], ctx)
+    assert result["answer"] == f"{LEAVE} [1]"
+
+
+def test_sentence_from_another_document_sharing_only_a_name_is_not_appended(provider, ctx):
+    sources = [
+        SourceBlock(index=1, file_name="curie.txt", text=f"{CURIE} She won two Nobel Prizes."),
+        SourceBlock(
+            index=2, file_name="sorbonne.txt", text="Pierre Curie taught physics at the Sorbonne."
+        ),
+    ]
+    result = provider.answer("What did Marie Curie discover?", "", sources, ctx)
+    assert result["answer"] == f"{CURIE} [1]"
+    assert result["cited_sources"] == [1]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Who led the Panthers in sacks?", "person"),
+        ("In what year did the war end?", "date"),
+        ("How much time remained on the clock when the Broncos scored?", "number"),
+        ("Where did the team train?", "place"),
+        ("Which team won Super Bowl XLIX?", "name"),
+        ("What is the leave policy?", ""),
+    ],
+)
+def test_question_type_follows_its_first_question_word(question, expected):
+    assert answer_type(question) == expected
 
 
 # --- Reflection ----------------------------------------------------------------------------

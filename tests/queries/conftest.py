@@ -1,4 +1,4 @@
-"""A live stack for stream tests: daphne web processes and Procrastinate workers in
+"""A live stack for stream tests: web processes (uvicorn) and Procrastinate workers in
 subprocesses, on this test run's database."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from adrag_site.server import uvicorn_command
 from tests.conftest import ROOT, child_env
 
 PLUGINS = "scripted=tests.queries.plugin:ScriptedFromFile,broken=tests.queries.plugin:Broken"
@@ -53,16 +54,7 @@ class LiveStack:
     def start_web(self) -> str:
         port = free_port()
         process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "adrag_site.asgi:application",
-            ],
+            uvicorn_command(sys.executable, "127.0.0.1", port),
             cwd=ROOT,
             env=self.env,
             stdout=self._log(f"web-{port}"),
@@ -78,7 +70,7 @@ class LiveStack:
             except requests.RequestException:
                 pass
             assert process.poll() is None, (self.log_dir / f"web-{port}.log").read_text()
-            assert time.monotonic() < deadline, "daphne did not start"
+            assert time.monotonic() < deadline, "the web server did not start"
             time.sleep(0.2)
 
     def start_worker(self, queues: str = "runs,default") -> subprocess.Popen:

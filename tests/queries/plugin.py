@@ -37,6 +37,7 @@ class FileScript(Script):
             start = _consumed[query][stage]
             self.replies[stage] = [_decode(reply) for reply in replies[start:]]
         self.delays = script.get("_delays", {})
+        self.token_delays = script.get("_token_delays", {})
 
 
 def _decode(reply):

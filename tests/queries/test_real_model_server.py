@@ -1,5 +1,5 @@
 """POST /api/query end to end on a real OpenAI-compatible server: llama.cpp's server with a
-small GGUF model, through daphne and a Procrastinate worker. Nothing is scripted."""
+small GGUF model, through the web server and a Procrastinate worker. Nothing is scripted."""
 
 from __future__ import annotations
 

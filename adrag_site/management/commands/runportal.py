@@ -1,4 +1,11 @@
-"""Run the portal: daphne (ASGI) and a Procrastinate worker together, stopped together."""
+"""Run the portal: the web server (uvicorn) and Procrastinate workers, supervised together.
+
+A worker that dies is started again, after a back-off that grows while it keeps dying, and the
+web server goes on serving meanwhile; once RUN_STALE_SECONDS have passed, the dead worker's
+runs are ended `interrupted` (`manage.py reap`; elsewhere the periodic reaper does it). If
+the web server itself dies, everything stops: a portal that cannot be reached is not running.
+Ctrl-C (or SIGTERM) stops all children.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +14,13 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+
+from adrag_site.server import uvicorn_command
 
 FIRST_ADMIN_HELP = """
 No user exists yet. Create the first administrator in another terminal:
@@ -25,10 +35,34 @@ or without prompts:
 then sign in at http://{host}:{port}/accounts/login/ (the admin is at /admin/).
 An API token for scripts: .venv/bin/python manage.py drf_create_token admin
 """
+# Restart back-off of a dying worker: doubles from the first value up to the last; a worker
+# that stayed up for STABLE_SECONDS starts again from the first.
+BACKOFF_FIRST_SECONDS = 1.0
+BACKOFF_MAX_SECONDS = 30.0
+STABLE_SECONDS = 60.0
+
+
+@dataclass
+class Child:
+    """One supervised process."""
+
+    name: str
+    command: list[str]
+    restart: bool
+    process: subprocess.Popen | None = None
+    started_at: float = 0.0
+    backoff: float = BACKOFF_FIRST_SECONDS
+    restart_at: float | None = None
+    restarts: int = field(default=0)
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(self.command)
+        self.started_at = time.monotonic()
+        self.restart_at = None
 
 
 class Command(BaseCommand):
-    help = "Start daphne and a Procrastinate worker; Ctrl-C stops both."
+    help = "Start the web server and Procrastinate workers; restart dead workers; Ctrl-C stops all."
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -44,12 +78,14 @@ class Command(BaseCommand):
         call_command("collectstatic", interactive=False, verbosity=0)
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
-        commands = [
-            [python, "-m", "daphne", "-b", host, "-p", str(port), "adrag_site.asgi:application"]
-        ]
+        children = [Child("web", uvicorn_command(python, host, port), restart=False)]
         if not no_worker:
-            commands += [[python, manage, "procrastinate", "worker"] for _ in range(workers)]
-        children = [subprocess.Popen(command) for command in commands]
+            children += [
+                Child(f"worker {n}", [python, manage, "procrastinate", "worker"], restart=True)
+                for n in range(1, workers + 1)
+            ]
+        for child in children:
+            child.start()
         self.stdout.write(f"adRAG is running at http://{host}:{port}/  (Ctrl-C stops it)")
 
         stopping = False
@@ -60,30 +96,64 @@ class Command(BaseCommand):
                 return
             stopping = True
             for child in children:
-                if child.poll() is None:
-                    child.send_signal(signal.SIGTERM)
+                if child.process is not None and child.process.poll() is None:
+                    child.process.send_signal(signal.SIGTERM)
 
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
         exit_code = 0
+        reap_at: float | None = None
         try:
             while True:
+                now = time.monotonic()
+                if reap_at is not None and now >= reap_at and not stopping:
+                    # The dead worker's runs are past RUN_STALE_SECONDS now: end them at once
+                    # rather than at the periodic reaper's next turn.
+                    reap_at = None
+                    try:
+                        call_command("reap")
+                    except Exception as exc:  # the database may be restarting; the reaper retries
+                        self.stderr.write(f"reaping after a worker died failed: {exc}")
                 for child in children:
-                    code = child.poll()
-                    if code is not None and not stopping:
-                        self.stderr.write(f"{child.args[2]} exited with {code}; stopping the rest")
+                    if stopping:
+                        break
+                    if child.restart_at is not None:
+                        if now >= child.restart_at:
+                            child.restarts += 1
+                            self.stderr.write(f"restarting {child.name} (restart {child.restarts})")
+                            child.start()
+                        continue
+                    code = child.process.poll()
+                    if code is None:
+                        continue
+                    if not child.restart:
+                        self.stderr.write(f"{child.name} exited with {code}; stopping the rest")
                         exit_code = code or 1
                         stop()
-                if all(child.poll() is not None for child in children):
+                        break
+                    if now - child.started_at >= STABLE_SECONDS:
+                        child.backoff = BACKOFF_FIRST_SECONDS
+                    self.stderr.write(
+                        f"{child.name} exited with {code}; starting it again in {child.backoff:.0f}s"
+                    )
+                    child.restart_at = now + child.backoff
+                    reap_at = now + settings.RUN_STALE_SECONDS + 0.5
+                    child.backoff = min(child.backoff * 2, BACKOFF_MAX_SECONDS)
+                running = [
+                    c for c in children if c.process is not None and c.process.poll() is None
+                ]
+                if stopping and not running:
                     break
                 time.sleep(0.2)
         finally:
             deadline = time.monotonic() + 20
             for child in children:
+                if child.process is None:
+                    continue
                 remaining = max(0.1, deadline - time.monotonic())
                 try:
-                    child.wait(remaining)
+                    child.process.wait(remaining)
                 except subprocess.TimeoutExpired:
-                    child.kill()
+                    child.process.kill()
         self.stdout.write("adRAG stopped.")
         sys.exit(exit_code)
