@@ -55,8 +55,16 @@ def config_snapshot(*, provider_name: str, model: str) -> dict:
     }
 
 
+# The namespace of the per-user advisory lock that serialises run creation.
+RUN_LIMIT_LOCK = 7_311_001
+
+
 def run_check_limits(*, user) -> None:
-    """Raise RunLimitExceeded when the user has too many active or recent runs."""
+    """Raise RunLimitExceeded when the user has too many active or recent runs.
+
+    Called inside `run_create`'s transaction, after the user's advisory lock is taken, so
+    that parallel requests count each other's runs.
+    """
     active = QueryRun.objects.filter(user=user, status__in=QueryRun.ACTIVE_STATUSES).count()
     if active >= settings.RUNS_MAX_CONCURRENT_PER_USER:
         raise RunLimitExceeded(
@@ -84,7 +92,11 @@ def run_create(
     kb_ids: list[int],
     request_id: str = "",
 ) -> QueryRun:
-    """Record a run and queue its job in one transaction."""
+    """Check the user's run limits, record a run and queue its job, in one transaction.
+
+    The user's advisory lock makes check-then-insert atomic: of N parallel requests, exactly
+    as many as the limits allow are accepted. Raises RunLimitExceeded.
+    """
     from providers.llm.registry import get_provider
     from queries.tasks import run_query
 
@@ -93,6 +105,9 @@ def run_create(
     except Exception:  # a provider that cannot be built fails the run, with its error frame
         resolved_model = model or ""
     with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [RUN_LIMIT_LOCK, user.pk])
+        run_check_limits(user=user)
         run = QueryRun.objects.create(
             user=user,
             query=query,

@@ -74,7 +74,7 @@ def _parse_body(request) -> dict | JsonResponse:
 
 def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun | JsonResponse:
     from knowledge.selectors import kb_ids_for_user
-    from queries.services import RunLimitExceeded, run_check_limits, run_create
+    from queries.services import RunLimitExceeded, run_create
 
     readable = kb_ids_for_user(user=user)
     if parsed["knowledge_bases"] is None:
@@ -85,19 +85,18 @@ def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun | JsonResponse
             return json_error(404, f"No such knowledge base: {unknown[0]}.", "not_found")
         kb_ids = list(dict.fromkeys(parsed["knowledge_bases"]))
     try:
-        run_check_limits(user=user)
+        return run_create(
+            user=user,
+            query=parsed["query"],
+            provider_name=parsed["provider"],
+            model=parsed["model"],
+            kb_ids=kb_ids,
+            request_id=request_id,
+        )
     except RunLimitExceeded as exc:
         response = json_error(429, str(exc), "rate_limited", retry_after=exc.retry_after)
         response["Retry-After"] = str(exc.retry_after)
         return response
-    return run_create(
-        user=user,
-        query=parsed["query"],
-        provider_name=parsed["provider"],
-        model=parsed["model"],
-        kb_ids=kb_ids,
-        request_id=request_id,
-    )
 
 
 async def query_view(request):
