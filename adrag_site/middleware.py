@@ -10,11 +10,15 @@ from django.utils.deprecation import MiddlewareMixin
 
 from adrag_site.errors import is_api_path, json_error
 from adrag_site.logging import request_id_var
+from adrag_site.parsers import INVALID_CHARACTERS_CODE, has_invalid_characters
 
 logger = logging.getLogger(__name__)
 
 REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._:\-]{8,128}$")
 PUBLIC_API_PATHS = {"/api/health", "/api/health/"}
+# The API's documentation pages: people open them in a browser, so without a session they are
+# sent to the login form rather than answered 401.
+API_DOCS_PAGES = {"/api/docs", "/api/redoc"}
 
 
 class RequestIdMiddleware(MiddlewareMixin):
@@ -33,6 +37,29 @@ class RequestIdMiddleware(MiddlewareMixin):
             if response.status_code >= 500:
                 logger.error("%s %s -> %s", request.method, request.path, response.status_code)
         return response
+
+
+class ApiInvalidCharactersMiddleware(MiddlewareMixin):
+    """Answer 400 JSON for a NUL or a lone surrogate anywhere in an /api/ path or query string.
+
+    Such a value can reach no valid resource, and PostgreSQL text cannot hold it: passed on to
+    a lookup or a filter it would end as a 500.
+    """
+
+    def process_request(self, request):
+        if not is_api_path(request.path):
+            return None
+        values = [request.path]
+        for key, items in request.GET.lists():
+            values.append(key)
+            values.extend(items)
+        if any(has_invalid_characters(value) for value in values):
+            return json_error(
+                400,
+                "The URL may not contain NUL characters or lone surrogates.",
+                INVALID_CHARACTERS_CODE,
+            )
+        return None
 
 
 class ApiJsonErrorMiddleware(MiddlewareMixin):
@@ -61,6 +88,10 @@ class ApiAuthenticationMiddleware(MiddlewareMixin):
             return None
         if request.user.is_authenticated:
             return None
+        if request.path in API_DOCS_PAGES and "Authorization" not in request.headers:
+            from django.contrib.auth.views import redirect_to_login
+
+            return redirect_to_login(request.get_full_path())
         from rest_framework import exceptions
         from rest_framework.authentication import TokenAuthentication
 
@@ -83,14 +114,20 @@ class ApiAuthenticationMiddleware(MiddlewareMixin):
         return None
 
 
-class ContentSecurityPolicyMiddleware(MiddlewareMixin):
-    """Send a Content-Security-Policy that allows no inline script."""
-
-    POLICY = (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+def content_security_policy(*, style_nonce: str | None = None) -> str:
+    """Return the portal's policy; a page may allow the <style> elements carrying its nonce."""
+    style_src = f"'self' 'nonce-{style_nonce}'" if style_nonce else "'self'"
+    return (
+        f"default-src 'self'; script-src 'self'; style-src {style_src}; img-src 'self' data:; "
         "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; "
         "form-action 'self'; frame-ancestors 'none'"
     )
+
+
+class ContentSecurityPolicyMiddleware(MiddlewareMixin):
+    """Send a Content-Security-Policy that allows no inline script (unless a view set one)."""
+
+    POLICY = content_security_policy()
 
     def process_response(self, request, response):
         if request.path.startswith("/admin/"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import time
+from datetime import timedelta
 from pathlib import Path
 
 from adrag_site.env import env_bool, env_float, env_int, env_list, env_str
@@ -51,6 +52,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "axes",
     "django_eventstream",
     "procrastinate.contrib.django",
     "adrag_site",
@@ -62,6 +66,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "adrag_site.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "adrag_site.middleware.ApiInvalidCharactersMiddleware",
     "adrag_site.middleware.ApiJsonErrorMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -71,6 +76,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "adrag_site.middleware.ContentSecurityPolicyMiddleware",
+    # Last, so that it turns a locked-out sign-in into the lockout page whoever answered it.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "adrag_site.urls"
@@ -108,7 +115,7 @@ def _databases() -> dict:
     if url:
         import dj_database_url
 
-        config = dj_database_url.parse(url, conn_max_age=0)
+        config = dj_database_url.parse(url, conn_max_age=0, conn_health_checks=True)
         config.setdefault("OPTIONS", {})["pool"] = _pool_options()
         if env_str("ADRAG_TEST_DB_NAME"):
             config["TEST"] = {"NAME": env_str("ADRAG_TEST_DB_NAME")}
@@ -127,6 +134,9 @@ def _databases() -> dict:
             "HOST": conn["HOST"],
             "PORT": conn["PORT"],
             "CONN_MAX_AGE": 0,
+            # Pooled connections are checked when taken: after a database restart the dead
+            # ones are dropped instead of failing the next request.
+            "CONN_HEALTH_CHECKS": True,
             "OPTIONS": {"pool": _pool_options()},
             # Two test runs at once (say, two checkouts) need two test databases.
             "TEST": {"NAME": env_str("ADRAG_TEST_DB_NAME", f"test_{name}")},
@@ -136,6 +146,25 @@ def _databases() -> dict:
 
 DATABASES = _databases()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Login throttling (django-axes) on the portal's and the admin's login forms: after
+# LOGIN_FAILURE_LIMIT failures for one username from one address, that pair is refused with
+# 429, a page saying when to retry and Retry-After, until LOGIN_COOLOFF_MINUTES pass.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_ENABLED = env_bool("LOGIN_THROTTLE_ENABLED", True)
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("LOGIN_COOLOFF_MINUTES", 15.0))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "adrag_site.login_throttle.lockout_response"
+AXES_VERBOSE = False
+# The client's address is REMOTE_ADDR only: uvicorn (--proxy-headers) already sets it from
+# X-Forwarded-For when the request comes through a proxy in FORWARDED_ALLOW_IPS, and reading
+# that header here would let any client pick a fresh address for every guess.
+AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -164,6 +193,16 @@ MAX_UPLOAD_MB = env_int("MAX_UPLOAD_MB", 50)
 # forms) at most MAX_BODY_BYTES. Over a cap: 413 JSON, without reading the rest.
 MAX_UPLOAD_REQUEST_MB = env_int("MAX_UPLOAD_REQUEST_MB", 100)
 MAX_BODY_BYTES = env_int("MAX_BODY_BYTES", 5 * 1024 * 1024)
+# Light checks an upload passes in the request (knowledge/ingest/inspect.py).
+MAX_PDF_PAGES = env_int("MAX_PDF_PAGES", 2000)
+MAX_DOCX_UNCOMPRESSED_MB = env_int("MAX_DOCX_UNCOMPRESSED_MB", 40)
+# The worker extracts each file in a child process under these budgets (knowledge/ingest/sandbox.py).
+EXTRACT_TIMEOUT_SECONDS = env_float("EXTRACT_TIMEOUT_SECONDS", 120.0)
+EXTRACT_MEMORY_MB = env_int("EXTRACT_MEMORY_MB", 1024)
+# Per-user ingestion limits: documents queued or in progress, and stored bytes per owner
+# (the KB's team when it has one, else its owner); 0 means no limit. Over either: 429 / 413.
+INGESTIONS_MAX_PENDING_PER_USER = env_int("INGESTIONS_MAX_PENDING_PER_USER", 50)
+STORAGE_QUOTA_MB = env_int("STORAGE_QUOTA_MB", 5120)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
@@ -175,10 +214,43 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # DRF's parsers, refusing deep nesting and strings PostgreSQL cannot hold with a 400.
+    "DEFAULT_PARSER_CLASSES": [
+        "adrag_site.parsers.JSONParser",
+        "adrag_site.parsers.FormParser",
+        "adrag_site.parsers.MultiPartParser",
+    ],
     "EXCEPTION_HANDLER": "adrag_site.errors.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 50),
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+
+# The OpenAPI schema (/api/schema) and its pages (/api/docs, /api/redoc), which load Swagger UI
+# and Redoc from drf-spectacular-sidecar's static files: no CDN, no inline script.
+SPECTACULAR_SETTINGS = {
+    "TITLE": "adRAG API",
+    "DESCRIPTION": "Knowledge bases, documents, questions answered from them (streamed as "
+    'server-sent events), and run history. Every error is JSON: `{"error": ..., "code": ...}`.',
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # ApiAuthenticationMiddleware already requires a login; this is the same rule, twice.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "SCHEMA_PATH_PREFIX": "/api",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "DocumentStatusEnum": "knowledge.models.Document.Status",
+        "RunStatusEnum": "queries.models.QueryRun.Status",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "queries.schema.add_streaming_endpoints",
+        "adrag_site.schema.add_health_and_common_errors",
+    ],
 }
 
 # Production hardening, all from the environment (off by default for the localhost default).
@@ -197,6 +269,9 @@ CSRF_FAILURE_VIEW = "adrag_site.errors.csrf_failure"
 
 # Background work (Procrastinate). The worker command uses a LISTEN/NOTIFY connector of its own.
 # Frequent heartbeats let a dead worker's run be marked interrupted within seconds.
+# `runportal` runs query runs and ingestion in separate workers, so a pile of uploads never
+# holds the slots a query needs; an ingest worker takes this many files at once.
+INGEST_WORKER_CONCURRENCY = env_int("INGEST_WORKER_CONCURRENCY", 1)
 PROCRASTINATE_WORKER_DEFAULTS = {
     "queues": ["runs", "ingest", "default"],
     "concurrency": env_int("WORKER_CONCURRENCY", 4),
@@ -273,6 +348,8 @@ LOCAL_STRUCTURED_OUTPUT = env_str("LOCAL_STRUCTURED_OUTPUT", "schema").lower()
 # per ANSWER_DELTA_SECONDS and ANSWER_DELTA_MAX_EVENTS per attempt, so the log stays bounded.
 ANSWER_DELTA_SECONDS = env_float("ANSWER_DELTA_SECONDS", 0.25)
 ANSWER_DELTA_MAX_EVENTS = env_int("ANSWER_DELTA_MAX_EVENTS", 60)
+# A web search (the external_tools stage) gives up after this long; the run goes on without it.
+WEB_SEARCH_TIMEOUT_SECONDS = env_float("WEB_SEARCH_TIMEOUT_SECONDS", 5.0)
 RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", 10)
 RERANK_TOP_K = env_int("RERANK_TOP_K", 5)
 MAX_CONTEXT_CHARS = env_int("MAX_CONTEXT_CHARS", 4000)
@@ -288,6 +365,8 @@ STREAM_IDLE_TIMEOUT_SECONDS = env_float("STREAM_IDLE_TIMEOUT_SECONDS", 180.0)
 WORKER_SEEN_SECONDS = env_int("WORKER_SEEN_SECONDS", 60)
 # A running run whose worker has sent no heartbeat for this long is marked interrupted.
 RUN_STALE_SECONDS = env_float("RUN_STALE_SECONDS", 10.0)
+# How long a run's writes wait for a database that went away (a restart) before giving up.
+DB_RETRY_SECONDS = env_float("DB_RETRY_SECONDS", 60.0)
 # How often a waiting stream re-reads the log without a notification, and checks liveness.
 STREAM_POLL_SECONDS = env_float("STREAM_POLL_SECONDS", 1.0)
 STREAM_LIVENESS_SECONDS = env_float("STREAM_LIVENESS_SECONDS", 3.0)
@@ -296,6 +375,8 @@ STREAM_READ_THREADS = env_int("STREAM_READ_THREADS", 8)
 # Per-user limits; over either, POST /api/query answers 429 before the stream opens.
 RUNS_MAX_CONCURRENT_PER_USER = env_int("RUNS_MAX_CONCURRENT_PER_USER", 3)
 RUNS_PER_HOUR_PER_USER = env_int("RUNS_PER_HOUR_PER_USER", 120)
+# The longest question POST /api/query accepts; longer ones answer 400 `query_too_long`.
+MAX_QUERY_CHARS = env_int("MAX_QUERY_CHARS", 4000)
 
 # Retrieval tuning (chosen on NFCorpus and SciFact train; see README "Retrieval quality").
 FUSION_RRF_K = env_int("FUSION_RRF_K", 60)

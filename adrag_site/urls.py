@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
 
 from adrag_site import pages, views
 from providers.apis import ProviderListApi
@@ -17,6 +18,10 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/health", views.health_view, name="health"),
+    # The OpenAPI schema and its pages; like the rest of /api/, they need a login.
+    path("api/schema", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs", views.ApiSwaggerView.as_view(), name="api-docs"),
+    path("api/redoc", views.ApiRedocView.as_view(), name="api-redoc"),
     path("api/", include("knowledge.urls")),
     path("api/", include("queries.urls")),
     path("api/providers", ProviderListApi.as_view(), name="providers"),

@@ -86,14 +86,14 @@ class DocumentAdmin(admin.ModelAdmin):
             return f"{document.progress_done}/{document.progress_total}"
         return "—"
 
-    @admin.action(description="Re-index selected documents")
+    @admin.action(description="Re-index selected documents", permissions=["change"])
     def reindex(self, request, queryset) -> None:
         queued = sum(services.document_reindex(document=document) for document in queryset)
         self.message_user(
             request, f"Queued {queued} document(s) for re-indexing.", messages.SUCCESS
         )
 
-    @admin.action(description="Cancel ingestion of selected documents")
+    @admin.action(description="Cancel ingestion of selected documents", permissions=["change"])
     def cancel(self, request, queryset) -> None:
         active = [document for document in queryset if document.is_active]
         for document in active:

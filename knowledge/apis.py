@@ -5,103 +5,90 @@ from __future__ import annotations
 from django.contrib.auth.models import Group
 from django.db.models import Count, Q, Sum
 from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_serializer,
+)
 from rest_framework import serializers, status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from adrag_site.errors import ApiError
+from adrag_site.parsers import FormParser, JSONParser, MultiPartParser
+from adrag_site.schema import error_responses
 from knowledge import selectors, services
 from knowledge.models import ChunkEntity, Document, Entity, KnowledgeBase, Posting
+from knowledge.serializers import (
+    ClearOutput,
+    DocumentDeleteOutput,
+    DocumentListOutput,
+    DocumentOutput,
+    KnowledgeBaseDeleteOutput,
+    KnowledgeBaseListOutput,
+    KnowledgeBaseOutput,
+    KnowledgeBaseStatsOutput,
+    SpecDocumentsOutput,
+    SpecUploadInput,
+    SpecUploadOutput,
+    UploadFailedOutput,
+    UploadInput,
+    UploadNoneAcceptedOutput,
+    UploadOutput,
+)
+
+KB_ID = OpenApiParameter("kb_id", int, OpenApiParameter.PATH, description="A knowledge base id.")
+DOCUMENT_ID = OpenApiParameter("document_id", int, OpenApiParameter.PATH)
+# What an upload may answer besides success (knowledge.services.UploadError's statuses).
+UPLOAD_ERRORS = error_responses(403, 404, 409, 413, 415, 422, 429)
 
 
 def _raise(exc: services.UploadError) -> None:
     raise ApiError(exc.status, exc.message, exc.code)
 
 
-class KnowledgeBaseOutput(serializers.ModelSerializer):
-    team = serializers.SerializerMethodField()
-    owner = serializers.CharField(source="owner.username")
-    document_count = serializers.SerializerMethodField()
-
-    class Meta:
-        model = KnowledgeBase
-        fields = [
-            "id",
-            "name",
-            "description",
-            "owner",
-            "team",
-            "chunk_count",
-            "document_count",
-            "created_at",
-            "updated_at",
-        ]
-
-    def get_team(self, kb: KnowledgeBase):
-        return {"id": kb.team_id, "name": kb.team.name} if kb.team_id else None
-
-    def get_document_count(self, kb: KnowledgeBase) -> int:
-        annotated = getattr(kb, "document_total", None)
-        return annotated if annotated is not None else kb.documents.count()
+def _is_id(value: str) -> bool:
+    # str.isdigit() also accepts "²" and other non-ASCII digits, which are no id.
+    return value.isascii() and value.isdigit()
 
 
-class DocumentOutput(serializers.ModelSerializer):
-    knowledge_base = serializers.IntegerField(source="knowledge_base_id")
-    progress = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Document
-        fields = [
-            "id",
-            "knowledge_base",
-            "file_name",
-            "sha256",
-            "size",
-            "file_type",
-            "encoding",
-            "status",
-            "progress",
-            "error",
-            "error_code",
-            "page_count",
-            "chunk_count",
-            "entity_count",
-            "edge_count",
-            "created_at",
-            "updated_at",
-            "indexed_at",
-        ]
-
-    def get_progress(self, document: Document) -> dict:
-        total = document.progress_total
-        return {
-            "stage": document.status,
-            "done": document.progress_done,
-            "total": total,
-            "percent": round(100 * document.progress_done / total, 1)
-            if total
-            else (100.0 if document.status == Document.Status.READY else 0.0),
-        }
+NO_SUCH_TEAM = "You can only share with a team you belong to."
 
 
 def _team_from(value, user) -> Group | None:
+    """Return the team named or numbered `value` among those the user may share with.
+
+    A team that does not exist and one the user is not in answer alike, so that the API
+    cannot be used to learn other teams' names.
+    """
     if value in (None, ""):
         return None
-    group = Group.objects.filter(Q(id=value) if str(value).isdigit() else Q(name=value)).first()
+    value = str(value)
+    teams = Group.objects.all() if user.is_staff else user.groups.all()
+    group = teams.filter(Q(id=value) if _is_id(value) else Q(name=value)).first()
     if group is None:
-        raise ApiError(400, f"No such team: {value!r}.", "invalid_team")
+        raise ApiError(400, NO_SUCH_TEAM, "invalid_team")
     return group
 
 
 class KnowledgeBaseListApi(APIView):
     """List the knowledge bases the caller may read, newest first, or create one."""
 
+    @extend_schema_serializer(component_name="KnowledgeBaseCreate")
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=200)
         description = serializers.CharField(required=False, allow_blank=True, default="")
-        team = serializers.CharField(required=False, allow_null=True, default=None)
+        team = serializers.CharField(
+            required=False, allow_null=True, default=None, help_text="A team's name or id."
+        )
 
+    @extend_schema(
+        operation_id="knowledge_bases_list",
+        tags=["knowledge"],
+        responses={200: KnowledgeBaseListOutput},
+    )
     def get(self, request):
         kbs = (
             selectors.kb_list_for_user(user=request.user)
@@ -112,6 +99,11 @@ class KnowledgeBaseListApi(APIView):
         data = KnowledgeBaseOutput(kbs, many=True).data
         return Response({"knowledge_bases": data, "count": len(data)})
 
+    @extend_schema(
+        tags=["knowledge"],
+        request=InputSerializer,
+        responses={201: KnowledgeBaseOutput, **error_responses(400, 409)},
+    )
     def post(self, request):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -131,15 +123,32 @@ class KnowledgeBaseListApi(APIView):
 class KnowledgeBaseDetailApi(APIView):
     """Get, rename or share, or delete one knowledge base."""
 
+    @extend_schema_serializer(component_name="KnowledgeBaseUpdate")
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=200, required=False)
         description = serializers.CharField(required=False, allow_blank=True)
-        team = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+        team = serializers.CharField(
+            required=False,
+            allow_null=True,
+            allow_blank=True,
+            help_text="A team's name or id; null or empty to stop sharing.",
+        )
 
+    @extend_schema(
+        tags=["knowledge"],
+        parameters=[KB_ID],
+        responses={200: KnowledgeBaseOutput, **error_responses(404)},
+    )
     def get(self, request, kb_id):
         kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user)
         return Response(KnowledgeBaseOutput(kb).data)
 
+    @extend_schema(
+        tags=["knowledge"],
+        parameters=[KB_ID],
+        request=InputSerializer,
+        responses={200: KnowledgeBaseOutput, **error_responses(400, 403, 404, 409)},
+    )
     def patch(self, request, kb_id):
         kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user)
         if not selectors.kb_can_manage(kb=kb, user=request.user):
@@ -159,11 +168,25 @@ class KnowledgeBaseDetailApi(APIView):
 
     put = patch
 
+    @extend_schema(
+        tags=["knowledge"],
+        parameters=[
+            OpenApiParameter(
+                "kb_id",
+                str,
+                OpenApiParameter.PATH,
+                description="A knowledge base id, or (the spec's route) a document's sha256: "
+                "removes that file from every knowledge base the caller may write to.",
+            )
+        ],
+        responses={200: KnowledgeBaseDeleteOutput, **error_responses(403)},
+        description="Idempotent: an id the caller cannot see answers 200 with `deleted: false`.",
+    )
     def delete(self, request, kb_id):
         # The spec's DELETE /api/knowledge-bases/<file_hash> removed one indexed file and was
         # idempotent; a hex id here is a document hash, an integer id is a knowledge base.
         key = str(kb_id)
-        if not key.isdigit():
+        if not _is_id(key):
             return self._delete_by_hash(request, key.lower())
         try:
             kb = selectors.kb_get_for_user(kb_id=key, user=request.user)
@@ -216,7 +239,7 @@ def _upload_into(kb: KnowledgeBase, request) -> tuple[list[dict], list[dict]]:
     for upload in files:
         try:
             document, queued = services.document_upload(
-                kb=kb, file_name=upload.name or "", data=upload.read(), user=request.user
+                kb=kb, file_name=upload.name or "", data=upload, user=request.user
             )
         except services.UploadError as exc:
             if len(files) == 1:
@@ -239,14 +262,37 @@ class KnowledgeBaseDocumentsApi(APIView):
 
     parser_classes = [MultiPartParser, FormParser, JSONParser]
 
+    @extend_schema(
+        tags=["knowledge"],
+        parameters=[
+            KB_ID,
+            OpenApiParameter("status", OpenApiTypes.STR, enum=Document.Status.values),
+        ],
+        responses={200: DocumentListOutput, **error_responses(404)},
+    )
     def get(self, request, kb_id):
         kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user)
         documents = kb.documents.all()
         status_filter = request.query_params.get("status")
         if status_filter:
+            if status_filter not in Document.Status.values:
+                raise ApiError(400, f"Unknown status: {status_filter}.", "invalid_request")
             documents = documents.filter(status=status_filter)
         return Response({"documents": DocumentOutput(documents, many=True).data})
 
+    @extend_schema(
+        tags=["knowledge"],
+        parameters=[KB_ID],
+        request={"multipart/form-data": UploadInput},
+        responses={
+            202: UploadOutput,
+            400: OpenApiResponse(
+                UploadNoneAcceptedOutput,
+                description="No file was sent, or none of several files was accepted.",
+            ),
+            **UPLOAD_ERRORS,
+        },
+    )
     def post(self, request, kb_id):
         kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user)
         accepted, rejected = _upload_into(kb, request)
@@ -260,6 +306,11 @@ class KnowledgeBaseDocumentsApi(APIView):
 class KnowledgeBaseStatsApi(APIView):
     """Counts of one knowledge base's documents and its three stores."""
 
+    @extend_schema(
+        tags=["knowledge"],
+        parameters=[KB_ID],
+        responses={200: KnowledgeBaseStatsOutput, **error_responses(404)},
+    )
     def get(self, request, kb_id):
         kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user)
         by_status = dict(kb.documents.values_list("status").annotate(n=Count("id")).order_by())
@@ -284,10 +335,20 @@ class KnowledgeBaseStatsApi(APIView):
 class DocumentDetailApi(APIView):
     """Get one document (poll it for ingestion progress), or delete it."""
 
+    @extend_schema(
+        tags=["knowledge"],
+        parameters=[DOCUMENT_ID],
+        responses={200: DocumentOutput, **error_responses(404)},
+    )
     def get(self, request, document_id):
         document = selectors.document_get_for_user(document_id=document_id, user=request.user)
         return Response(DocumentOutput(document).data)
 
+    @extend_schema(
+        tags=["knowledge"],
+        parameters=[DOCUMENT_ID],
+        responses={200: DocumentDeleteOutput, **error_responses(403, 404)},
+    )
     def delete(self, request, document_id):
         document = selectors.document_get_for_user(document_id=document_id, user=request.user)
         if not selectors.kb_can_write(kb=document.knowledge_base, user=request.user):
@@ -301,6 +362,12 @@ class DocumentDetailApi(APIView):
 class DocumentCancelApi(APIView):
     """Cancel a queued or running ingestion."""
 
+    @extend_schema(
+        tags=["knowledge"],
+        parameters=[DOCUMENT_ID],
+        request=None,
+        responses={202: DocumentOutput, **error_responses(403, 404, 409)},
+    )
     def post(self, request, document_id):
         document = selectors.document_get_for_user(document_id=document_id, user=request.user)
         if not selectors.kb_can_write(kb=document.knowledge_base, user=request.user):
@@ -316,6 +383,12 @@ class DocumentCancelApi(APIView):
 class DocumentReindexApi(APIView):
     """Queue a fresh ingestion of a stored document."""
 
+    @extend_schema(
+        tags=["knowledge"],
+        parameters=[DOCUMENT_ID],
+        request=None,
+        responses={202: DocumentOutput, **error_responses(403, 404, 409)},
+    )
     def post(self, request, document_id):
         document = selectors.document_get_for_user(document_id=document_id, user=request.user)
         if not selectors.kb_can_write(kb=document.knowledge_base, user=request.user):
@@ -336,6 +409,15 @@ class SpecUploadApi(APIView):
 
     parser_classes = [MultiPartParser, FormParser]
 
+    @extend_schema(
+        tags=["knowledge"],
+        request={"multipart/form-data": SpecUploadInput},
+        responses={
+            202: SpecUploadOutput,
+            400: OpenApiResponse(UploadFailedOutput, description="No file was accepted."),
+            **UPLOAD_ERRORS,
+        },
+    )
     def post(self, request):
         kb_id = request.data.get("knowledge_base") or request.query_params.get("knowledge_base")
         if kb_id:
@@ -375,6 +457,11 @@ class SpecUploadApi(APIView):
 class SpecDocumentsApi(APIView):
     """GET /api/documents: index counts over the knowledge bases the caller may read."""
 
+    @extend_schema(
+        operation_id="documents_counts",
+        tags=["knowledge"],
+        responses={200: SpecDocumentsOutput},
+    )
     def get(self, request):
         kb_ids = selectors.kb_ids_for_user(user=request.user)
         chunks = selectors.chunk_list_for_kbs(kb_ids=kb_ids).count()
@@ -395,6 +482,7 @@ class SpecDocumentsApi(APIView):
 class SpecClearApi(APIView):
     """DELETE /api/clear: remove every document of the caller's own KBs (staff: of all KBs)."""
 
+    @extend_schema(tags=["knowledge"], responses={200: ClearOutput})
     def delete(self, request):
         kbs = (
             KnowledgeBase.objects.all()

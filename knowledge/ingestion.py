@@ -19,6 +19,7 @@ from django.utils import timezone
 from knowledge.ingest.chunking import chunk_segments
 from knowledge.ingest.entities import extract_entities
 from knowledge.ingest.extract import ExtractionError, Segment, extract
+from knowledge.ingest.sandbox import SandboxCancelled, extract_sandboxed
 from knowledge.ingest.tokenize import bm25_tokens
 from knowledge.models import Chunk, Document, KnowledgeBase
 from knowledge.services import delete_document_rows, delete_orphan_entities
@@ -159,6 +160,19 @@ def write_chunks(*, document: Document, chunks: list[PreparedChunk]) -> dict[str
     return {"chunks": len(chunks), "entities": len(names), "edges": edge_count}
 
 
+def throttled(check: Callable[[], bool], *, every: float) -> Callable[[], bool]:
+    """Return `check`, run at most once per `every` seconds (a database read each time)."""
+    state = {"at": 0.0, "value": False}
+
+    def run() -> bool:
+        now = time.monotonic()
+        if now - state["at"] >= every:
+            state.update(at=now, value=check())
+        return state["value"]
+
+    return run
+
+
 def _set(document: Document, **values) -> None:
     for key, value in values.items():
         setattr(document, key, value)
@@ -174,13 +188,16 @@ def document_ingest_run(
         logger.info("document %s is %s; nothing to do", document_id, document.status)
         return document
 
-    def check_cancel() -> None:
+    def cancel_requested() -> bool:
         requested = (
             Document.objects.filter(id=document_id)
             .values_list("cancel_requested", flat=True)
             .first()
         )
-        if requested is None or requested or should_abort():
+        return requested is None or requested or should_abort()
+
+    def check_cancel() -> None:
+        if cancel_requested():
             raise IngestCancelled()
 
     started = time.monotonic()
@@ -194,8 +211,16 @@ def document_ingest_run(
             error="",
             error_code="",
         )
-        data = Path(settings.MEDIA_ROOT, document.stored_path).read_bytes()
-        extracted = extract(data, document.file_name)
+        path = Path(settings.MEDIA_ROOT, document.stored_path)
+        if not path.is_file():
+            raise FileNotFoundError(f"the stored file of document {document_id} is missing")
+        extracted = extract_sandboxed(
+            path,
+            document.file_name,
+            timeout=settings.EXTRACT_TIMEOUT_SECONDS,
+            memory_mb=settings.EXTRACT_MEMORY_MB,
+            should_stop=throttled(cancel_requested, every=1.0),
+        )
         check_cancel()
         _set(
             document,
@@ -226,7 +251,7 @@ def document_ingest_run(
                 edge_count=counts["edges"],
                 indexed_at=timezone.now(),
             )
-    except IngestCancelled:
+    except (IngestCancelled, SandboxCancelled):
         _set(document, status=Document.Status.CANCELLED)
         logger.info("ingestion of document %s cancelled", document_id)
     except ExtractionError as exc:

@@ -8,20 +8,22 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import F, Q, Sum
 
-from knowledge.ingest.extract import ExtractionError, extract
+from knowledge.ingest.extract import ExtractionError
 from knowledge.ingest.filetypes import UnsupportedFileType, file_extension, safe_file_name
+from knowledge.ingest.inspect import inspect_upload
 from knowledge.models import Document, KnowledgeBase
 
 logger = logging.getLogger(__name__)
 
 # Request errors are 400; a file we received but cannot use is 422 (the spec's "no text" case).
-EXTRACTION_STATUS = {"unsupported_type": 400}
+EXTRACTION_STATUS = {"unsupported_type": 400, "too_many_pages": 413}
 
 
 @dataclass
@@ -106,46 +108,130 @@ def storage_path(sha256: str, extension: str) -> Path:
     return Path(settings.MEDIA_ROOT) / "uploads" / sha256[:2] / f"{sha256}.{extension}"
 
 
-def _store_bytes(data: bytes, sha256: str, extension: str) -> Path:
-    path = storage_path(sha256, extension)
+@dataclass
+class StagedUpload:
+    """An upload copied to a temporary file beside the store, hashed on the way."""
+
+    path: Path
+    sha256: str
+    size: int
+
+    def discard(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def _stage(source: bytes | BinaryIO) -> StagedUpload:
+    """Copy an upload (bytes, or a file Django spooled to disk) to a staging file, hashing it.
+
+    Memory stays flat: the bytes move in blocks, never as one string.
+    """
+    folder = Path(settings.MEDIA_ROOT) / "uploads"
+    folder.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    size = 0
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".upload-")
+    with os.fdopen(fd, "wb") as handle:
+        if isinstance(source, bytes | bytearray):
+            blocks = [bytes(source)]
+        else:
+            source.seek(0)
+            blocks = iter(lambda: source.read(1024 * 1024), b"")
+        for block in blocks:
+            digest.update(block)
+            size += len(block)
+            handle.write(block)
+    return StagedUpload(path=Path(tmp), sha256=digest.hexdigest(), size=size)
+
+
+def _store_staged(staged: StagedUpload, extension: str) -> Path:
+    path = storage_path(staged.sha256, extension)
     if path.exists():
+        staged.discard()
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Write then rename, so a concurrent reader never sees half a file.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".upload-")
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.replace(tmp, path)
+    # Rename into place, so a concurrent reader never sees half a file.
+    os.replace(staged.path, path)
     return path
 
 
-def validate_upload(*, file_name: str, data: bytes) -> tuple[str, str]:
-    """Check a file before anything is written; return its safe name and extension."""
+def validate_upload(*, file_name: str, staged: StagedUpload) -> tuple[str, str]:
+    """Check a staged upload with light checks only; return its safe name and extension.
+
+    Type sniffing, a PDF's page count and encryption, a DOCX's zip directory: what a request
+    can afford. The text itself is extracted by the worker, in a sandbox.
+    """
     if not file_name:
         raise UploadError(400, "no_file_name", "The uploaded file has no name.")
     try:
         name = safe_file_name(file_name)
     except UnsupportedFileType as exc:
         raise UploadError(400, "unsupported_type", str(exc)) from None
-    if not data:
+    if not staged.size:
         raise UploadError(400, "empty_file", f"{name!r} is empty.")
     limit = settings.MAX_UPLOAD_MB * 1024 * 1024
-    if len(data) > limit:
+    if staged.size > limit:
         raise UploadError(
             413, "file_too_large", f"{name!r} is larger than {settings.MAX_UPLOAD_MB} MB."
         )
     try:
-        extract(data, name)
+        with staged.path.open("rb") as handle:
+            inspect_upload(
+                handle,
+                name,
+                size=staged.size,
+                max_pdf_pages=settings.MAX_PDF_PAGES,
+                max_docx_bytes=settings.MAX_DOCX_UNCOMPRESSED_MB * 1024 * 1024,
+            )
     except ExtractionError as exc:
         raise UploadError(EXTRACTION_STATUS.get(exc.code, 422), exc.code, exc.message) from None
     return name, file_extension(name)
+
+
+# The namespace of the advisory lock that serialises one quota owner's uploads.
+UPLOAD_QUOTA_LOCK = 7_311_002
+
+
+def _check_upload_limits(*, kb: KnowledgeBase, user, size: int) -> None:
+    """Refuse an upload over the user's pending ingestions or the owner's storage quota.
+
+    Called in the upload's transaction after the quota owner's advisory lock is taken, so
+    parallel uploads count each other.
+    """
+    pending_limit = settings.INGESTIONS_MAX_PENDING_PER_USER
+    if pending_limit:
+        pending = Document.objects.filter(
+            uploaded_by=user, status__in=Document.ACTIVE_STATUSES
+        ).count()
+        if pending >= pending_limit:
+            raise UploadError(
+                429,
+                "too_many_ingestions",
+                f"You have {pending} documents waiting to be indexed (the limit is "
+                f"{pending_limit}); wait for some to finish.",
+            )
+    quota = settings.STORAGE_QUOTA_MB * 1024 * 1024
+    if quota:
+        owned = (
+            Q(knowledge_base__team=kb.team)
+            if kb.team_id
+            else Q(knowledge_base__owner_id=kb.owner_id, knowledge_base__team__isnull=True)
+        )
+        used = Document.objects.filter(owned).aggregate(total=Sum("size"))["total"] or 0
+        if used + size > quota:
+            whose = f"team {kb.team.name!r}" if kb.team_id else "your knowledge bases"
+            raise UploadError(
+                413,
+                "quota_exceeded",
+                f"Storing this file would take {whose} past its quota of "
+                f"{settings.STORAGE_QUOTA_MB} MB ({used // (1024 * 1024)} MB used).",
+            )
 
 
 def document_upload(
     *,
     kb: KnowledgeBase,
     file_name: str,
-    data: bytes,
+    data: bytes | BinaryIO,
     user,
     defer_job: bool = True,
     external_id: str = "",
@@ -153,48 +239,54 @@ def document_upload(
 ) -> tuple[Document, bool]:
     """Store an upload and queue its ingestion; the same bytes re-index the same document.
 
+    `data` is the bytes or a file (Django's spooled upload); either is copied in blocks.
     Returns the document and whether it was queued by this call. With `defer_job=False` the
     document is marked queued but no job is deferred: the caller runs the ingestion itself.
     """
-    if validated:
-        name, extension = safe_file_name(file_name), file_extension(file_name)
-    else:
-        name, extension = validate_upload(file_name=file_name, data=data)
-    sha256 = hashlib.sha256(data).hexdigest()
-    path = _store_bytes(data, sha256, extension)
-    relative = str(path.relative_to(settings.MEDIA_ROOT))
-    with transaction.atomic():
-        document = (
-            Document.objects.select_for_update().filter(knowledge_base=kb, sha256=sha256).first()
-        )
-        created = False
-        if document is None:
-            try:
-                with transaction.atomic():
-                    document = Document.objects.create(
-                        knowledge_base=kb,
-                        file_name=name,
-                        stored_path=relative,
-                        sha256=sha256,
-                        size=len(data),
-                        file_type=extension,
-                        uploaded_by=user,
-                        external_id=external_id,
-                    )
-                    created = True
-            except IntegrityError:
-                # A concurrent upload of the same bytes won the insert; join its document.
-                document = Document.objects.select_for_update().get(
-                    knowledge_base=kb, sha256=sha256
+    staged = _stage(data)
+    try:
+        if validated:
+            name, extension = safe_file_name(file_name), file_extension(file_name)
+        else:
+            name, extension = validate_upload(file_name=file_name, staged=staged)
+        with transaction.atomic():
+            quota_owner = -kb.team_id if kb.team_id else kb.owner_id
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_advisory_xact_lock(%s, %s)", [UPLOAD_QUOTA_LOCK, quota_owner]
                 )
-        if document.is_active and not created:
-            return document, False
-        document.file_name = name
-        document.stored_path = relative
-        document.file_type = extension
-        document.save(update_fields=["file_name", "stored_path", "file_type", "updated_at"])
-        _queue_ingestion(document, defer_job=defer_job)
-        return document, True
+            document = (
+                Document.objects.select_for_update()
+                .filter(knowledge_base=kb, sha256=staged.sha256)
+                .first()
+            )
+            if document is not None and document.is_active:
+                staged.discard()
+                return document, False
+            if document is None and not validated:
+                _check_upload_limits(kb=kb, user=user, size=staged.size)
+            path = _store_staged(staged, extension)
+            relative = str(path.relative_to(settings.MEDIA_ROOT))
+            if document is None:
+                document = Document.objects.create(
+                    knowledge_base=kb,
+                    file_name=name,
+                    stored_path=relative,
+                    sha256=staged.sha256,
+                    size=staged.size,
+                    file_type=extension,
+                    uploaded_by=user,
+                    external_id=external_id,
+                )
+            else:
+                document.file_name = name
+                document.stored_path = relative
+                document.file_type = extension
+                document.save(update_fields=["file_name", "stored_path", "file_type", "updated_at"])
+            _queue_ingestion(document, defer_job=defer_job)
+            return document, True
+    finally:
+        staged.discard()
 
 
 def document_reindex(*, document: Document) -> bool:

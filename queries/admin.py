@@ -88,7 +88,7 @@ class QueryRunAdmin(admin.ModelAdmin):
     def replay_link(self, run: QueryRun):
         return format_html('<a href="/history/{}/">replay</a>', run.id)
 
-    @admin.action(description="Cancel selected runs")
+    @admin.action(description="Cancel selected runs", permissions=["change"])
     def cancel_runs(self, request, queryset) -> None:
         cancelled = 0
         for run in queryset:

@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
+from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from adrag_site.errors import ApiError
+from adrag_site.schema import error_responses
 from queries import selectors, services
 from queries.models import QueryRun
 
 
 class RunSummaryOutput(serializers.ModelSerializer):
     user = serializers.CharField(source="user.username")
-    duration_ms = serializers.FloatField()
+    duration_ms = serializers.FloatField(allow_null=True)
     total_tokens = serializers.IntegerField()
 
     class Meta:
@@ -40,6 +45,13 @@ class RunSummaryOutput(serializers.ModelSerializer):
         ]
 
 
+class RunEventOutput(serializers.Serializer):
+    seq = serializers.IntegerField()
+    type = serializers.CharField()
+    time = serializers.DateTimeField()
+    frame = serializers.JSONField(help_text="The frame exactly as streamed.")
+
+
 class RunDetailOutput(RunSummaryOutput):
     events = serializers.SerializerMethodField()
 
@@ -56,6 +68,7 @@ class RunDetailOutput(RunSummaryOutput):
             "events",
         ]
 
+    @extend_schema_field(RunEventOutput(many=True))
     def get_events(self, run: QueryRun) -> list[dict]:
         return [
             {
@@ -68,12 +81,40 @@ class RunDetailOutput(RunSummaryOutput):
         ]
 
 
-def _when(value: str | None, field: str):
+class RunPageOutput(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = RunSummaryOutput(many=True)
+
+
+class RunCancelOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=QueryRun.Status.choices)
+    cancel_requested = serializers.BooleanField()
+
+
+RUN_ID = OpenApiParameter("run_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
+DATE_HELP = "An ISO date (midnight UTC) or date-time (naive ones are UTC)."
+
+
+def _when(value: str | None, field: str) -> datetime | None:
+    """Parse an ISO date or date-time (naive ones are UTC); 400 for anything else."""
     if not value:
         return None
-    parsed = parse_datetime(value) or (
-        parse_date(value) and parse_datetime(value + "T00:00:00+00:00")
-    )
+    try:
+        # Django's parsers return None for what does not look like a date, but raise
+        # ValueError for what does and is no date: 2026-02-30, month 13, offset +99:00.
+        parsed = parse_datetime(value)
+        if parsed is None and parse_date(value) is not None:
+            parsed = parse_datetime(value + "T00:00:00+00:00")
+        if parsed is not None:
+            if timezone.is_naive(parsed):
+                parsed = timezone.make_aware(parsed, UTC)
+            # A date near year 1 or 9999 with an offset may not exist in UTC.
+            parsed = parsed.astimezone(UTC)
+    except (ValueError, OverflowError):
+        parsed = None
     if parsed is None:
         raise ApiError(400, f"{field} must be an ISO date or date-time.", "invalid_request")
     return parsed
@@ -86,6 +127,25 @@ class RunListApi(APIView):
         page_size_query_param = "page_size"
         max_page_size = 200
 
+    @extend_schema(
+        operation_id="runs_list",
+        tags=["runs"],
+        parameters=[
+            OpenApiParameter(
+                "status",
+                str,
+                description="Comma-separated statuses: " + ", ".join(QueryRun.Status.values),
+            ),
+            OpenApiParameter("provider", str),
+            OpenApiParameter("since", str, description=f"Created at or after. {DATE_HELP}"),
+            OpenApiParameter("until", str, description=f"Created before. {DATE_HELP}"),
+            OpenApiParameter("q", str, description="Text in the question or the answer."),
+            OpenApiParameter("user", str, description="Staff only: one user's runs."),
+            OpenApiParameter("page", int),
+            OpenApiParameter("page_size", int, description="At most 200."),
+        ],
+        responses={200: RunPageOutput, **error_responses(400, 404)},
+    )
     def get(self, request):
         params = request.query_params
         if params.get("status"):
@@ -110,6 +170,9 @@ class RunListApi(APIView):
 class RunDetailApi(APIView):
     """One run with answer, sources, metadata, usage, timings, configuration and events."""
 
+    @extend_schema(
+        tags=["runs"], parameters=[RUN_ID], responses={200: RunDetailOutput, **error_responses(404)}
+    )
     def get(self, request, run_id):
         from queries.services import run_check_liveness
 
@@ -122,6 +185,12 @@ class RunDetailApi(APIView):
 class RunCancelApi(APIView):
     """Cancel a run (its owner or staff). Idempotent; a finished run answers 409."""
 
+    @extend_schema(
+        tags=["runs"],
+        parameters=[RUN_ID],
+        request=None,
+        responses={202: RunCancelOutput, **error_responses(404, 409)},
+    )
     def post(self, request, run_id):
         run = selectors.run_get_for_user(run_id=run_id, user=request.user)
         try:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from adrag_site.db import retry_while_unreachable
 from queries.models import QueryRun, RunEvent
 from queries.pipeline import stages
 
@@ -42,27 +44,44 @@ def run_event_append(
     always finds the run's final status too.
     """
     payload = encode_frame(event_type, data)
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            # The row lock on the run serialises concurrent appends to one run's log.
-            cursor.execute(
-                "UPDATE queries_queryrun SET last_seq = last_seq + 1 WHERE id = %s AND NOT EXISTS "
-                "(SELECT 1 FROM queries_runevent WHERE run_id = %s AND type = %s) RETURNING last_seq",
-                [run_id, run_id, stages.STREAM_END],
-            )
-            row = cursor.fetchone()
-            if row is None:
-                return 0
-            seq = row[0]
-            cursor.execute(
-                "INSERT INTO queries_runevent (run_id, seq, type, payload, created_at) "
-                "VALUES (%s, %s, %s, %s, %s)",
-                [run_id, seq, event_type, payload, timezone.now()],
-            )
-            cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, f"{run_id}:{seq}"])
-        if run_updates:
-            QueryRun.objects.filter(id=run_id).update(**run_updates)
-    return seq
+
+    def append() -> int:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                # The row lock on the run serialises concurrent appends to one run's log.
+                cursor.execute(
+                    "UPDATE queries_queryrun SET last_seq = last_seq + 1 WHERE id = %s AND NOT EXISTS "
+                    "(SELECT 1 FROM queries_runevent WHERE run_id = %s AND type = %s) RETURNING last_seq",
+                    [run_id, run_id, stages.STREAM_END],
+                )
+                row = cursor.fetchone()
+                if row is None:
+                    return 0
+                seq = row[0]
+                cursor.execute(
+                    "INSERT INTO queries_runevent (run_id, seq, type, payload, created_at) "
+                    "VALUES (%s, %s, %s, %s, %s)",
+                    [run_id, seq, event_type, payload, timezone.now()],
+                )
+                cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, f"{run_id}:{seq}"])
+            if run_updates:
+                QueryRun.objects.filter(id=run_id).update(**run_updates)
+        return seq
+
+    def appended_before() -> int | None:
+        # The connection broke after COMMIT was sent: the event may be in the log already.
+        last = RunEvent.objects.filter(run_id=run_id).order_by("-seq").first()
+        if last is not None and last.type == event_type and last.payload == payload:
+            return last.seq
+        return None
+
+    # A database restart must cost the run a pause, not its events.
+    return retry_while_unreachable(
+        append,
+        what=f"the append of {event_type} to run {run_id}",
+        patience=settings.DB_RETRY_SECONDS,
+        already_done=appended_before,
+    )
 
 
 def run_events_after(*, run_id, after: int = 0, limit: int = 500) -> list[RunEvent]:

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from adrag_site.db import DISCONNECTS, reset_connection
 from queries.eventlog import RunEventSink, run_terminate
 from queries.models import QueryRun
 
@@ -139,11 +140,16 @@ class CancelCheck:
         now = time.monotonic()
         if now - self.checked_at >= self.every:
             self.checked_at = now
-            row = (
-                QueryRun.objects.filter(id=self.run_id)
-                .values_list("cancel_requested", "status")
-                .first()
-            )
+            try:
+                row = (
+                    QueryRun.objects.filter(id=self.run_id)
+                    .values_list("cancel_requested", "status")
+                    .first()
+                )
+            except DISCONNECTS:
+                # The database is away (a restart): go on, and ask again next time.
+                reset_connection()
+                return False
             if row is None or row[0] or row[1] not in QueryRun.ACTIVE_STATUSES:
                 self.cancelled = True
             elif self.should_abort():

@@ -17,6 +17,7 @@ from django.conf import settings
 from django_eventstream.eventrequest import EventRequest
 from django_eventstream.eventstream import get_events
 
+from adrag_site.db import DISCONNECTS, reset_connection
 from queries import notify
 from queries.eventstream_backend import channel_for
 from queries.pipeline import stages
@@ -55,8 +56,20 @@ def _reader_pool() -> ThreadPoolExecutor:
     return _pool
 
 
+class ReadFailed(Exception):
+    """The log could not be read this time (the database is away); the stream waits."""
+
+
 def _read(run_id, user, after: int) -> tuple[list, bool]:
     """Read the next events through django-eventstream (its channel manager checks access)."""
+    try:
+        return _read_events(run_id, user, after)
+    except DISCONNECTS as exc:
+        reset_connection()
+        raise ReadFailed(str(exc)) from exc
+
+
+def _read_events(run_id, user, after: int) -> tuple[list, bool]:
     request = EventRequest()
     channel = channel_for(run_id)
     request.channels = {channel}
@@ -68,10 +81,18 @@ def _read(run_id, user, after: int) -> tuple[list, bool]:
     return response.channel_items.get(channel, []), channel in response.channel_more
 
 
-async def run_stream(*, run_id, user, after: int = 0, style: str = STYLE_POST):
-    """Yield the run's frames after `after` until `stream_end`, waking on NOTIFY."""
+def _check_liveness(run_id) -> None:
     from queries.services import run_check_liveness
 
+    try:
+        run_check_liveness(run_id=run_id)
+    except DISCONNECTS as exc:
+        reset_connection()
+        raise ReadFailed(str(exc)) from exc
+
+
+async def run_stream(*, run_id, user, after: int = 0, style: str = STYLE_POST):
+    """Yield the run's frames after `after` until `stream_end`, waking on NOTIFY."""
     heartbeat = settings.STREAM_HEARTBEAT_SECONDS
     idle_timeout = settings.STREAM_IDLE_TIMEOUT_SECONDS
     poll = settings.STREAM_POLL_SECONDS
@@ -85,7 +106,12 @@ async def run_stream(*, run_id, user, after: int = 0, style: str = STYLE_POST):
     try:
         while True:
             waiter.clear()
-            events, more = await read(run_id, user, cursor)
+            try:
+                events, more = await read(run_id, user, cursor)
+            except ReadFailed as exc:
+                # A database restart: keep the client (heartbeats) and read again shortly.
+                logger.warning("reading run %s failed (%s); retrying", run_id, exc)
+                events, more = [], False
             for event in events:
                 if style == STYLE_POST and event.type in stages.EVENTSOURCE_ONLY:
                     # POST /api/query sends the spec's event types only.
@@ -107,9 +133,12 @@ async def run_stream(*, run_id, user, after: int = 0, style: str = STYLE_POST):
                 return
             if now >= next_liveness:
                 next_liveness = now + liveness_every
-                await sync_to_async(
-                    run_check_liveness, thread_sensitive=False, executor=_reader_pool()
-                )(run_id=run_id)
+                try:
+                    await sync_to_async(
+                        _check_liveness, thread_sensitive=False, executor=_reader_pool()
+                    )(run_id)
+                except ReadFailed:
+                    pass
             if now - last_sent_at >= heartbeat:
                 yield KEEP_ALIVE
                 last_sent_at = now

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from procrastinate.contrib.django import app
 
+# Imported with the tasks, at worker start: LangGraph takes about a second to import, which
+# the first run of a fresh worker would otherwise spend waiting in the queue.
+from queries.pipeline import runner  # noqa: F401
 from queries.services import run_execute, runs_reap
 
 

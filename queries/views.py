@@ -6,9 +6,11 @@ import json
 import logging
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 
 from adrag_site.errors import json_error
+from adrag_site.parsers import TOO_DEEP_CODE, TOO_DEEP_MESSAGE, BodyRefused, check_value
 from queries.models import QueryRun
 from queries.streams import STYLE_EVENTSOURCE, STYLE_POST, run_stream
 
@@ -17,6 +19,7 @@ logger = logging.getLogger(__name__)
 MISSING_QUERY = "Missing or empty 'query' field"
 BAD_PROVIDER = "provider must be 'openai' or 'ollama' (or 'extractive')"
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+MAX_MODEL_CHARS = QueryRun._meta.get_field("model").max_length
 
 
 async def _release_request_connection() -> None:
@@ -41,6 +44,11 @@ def _parse_body(request) -> dict | JsonResponse:
 
     try:
         body = json.loads(request.body or b"null")
+        check_value(body)
+    except RecursionError:
+        return json_error(400, TOO_DEEP_MESSAGE, TOO_DEEP_CODE)
+    except BodyRefused as exc:
+        return json_error(400, exc.message, exc.code)
     except (ValueError, UnicodeDecodeError):
         body = None
     if not isinstance(body, dict):
@@ -50,12 +58,23 @@ def _parse_body(request) -> dict | JsonResponse:
         return json_error(400, "'query' must be a string", "invalid_query")
     if not query.strip():
         return json_error(400, MISSING_QUERY, "missing_query")
+    limit = settings.MAX_QUERY_CHARS
+    if len(query.strip()) > limit:
+        return json_error(
+            400, f"'query' is too long: the limit is {limit} characters.", "query_too_long"
+        )
     provider = body.get("provider", default_provider_name())
     if not isinstance(provider, str) or provider.lower().strip() not in provider_names():
         return json_error(400, BAD_PROVIDER, "invalid_provider")
     model = body.get("model")
     if model is not None and not isinstance(model, str):
         return json_error(400, "'model' must be a string", "invalid_model")
+    if model and len(model) > MAX_MODEL_CHARS:
+        return json_error(
+            400,
+            f"'model' is too long: the limit is {MAX_MODEL_CHARS} characters.",
+            "model_too_long",
+        )
     kbs = body.get("knowledge_bases", body.get("knowledgeBases"))
     if kbs is not None and (
         not isinstance(kbs, list)

@@ -9,6 +9,7 @@ import re
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from bs4 import BeautifulSoup, Comment, NavigableString, PageElement, Tag
 
@@ -223,12 +224,15 @@ def _extract_pdf(data: bytes) -> ExtractedText:
 # --- DOCX --------------------------------------------------------------------------
 
 
-def check_zip_archive(data: bytes, *, max_uncompressed_bytes: int) -> zipfile.ZipFile:
+def check_zip_archive(data: bytes | BinaryIO, *, max_uncompressed_bytes: int) -> zipfile.ZipFile:
     """Return the opened archive after checking its declared sizes, never inflating it."""
-    if not data.startswith(b"PK\x03\x04"):
+    source = io.BytesIO(data) if isinstance(data, bytes | bytearray) else data
+    head = source.read(4)
+    source.seek(0)
+    if head != b"PK\x03\x04":
         raise ExtractionError(CONTENT_MISMATCH, "The file has a .docx name but is not a DOCX.")
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        archive = zipfile.ZipFile(source)
         members = archive.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError) as exc:
         raise ExtractionError(CORRUPT_FILE, f"The DOCX archive is damaged: {exc}") from exc

@@ -21,6 +21,17 @@ class ProviderError(Exception):
         self.code = code
 
 
+def public_error(exc: BaseException) -> str:
+    """Return what a user may be told of a failure.
+
+    A ProviderError's message is written for users; any other exception may carry internal
+    detail (addresses, paths, SQL), so only its kind is shown and the rest goes to the log.
+    """
+    if isinstance(exc, ProviderError):
+        return str(exc)
+    return f"{type(exc).__name__} (the details are in the server log)"
+
+
 class RunCancelled(Exception):
     """The run was cancelled while a provider was working."""
 

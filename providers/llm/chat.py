@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import logging
 import re
 import threading
 import time
@@ -32,6 +33,8 @@ from providers.llm.base import (
     SourceBlock,
     Usage,
 )
+
+logger = logging.getLogger(__name__)
 
 CANCEL_POLL_SECONDS = 0.1
 # How long a cancelled call waits for its stream to close before the run moves on.
@@ -286,7 +289,8 @@ class ChatModelProvider(AnswerProvider):
         except (RunCancelled, ProviderError):
             raise
         except Exception as exc:
-            raise ProviderError(f"{type(exc).__name__}: {exc}") from exc
+            logger.warning("model call for %s failed: %r", stage, exc)
+            raise ProviderError(f"the model call failed ({type(exc).__name__})") from exc
         ctx.record(stage, state.usage or estimated_usage(request, state))
         return state.text()
 

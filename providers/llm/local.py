@@ -177,8 +177,10 @@ class LocalProvider(ChatModelProvider):
             raise
         except ValueError as exc:
             # llama-cpp-python raises ValueError when the prompt exceeds the context window.
+            logger.warning("local model refused a request: %s", exc)
             raise ProviderError(
-                f"the local model refused the request: {exc}", permanent=True
+                "the local model refused the request (the prompt is longer than its context)",
+                permanent=True,
             ) from exc
         finally:
             _generate_lock.release()

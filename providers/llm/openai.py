@@ -150,11 +150,15 @@ class OpenAIProvider(ChatModelProvider):
                         "server rejected response_format %s; trying %s", fmt, formats[position + 1]
                     )
                     continue
+                logger.warning("model server refused every response_format: %r", exc)
                 raise ProviderError(
-                    f"the server rejected the request: {exc}", permanent=True
+                    f"the model server refused the request ({exc.status_code})", permanent=True
                 ) from exc
             except openai.APIError as exc:
-                raise ProviderError(f"{type(exc).__name__}: {exc}") from exc
+                logger.warning("model server unreachable: %r", exc)
+                raise ProviderError(
+                    f"the model server could not be reached ({type(exc).__name__})"
+                ) from exc
             if request.json_mode:
                 _accepted_format[self.base_url] = fmt
             async with stream:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from providers.llm.base import AnswerProvider
+from providers.llm.base import AnswerProvider, public_error
 
 BUILTIN_PROVIDERS = ("openai", "ollama", "local", "extractive")
 
@@ -88,6 +88,6 @@ def providers_report() -> dict:
                 "available": False,
                 "models": [],
                 "default_model": "",
-                "error": f"{type(exc).__name__}: {exc}",
+                "error": public_error(exc),
             }
     return {"providers": report, "default_provider": default_provider_name()}

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from providers.llm.base import AnswerProvider, CallContext, RunCancelled
+from providers.llm.base import AnswerProvider, CallContext, RunCancelled, public_error
 from queries.pipeline import stages
 from queries.pipeline.context import RunContext
 from queries.pipeline.events import EventSink, emit
@@ -79,7 +79,7 @@ def run_pipeline(
         outcome = Outcome(status="cancelled", error="Run cancelled", error_code="cancelled")
     except Exception as exc:
         logger.exception("pipeline failed")
-        message = str(exc) or type(exc).__name__
+        message = public_error(exc)
         terminal = (
             stages.ERROR,
             {"message": message, "stage": stages.PIPELINE, "code": "pipeline_failed"},

@@ -246,7 +246,8 @@
     this.draft.text = this.draft.text.slice(0, offset) + data.text;
     var target = this.parts.answer;
     A.clear(target);
-    A.append(target, el("p", { className: "answer-draft", text: this.draft.text }));
+    var draft = A.renderMarkdown(this.draft.text, el("div", { className: "answer-draft" }));
+    A.append(target, draft);
     A.append(target, el("p", { className: "muted draft-note", text: attempt > 1 ? "Writing (attempt " + attempt + ")…" : "Writing…" }));
   };
 
@@ -333,6 +334,8 @@
     if (summary) summary.focus({ preventScroll: true });
   };
 
+  // The answer as Markdown (static/js/markdown.js): headings, lists, tables, highlighted code,
+  // safe links; each [n] becomes a link that opens its source card.
   RunView.prototype.renderAnswer = function (answer, sources) {
     var self = this;
     var byIndex = {};
@@ -341,64 +344,21 @@
     A.clear(target);
     if (!answer.trim()) {
       A.append(target, el("p", { className: "muted placeholder", text: "(empty answer)" }));
+    } else {
+      A.renderMarkdown(answer, target, function (n) { return self.citation(n, byIndex[n]); });
     }
-    answer.split(/\n\s*\n/).forEach(function (block) {
-      if (!block.trim()) return;
-      var lines = block.split("\n");
-      var isList = lines.every(function (line) { return /^\s*([-*•]|\d+[.)])\s+/.test(line); });
-      if (isList) {
-        var list = el("ul");
-        lines.forEach(function (line) { list.appendChild(self.inline(line.replace(/^\s*([-*•]|\d+[.)])\s+/, ""), el("li"), byIndex)); });
-        target.appendChild(list);
-        return;
-      }
-      var paragraph = el("p");
-      lines.forEach(function (line, i) {
-        if (i) paragraph.appendChild(el("br"));
-        self.inline(line, paragraph, byIndex);
-      });
-      target.appendChild(paragraph);
-    });
     this.renderSources(sources);
   };
 
-  // Markdown-ish inline text: [n] citations, **bold**, `code`, and [label](http(s) url) links.
-  // Any other link target (javascript:, data:, relative) stays literal text.
-  var INLINE = /\[([^\[\]\n]+)\]\(([^()\s]*)\)|\[(\d+(?:\s*[,;]\s*\d+)*)\]|\*\*([^*\n]+)\*\*|`([^`\n]+)`/g;
-
-  RunView.prototype.inline = function (text, target, byIndex) {
+  RunView.prototype.citation = function (n, source) {
     var self = this;
-    var last = 0;
-    var match;
-    INLINE.lastIndex = 0;
-    while ((match = INLINE.exec(text)) !== null) {
-      if (match.index > last) target.appendChild(document.createTextNode(text.slice(last, match.index)));
-      last = INLINE.lastIndex;
-      if (match[1] !== undefined) {
-        if (A.isSafeUrl(match[2])) {
-          target.appendChild(el("a", { href: match[2], text: match[1], target: "_blank", rel: "noopener noreferrer nofollow" }));
-        } else {
-          target.appendChild(document.createTextNode(match[0]));
-        }
-      } else if (match[3] !== undefined) {
-        match[3].split(/\s*[,;]\s*/).forEach(function (n) {
-          var source = byIndex[n];
-          if (!source) { target.appendChild(document.createTextNode("[" + n + "]")); return; }
-          target.appendChild(el("a", {
-            className: "cite", href: "#" + self.sourceId(n), text: "[" + n + "]",
-            "aria-label": "Source " + n + ": " + String(source.file_name || "unknown"),
-            dataset: { cite: n },
-            onclick: function (event) { event.preventDefault(); self.openSource(n); }
-          }));
-        });
-      } else if (match[4] !== undefined) {
-        target.appendChild(el("strong", { text: match[4] }));
-      } else if (match[5] !== undefined) {
-        target.appendChild(el("code", { text: match[5] }));
-      }
-    }
-    if (last < text.length) target.appendChild(document.createTextNode(text.slice(last)));
-    return target;
+    if (!source) return null;
+    return el("a", {
+      className: "cite", href: "#" + this.sourceId(n), text: "[" + n + "]",
+      "aria-label": "Source " + n + ": " + String(source.file_name || "unknown"),
+      dataset: { cite: n },
+      onclick: function (event) { event.preventDefault(); self.openSource(n); }
+    });
   };
 
   RunView.prototype.renderSources = function (sources) {

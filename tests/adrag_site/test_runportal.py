@@ -44,7 +44,10 @@ def test_runportal_serves_login_and_health_and_stops_both_on_ctrl_c():
         login = requests.get(base + "/accounts/login/", timeout=5)
         assert login.status_code == 200 and 'name="password"' in login.text
         children = psutil.Process(process.pid).children()
-        assert len(children) == 2
+        commands = sorted(" ".join(child.cmdline()) for child in children)
+        assert len(children) == 3, commands  # the web server, a runs worker, an ingest worker
+        assert sum("--queues runs,default" in c for c in commands) == 1
+        assert sum("--queues ingest" in c for c in commands) == 1
     finally:
         process.send_signal(signal.SIGINT)
         output, _ = process.communicate(timeout=60)
@@ -113,7 +116,7 @@ def test_a_killed_worker_is_restarted_while_the_web_keeps_serving_and_its_run_is
             assert time.monotonic() < deadline
             time.sleep(0.1)
         portal = psutil.Process(process.pid)
-        worker = next(c for c in portal.children() if "procrastinate" in " ".join(c.cmdline()))
+        worker = next(c for c in portal.children() if "runs,default" in " ".join(c.cmdline()))
         worker.kill()
         killed_at = time.monotonic()
         interrupted_after = restarted_after = None
@@ -129,7 +132,7 @@ def test_a_killed_worker_is_restarted_while_the_web_keeps_serving_and_its_run_is
                 interrupted_after = time.monotonic() - killed_at
             workers = [
                 c for c in portal.children()
-                if c.pid != worker.pid and "procrastinate" in " ".join(c.cmdline())
+                if c.pid != worker.pid and "runs,default" in " ".join(c.cmdline())
             ]  # fmt: skip
             if restarted_after is None and workers:
                 restarted_after = time.monotonic() - killed_at

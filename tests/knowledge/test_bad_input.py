@@ -76,9 +76,35 @@ def test_50mb_plus_one_byte_is_413_at_the_default_limit(upload, settings):
     )
 
 
-def test_file_without_text_is_422(upload, settings):
+def test_a_small_text_file_without_text_is_422_at_upload(upload, settings):
     assert_rejected(upload("blank.html"), 422, "no_text", settings)
-    assert_rejected(upload("empty_text.pdf"), 422, "no_text", settings)
+
+
+def test_a_pdf_without_text_is_accepted_then_fails_in_the_worker_with_no_text(upload):
+    from tests.knowledge.conftest import run_ingestion
+
+    # The request only sniffs a PDF (header, encryption, page count); text is the worker's job.
+    response = upload("empty_text.pdf")
+    assert response.status_code == 202
+    document_id = response.json()["documents"][0]["id"]
+    run_ingestion(document_id)
+    document = Document.objects.get(id=document_id)
+    assert document.status == "failed" and document.error_code == "no_text"
+    assert Chunk.objects.filter(document_id=document_id).count() == 0
+
+
+def test_a_pdf_with_too_many_pages_is_413_before_extraction(upload, settings):
+    settings.MAX_PDF_PAGES = 1
+    assert_rejected(upload("blank_middle_page.pdf"), 413, "too_many_pages", settings)
+
+
+def test_a_docx_whose_xml_is_over_the_limit_is_refused_from_its_zip_directory(upload, settings):
+    settings.MAX_DOCX_UNCOMPRESSED_MB = 1
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("word/document.xml", b"<w:t>word</w:t>" * 100_000)  # 1.5 MB of XML
+    assert_rejected(upload(("big.docx", buffer.getvalue())), 422, "zip_bomb", settings)
 
 
 def test_path_traversal_file_name_is_made_safe(upload, kb, settings):

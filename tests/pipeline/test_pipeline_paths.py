@@ -163,15 +163,22 @@ def test_planner_failure_falls_back_to_retrieval(kb):
     assert data_of(sink, "done")[0]["metadata"]["query_type"] == "factual"
 
 
-def test_web_package_missing_is_a_stage_error_and_the_run_continues(kb):
-    def no_package(query, n):
-        raise ImportError("No module named 'ddgs'")
-
+def test_web_search_without_a_network_is_a_bounded_stage_error_and_the_run_continues(kb, settings):
+    # The real ddgs search: this machine reaches no search engine, so it fails (or, with a
+    # network, answers) within the stage's time bound; either way the run goes on.
+    settings.WEB_SEARCH_TIMEOUT_SECONDS = 3
     script = Script(planner=[PLAN_WEB], reasoning=[answer()], reflection=[verdict()])
-    sink, outcome = run(kb, script, web_search=no_package)
-    seq = sink.sequence()
-    assert seq[4:6] == [("stage_start", "external_tools"), ("stage_error", "external_tools")]
-    assert "ddgs not installed" in data_of(sink, "stage_error", "external_tools")[0]["error"]
+    sink, outcome = run(kb, script)
+    events = {(e["type"], (e.get("data") or {}).get("stage")): e["_t"] for e in sink.events}
+    started = events[("stage_start", "external_tools")]
+    ended = (
+        events.get(("stage_error", "external_tools"))
+        or events[("stage_complete", "external_tools")]
+    )
+    assert ended - started < 3.5
+    if ("stage_error", "external_tools") in events:
+        error = data_of(sink, "stage_error", "external_tools")[0]["error"]
+        assert error.startswith("web search")
     assert outcome.status == "succeeded"
 
 
@@ -399,11 +406,13 @@ def test_untrusted_text_is_fenced_in_every_prompt(kb):
     assert "<<<BEGIN CONTEXT>>>" in reasoning_user
 
 
-def test_a_pipeline_failure_is_an_error_frame_then_stream_end(kb, monkeypatch):
+def test_a_pipeline_failure_is_an_error_frame_then_stream_end_without_internal_detail(
+    kb, monkeypatch
+):
     from queries.pipeline.nodes import aggregate as aggregate_module
 
     def explode(**kwargs):
-        raise RuntimeError("aggregator exploded")
+        raise RuntimeError("aggregator exploded at postgres://secret-host:5432")
 
     monkeypatch.setattr(aggregate_module, "aggregate_hits", explode)
     script = Script(planner=[PLAN_RETRIEVE])
@@ -412,7 +421,7 @@ def test_a_pipeline_failure_is_an_error_frame_then_stream_end(kb, monkeypatch):
         {
             "type": "error",
             "data": {
-                "message": "aggregator exploded",
+                "message": "RuntimeError (the details are in the server log)",
                 "stage": "pipeline",
                 "code": "pipeline_failed",
             },

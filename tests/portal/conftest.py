@@ -80,7 +80,7 @@ class PageProblems:
         page.on(
             "console",
             lambda message: (
-                self.messages.append(f"console: {message.text}")
+                self.messages.append(f"console at {page.url}: {message.text[:90]}")
                 if message.type == "error" and "Content Security Policy" in message.text
                 else None
             ),
@@ -105,7 +105,7 @@ def new_page(browser):
     yield _new_page
     for context in contexts:
         context.close()
-    assert problems.messages == []
+    assert problems.messages == [], "\n".join(problems.messages)
 
 
 def sign_in(page, url: str, username: str, password: str) -> None:

@@ -322,7 +322,10 @@ def test_hostile_documents_and_answers_never_run_and_users_are_isolated(
                 "reasoning": [
                     answer(
                         'Revenue grew [1]. <img src=x onerror="window.__xss=1"> See [the report](javascript:window.__xss=1) '
-                        "and <script>window.__xss=1</script> **done**.",
+                        "and <script>window.__xss=1</script> **done**. "
+                        '<a href="javascript:window.__xss=1" onclick="window.__xss=1">click</a> '
+                        '<iframe src="javascript:window.__xss=1"></iframe>'
+                        "[safe](https://example.org/report)",
                         cited=(1,),
                     )
                 ],
@@ -362,27 +365,30 @@ def test_hostile_documents_and_answers_never_run_and_users_are_isolated(
     no_xss(page)
     extractive_run = current_run_id(page)
 
-    # A model answer carrying markup shows it as text: no image, no script, no javascript: link.
+    # A model answer carrying markup renders as sanitised Markdown: no image, script, frame or
+    # handler survives, a javascript: link loses its target, a web link opens safely.
     ask(page, hostile, "scripted")
     wait_state(page, "succeeded")
-    shown = page.inner_text("#run-view [data-role=answer]")
-    assert '<img src=x onerror="window.__xss=1">' in shown
-    assert "[the report](javascript:window.__xss=1)" in shown
-    assert (
-        page.locator(
-            "#run-view [data-role=answer] img, #run-view [data-role=answer] script"
-        ).count()
-        == 0
-    )
-    assert page.locator("a[href^='javascript']").count() == 0
-    assert page.inner_text("#run-view [data-role=answer] strong") == "done"
-    page.get_by_text("javascript:window.__xss=1").click()
-    no_xss(page)
+
+    def assert_sanitised(page) -> None:
+        answer_part = page.locator("#run-view [data-role=answer]")
+        assert answer_part.locator("img, script, iframe, [onclick], [onerror]").count() == 0
+        assert page.locator("a[href^='javascript']").count() == 0
+        assert answer_part.locator("strong").inner_text() == "done"
+        assert answer_part.locator("a", has_text="the report").get_attribute("href") is None
+        safe = answer_part.locator("a", has_text="safe")
+        assert safe.get_attribute("href") == "https://example.org/report"
+        assert safe.get_attribute("rel") == "noopener noreferrer nofollow"
+        assert answer_part.locator("a.cite[data-cite='1']").count() == 1
+        for text in ("the report", "click"):
+            answer_part.get_by_text(text).click()
+        no_xss(page)
+
+    assert_sanitised(page)
     hostile_run = current_run_id(page)
     page.goto(f"{portal.url}/history/{hostile_run}/")
     page.wait_for_selector("#replay[data-replay='ready']")
-    assert '<img src=x onerror="window.__xss=1">' in page.inner_text("#run-view [data-role=answer]")
-    no_xss(page)
+    assert_sanitised(page)
 
     # Bob sees none of Alice's knowledge bases or runs, and her run pages are 404 to him.
     bob = new_page()
@@ -442,3 +448,65 @@ def test_the_answer_streams_into_the_page_as_the_local_model_writes_it(
     run = QueryRun.objects.get(id=current_run_id(page))
     assert run.provider == "local" and run.usage["reasoning"]["output_tokens"] > 0
     assert run.events.filter(type="answer_delta").count() >= 1
+
+
+MARKDOWN_ANSWER = """## Results by site
+
+| Site | Growth | Source |
+|---|---:|---|
+| Geneva | 12% | [1] |
+| Meyrin | 8% | [1] |
+
+- Revenue grew at both sites [1].
+- The report's loader, in Python:
+
+```python
+def load(path: str) -> list[str]:
+    \"\"\"Return the report's lines.\"\"\"
+    # the figures of [1]
+    with open(path) as handle:
+        return handle.read().splitlines()
+```
+
+> Figures are for the last quarter.
+"""
+
+
+def test_answers_render_as_markdown_with_tables_code_and_citations(
+    portal, new_page, django_user_model
+):
+    alice = django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
+    kb = kb_create(owner=alice, name="Reports")
+    documents_ingest_inline(kb=kb, items=[TextItem("report.txt", CURIE.encode())])
+    query = "Summarise the report by site"
+    portal.scripts(
+        {
+            query: {
+                "planner": [PLAN_RETRIEVE],
+                "reasoning": [answer(MARKDOWN_ANSWER, cited=(1,))],
+                "reflection": [verdict()],
+            }
+        }
+    )
+    page = new_page()
+    sign_in(page, portal.url, "alice", "alice-pass-123")
+    ask(page, query, "scripted")
+    wait_state(page, "succeeded")
+    answer_part = page.locator("#run-view [data-role=answer]")
+    assert answer_part.locator("h2").inner_text() == "Results by site"
+    assert answer_part.locator("table tbody tr").count() == 2
+    assert answer_part.locator("table a.cite").count() == 2  # citations work inside cells
+    assert answer_part.locator("li a.cite").count() == 1
+    code = answer_part.locator("pre code.hljs")
+    assert code.count() == 1 and code.locator(".hljs-keyword").count() >= 2
+    # Inside code, [1] is code: left as written, not a citation link.
+    assert "[1]" in code.inner_text() and code.locator("a.cite").count() == 0
+    assert answer_part.locator("blockquote").count() == 1
+    answer_part.locator("table a.cite").first.click()
+    page.wait_for_selector("#run-view .source-card[open]")
+    answer_part.scroll_into_view_if_needed()
+    screenshot(page, "answer-markdown-light")
+    page.evaluate("document.documentElement.dataset.theme = 'dark'")
+    screenshot(page, "answer-markdown-dark")
+    background = code.evaluate("node => getComputedStyle(node).backgroundColor")
+    assert background == "rgb(13, 17, 23)", background  # github-dark's code background

@@ -262,3 +262,48 @@ def test_runs_api_lists_details_and_scopes_runs(world, other_user):
         requests.post(f"{web}/api/runs/{run_id}/cancel", headers=stranger, timeout=10).status_code
         == 404
     )
+
+
+def test_a_query_starts_at_once_while_many_ingestions_are_pending(world):
+    from knowledge.models import Document
+
+    stack = world["stack"]
+    url = stack.start_web()
+    stack.start_worker(queues="runs,default")
+    stack.start_worker(queues="ingest")
+    stack.wait_for_worker()
+    # Twenty uploads of about 200 KB each: minutes of embedding for one ingest worker.
+    for n in range(20):
+        text = " ".join(f"Entry {n}.{k}: sample {k * 31 % 997} was weighed." for k in range(5000))
+        response = requests.post(
+            f"{url}/api/knowledge-bases/{world['kb'].id}/documents",
+            files={"file": (f"notes-{n}.txt", text.encode())},
+            headers=world["headers"],
+            timeout=30,
+        )
+        assert response.status_code == 202, response.text
+    waits = []
+    for query in ("What did Curie discover?", "What did Curie win?"):
+        script(stack, query)
+        response = requests.post(
+            url + "/api/query",
+            json={"query": query, "provider": "scripted"},
+            headers=world["headers"],
+            stream=True,
+            timeout=(5, 60),
+        )
+        frames, _ = js_reader_frames(response)
+        assert frames[-2]["type"] == "done"
+        run = QueryRun.objects.get(id=response.headers["X-Run-Id"])
+        waits.append((run.started_at - run.created_at).total_seconds())
+    pending = Document.objects.filter(status__in=Document.ACTIVE_STATUSES).count()
+    print(
+        f"\nqueue wait of runs with {pending} ingestions pending: "
+        + ", ".join(f"{wait * 1000:.0f} ms" for wait in waits)
+    )
+    # The run was queued, started and finished while the ingest queue was still full.
+    assert pending >= 15
+    for document in Document.objects.filter(status__in=Document.ACTIVE_STATUSES):
+        requests.post(
+            f"{url}/api/documents/{document.id}/cancel", headers=world["headers"], timeout=10
+        )

@@ -67,26 +67,72 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
-        parser.add_argument("--workers", type=int, default=int(os.environ.get("WORKERS", "1")))
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=int(os.environ.get("WORKERS", "1")),
+            help="workers for query runs (queues runs and default)",
+        )
+        parser.add_argument(
+            "--ingest-workers",
+            type=int,
+            default=int(os.environ.get("INGEST_WORKERS", "1")),
+            help="workers for ingestion (queue ingest), so uploads never hold a run's slot",
+        )
         parser.add_argument("--no-worker", action="store_true", help="Start only the web server.")
+        parser.add_argument(
+            "--no-web",
+            action="store_true",
+            help="Start only workers (a worker machine): they are restarted when they die",
+        )
 
-    def handle(self, *args, host: str, port: int, workers: int, no_worker: bool, **options):
-        if not get_user_model().objects.exists():
-            self.stdout.write(self.style.WARNING(FIRST_ADMIN_HELP.format(host=host, port=port)))
+    def handle(
+        self,
+        *args,
+        host: str,
+        port: int,
+        workers: int,
+        ingest_workers: int,
+        no_worker: bool,
+        no_web: bool,
+        **options,
+    ):
         from django.core.management import call_command
 
-        call_command("collectstatic", interactive=False, verbosity=0)
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
-        children = [Child("web", uvicorn_command(python, host, port), restart=False)]
+        children = []
+        if not no_web:
+            if not get_user_model().objects.exists():
+                self.stdout.write(self.style.WARNING(FIRST_ADMIN_HELP.format(host=host, port=port)))
+            call_command("collectstatic", interactive=False, verbosity=0)
+            children.append(Child("web", uvicorn_command(python, host, port), restart=False))
         if not no_worker:
+            worker = [python, manage, "procrastinate", "worker"]
             children += [
-                Child(f"worker {n}", [python, manage, "procrastinate", "worker"], restart=True)
+                Child(f"worker {n}", [*worker, "--queues", "runs,default"], restart=True)
                 for n in range(1, workers + 1)
+            ]
+            children += [
+                Child(
+                    f"ingest worker {n}",
+                    [
+                        *worker,
+                        "--queues",
+                        "ingest",
+                        "--concurrency",
+                        str(settings.INGEST_WORKER_CONCURRENCY),
+                    ],
+                    restart=True,
+                )
+                for n in range(1, ingest_workers + 1)
             ]
         for child in children:
             child.start()
-        self.stdout.write(f"adRAG is running at http://{host}:{port}/  (Ctrl-C stops it)")
+        if no_web:
+            self.stdout.write(f"adRAG workers are running: {len(children)} (Ctrl-C stops them)")
+        else:
+            self.stdout.write(f"adRAG is running at http://{host}:{port}/  (Ctrl-C stops it)")
 
         stopping = False
 

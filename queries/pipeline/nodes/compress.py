@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from providers.llm.base import RunCancelled
+from providers.llm.base import RunCancelled, public_error
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
 from queries.pipeline.state import RAGState
@@ -62,7 +62,7 @@ def compress(state: RAGState, config) -> dict:
         logger.warning("compression failed: %s", exc)
         run.emit(
             stages.STAGE_ERROR,
-            {"stage": stages.COMPRESSOR, "error": str(exc) or type(exc).__name__},
+            {"stage": stages.COMPRESSOR, "error": public_error(exc)},
         )
         return {"context": context[: run.max_context_chars]}
     ratio = round(len(compressed) / original, 2)

@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from providers import websearch
+from providers.llm.base import public_error
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
 from queries.pipeline.state import RAGState
@@ -30,17 +31,11 @@ def external_tools(state: RAGState, config) -> dict:
     query = state.get("retrieval_query") or state["query"]
     try:
         results = search(query, run.web_results)
-    except ImportError as exc:
-        run.emit(
-            stages.STAGE_ERROR,
-            {"stage": stages.EXTERNAL_TOOLS, "error": f"ddgs not installed: {exc}"},
-        )
-        return {"web_hits": []}
     except Exception as exc:
         logger.warning("web search failed: %s", exc)
         run.emit(
             stages.STAGE_ERROR,
-            {"stage": stages.EXTERNAL_TOOLS, "error": str(exc) or type(exc).__name__},
+            {"stage": stages.EXTERNAL_TOOLS, "error": public_error(exc)},
         )
         return {"web_hits": []}
     hits: list[dict[str, Any]] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from providers.llm.base import RunCancelled
+from providers.llm.base import RunCancelled, public_error
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
 from queries.pipeline.state import RAGState
@@ -31,9 +31,7 @@ def planner(state: RAGState, config) -> dict:
         raise
     except Exception as exc:
         logger.warning("planner failed: %s", exc)
-        run.emit(
-            stages.STAGE_ERROR, {"stage": stages.PLANNER, "error": str(exc) or type(exc).__name__}
-        )
+        run.emit(stages.STAGE_ERROR, {"stage": stages.PLANNER, "error": public_error(exc)})
         decision = dict(FALLBACK)
     else:
         run.emit(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 
-from providers.llm.base import RunCancelled, SourceBlock
+from providers.llm.base import RunCancelled, SourceBlock, public_error
 from queries.pipeline import stages
 from queries.pipeline.answer_stream import AnswerStream
 from queries.pipeline.context import RunContext, run_context
@@ -88,7 +88,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
             logger.warning("direct answer failed: %s", exc)
             run.emit(
                 stages.STAGE_ERROR,
-                {"stage": stages.REASONING, "error": str(exc) or type(exc).__name__},
+                {"stage": stages.REASONING, "error": public_error(exc)},
             )
             answer = UNABLE
         run.emit(
@@ -132,9 +132,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         raise
     except Exception as exc:
         logger.warning("JSON answer failed: %s", exc)
-        run.emit(
-            stages.STAGE_ERROR, {"stage": stages.REASONING, "error": str(exc) or type(exc).__name__}
-        )
+        run.emit(stages.STAGE_ERROR, {"stage": stages.REASONING, "error": public_error(exc)})
         try:
             answer = run.provider.answer_plain(
                 state["query"], state.get("context", ""), blocks, run.call, feedback=feedback

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from providers.llm.base import RunCancelled, SourceBlock
+from providers.llm.base import RunCancelled, SourceBlock, public_error
 from providers.reranker import get_reranker
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
@@ -128,7 +128,7 @@ def reflect(state: RAGState, config) -> dict:
         raise
     except Exception as exc:
         logger.warning("reflection failed; failing open: %s", exc)
-        message = str(exc) or type(exc).__name__
+        message = public_error(exc)
         run.emit(stages.STAGE_ERROR, {"stage": stages.REFLECTION, "error": message})
         return _finalize(
             run,

@@ -6,7 +6,7 @@ import logging
 
 from knowledge.retrieval.hits import Hit
 from knowledge.retrieval.rerank import rerank as rerank_hits
-from providers.llm.base import RunCancelled
+from providers.llm.base import RunCancelled, public_error
 from providers.reranker import FallbackReranker, get_reranker
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
@@ -40,9 +40,7 @@ def rerank(state: RAGState, config) -> dict:
         raise
     except Exception as exc:
         logger.warning("reranker %s failed: %s", reranker.name, exc)
-        run.emit(
-            stages.STAGE_ERROR, {"stage": stages.RERANKER, "error": str(exc) or type(exc).__name__}
-        )
+        run.emit(stages.STAGE_ERROR, {"stage": stages.RERANKER, "error": public_error(exc)})
         try:
             reranker = FallbackReranker()
             ranked = rerank_hits(

@@ -1,0 +1,107 @@
+"""Light checks of an upload, cheap enough for the web request: no extraction happens here.
+
+What a request may afford: the name and size, the first bytes (is a .pdf a PDF, is a .txt
+text), a PDF's trailer and page tree (encrypted? how many pages?) and a DOCX's zip directory
+(declared sizes and ratios, never inflated). Everything else (the text itself, a PDF without
+any) is found by the worker, which extracts in a sandbox (knowledge/ingest/sandbox.py).
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from knowledge.ingest.extract import (
+    _PDF_HEADER_WINDOW,
+    CONTENT_MISMATCH,
+    CORRUPT_FILE,
+    ENCRYPTED_PDF,
+    NO_TEXT,
+    ExtractionError,
+    check_zip_archive,
+    decode_text,
+    extract,
+)
+from knowledge.ingest.filetypes import KIND_DOCX, KIND_PDF, file_kind
+
+TOO_MANY_PAGES = "too_many_pages"
+# Text files up to this size are extracted whole in the request (cheap), so one without any
+# text is refused at once; larger ones are sniffed from their first bytes.
+SMALL_TEXT_BYTES = 256 * 1024
+SNIFF_BYTES = 64 * 1024
+_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What the light checks learnt of a file."""
+
+    kind: str
+    pages: int | None = None
+
+
+def inspect_upload(
+    stream: BinaryIO, file_name: str, *, size: int, max_pdf_pages: int, max_docx_bytes: int
+) -> FileFacts:
+    """Check an upload without extracting it; raise ExtractionError with a stable code."""
+    kind = file_kind(file_name)
+    stream.seek(0)
+    if kind == KIND_PDF:
+        return FileFacts(kind=kind, pages=_inspect_pdf(stream, max_pdf_pages))
+    if kind == KIND_DOCX:
+        head = stream.read(4)
+        stream.seek(0)
+        if head != b"PK\x03\x04":
+            raise ExtractionError(CONTENT_MISMATCH, "The file has a .docx name but is not a DOCX.")
+        archive = check_zip_archive(stream, max_uncompressed_bytes=max_docx_bytes)
+        if "word/document.xml" not in archive.namelist():
+            raise ExtractionError(CONTENT_MISMATCH, "The archive is not a Word document.")
+        return FileFacts(kind=kind)
+    if size <= SMALL_TEXT_BYTES:
+        extract(stream.read(), file_name)  # raises no_text, content_mismatch
+        return FileFacts(kind=kind)
+    sample = stream.read(SNIFF_BYTES)
+    if not sample.startswith(_BOMS):
+        # Cut at a line end so a multi-byte character is not split; the decoder then judges
+        # the sample as it will judge the whole file.
+        sample = sample[: sample.rfind(b"\n") + 1] or sample
+    text, _ = decode_text(sample)
+    if not text.strip():
+        raise ExtractionError(NO_TEXT, f"{file_name!r} starts with {len(sample)} blank bytes.")
+    return FileFacts(kind=kind)
+
+
+def _inspect_pdf(stream: BinaryIO, max_pages: int) -> int:
+    if b"%PDF-" not in stream.read(_PDF_HEADER_WINDOW):
+        raise ExtractionError(CONTENT_MISMATCH, "The file has a .pdf name but is not a PDF.")
+    stream.seek(0)
+    from pypdf import PasswordType, PdfReader
+
+    try:
+        reader = PdfReader(stream, strict=False)
+        if reader.is_encrypted:
+            try:
+                opened = reader.decrypt("")
+            except Exception as exc:  # noqa: BLE001 - unsupported algorithm, bad key
+                raise ExtractionError(
+                    ENCRYPTED_PDF, "The PDF is encrypted and cannot be opened."
+                ) from exc
+            if opened == PasswordType.NOT_DECRYPTED:
+                raise ExtractionError(ENCRYPTED_PDF, "The PDF is password-protected.")
+        pages = len(reader.pages)
+    except ExtractionError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - pypdf raises many types on bad input
+        raise ExtractionError(CORRUPT_FILE, f"The PDF could not be read: {exc}") from exc
+    if pages == 0:
+        raise ExtractionError(CORRUPT_FILE, "The PDF has no readable pages.")
+    if pages > max_pages:
+        raise ExtractionError(TOO_MANY_PAGES, f"The PDF has {pages} pages (limit {max_pages}).")
+    return pages
+
+
+def inspect_bytes(data: bytes, file_name: str, **limits) -> FileFacts:
+    """Inspect an upload held in memory."""
+    return inspect_upload(io.BytesIO(data), file_name, size=len(data), **limits)
