@@ -2,8 +2,28 @@
 
 from __future__ import annotations
 
+import functools
+import tomllib
+from importlib import metadata
+
 from django.conf import settings
 from django.db import connection
+
+DISTRIBUTION = "adrag-django"
+
+
+@functools.cache
+def app_version() -> str:
+    """Return the installed package's version, else pyproject.toml's (a checkout not installed)."""
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        pass
+    try:
+        with open(settings.BASE_DIR / "pyproject.toml", "rb") as handle:
+            return str(tomllib.load(handle)["project"]["version"])
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return "unknown"
 
 
 def database_status() -> dict:

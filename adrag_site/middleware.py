@@ -17,7 +17,7 @@ logger = logging.getLogger(__name__)
 REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._:\-]{8,128}$")
 PUBLIC_API_PATHS = {"/api/health", "/api/health/"}
 # The API's documentation pages: people open them in a browser, so without a session they are
-# sent to the login form rather than answered 401.
+# sent to the login form rather than answered 401 (/api/redoc now leads to /api/docs).
 API_DOCS_PAGES = {"/api/docs", "/api/redoc"}
 
 
@@ -114,13 +114,17 @@ class ApiAuthenticationMiddleware(MiddlewareMixin):
         return None
 
 
-def content_security_policy(*, style_nonce: str | None = None) -> str:
-    """Return the portal's policy; a page may allow the <style> elements carrying its nonce."""
-    style_src = f"'self' 'nonce-{style_nonce}'" if style_nonce else "'self'"
+def content_security_policy(*, form_targets: tuple[str, ...] = ()) -> str:
+    """Return the portal's policy: everything from this server, no inline script or style.
+
+    `form_targets` are other origins a form on the page may lead to (browsers apply
+    form-action to the redirect that follows a submission too).
+    """
+    form_action = " ".join(("'self'", *form_targets))
     return (
-        f"default-src 'self'; script-src 'self'; style-src {style_src}; img-src 'self' data:; "
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
         "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; "
-        "form-action 'self'; frame-ancestors 'none'"
+        f"form-action {form_action}; frame-ancestors 'none'"
     )
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import Group
 from django.contrib.staticfiles.views import serve as staticfiles_serve
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
+from django.templatetags.static import static
 
 from queries.models import QueryRun
 from queries.pipeline import stages
@@ -18,7 +19,8 @@ STAGE_LABELS = {
     stages.RETRIEVAL: ("Hybrid retrieval", "Vector, BM25 and entity graph"),
     stages.EXTERNAL_TOOLS: ("Web search", "Only when the plan asks for it"),
     stages.AGGREGATOR: ("Aggregate", "Merge and de-duplicate"),
-    stages.RERANKER: ("Rerank", "Cross-encoder scores"),
+    # The worker's reranker (a cross-encoder or its fallback) is named when the stage completes.
+    stages.RERANKER: ("Rerank", "Scores each passage against the question"),
     stages.COMPRESSOR: ("Compress", "Only above the context limit"),
     stages.REASONING: ("Reasoning", "Cited answer"),
     stages.REFLECTION: ("Reflection", "Grounding check"),
@@ -76,3 +78,8 @@ def static_file(request: HttpRequest, path: str) -> HttpResponse:
     response = staticfiles_serve(request, path, insecure=True)
     response["Cache-Control"] = "no-cache"
     return response
+
+
+def favicon_view(request: HttpRequest) -> HttpResponse:
+    """Send /favicon.ico, which browsers ask for on pages without an icon link, to the SVG icon."""
+    return HttpResponsePermanentRedirect(static("favicon.svg"))

@@ -87,11 +87,12 @@ HEALTH_PATH = {
                             "type": "object",
                             "properties": {
                                 "status": {"type": "string", "enum": ["healthy", "unhealthy"]},
+                                "version": {"type": "string", "example": "0.1.0"},
                                 "database": {"type": "string"},
                                 "pgvector": {"type": "string", "nullable": True},
                                 "worker": {"type": "object"},
                             },
-                            "required": ["status", "database", "pgvector", "worker"],
+                            "required": ["status", "version", "database", "pgvector", "worker"],
                         }
                     }
                 },

@@ -7,6 +7,9 @@ import secrets
 import time
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
+
+from corsheaders.defaults import default_headers as cors_default_headers
 
 from adrag_site.env import env_bool, env_float, env_int, env_list, env_str
 
@@ -41,7 +44,33 @@ def _secret_key() -> str:
 SECRET_KEY = _secret_key()
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
-CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+
+def _origin(url: str) -> str:
+    """Return the origin (scheme://host[:port]) of a URL such as FRONTEND_URL."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else url
+
+
+# Front ends on other origins (django-cors-headers, /api/ only): CORS_ALLOWED_ORIGINS and the
+# origin of FRONTEND_URL. They may send the session cookie (credentials), so their POSTs must
+# pass Django's CSRF origin check too: they are trusted origins. Such a front end takes the
+# CSRF token from GET /api/csrf, since a page cannot read another host's cookies.
+FRONTEND_URL = env_str("FRONTEND_URL")
+CORS_ALLOWED_ORIGINS = list(
+    dict.fromkeys(
+        env_list("CORS_ALLOWED_ORIGINS") + ([_origin(FRONTEND_URL)] if FRONTEND_URL else [])
+    )
+)
+CORS_ALLOW_CREDENTIALS = env_bool("CORS_ALLOW_CREDENTIALS", True)
+CORS_URLS_REGEX = r"^/api/"
+CORS_ALLOW_HEADERS = (*cors_default_headers, "last-event-id", "x-request-id")
+CORS_EXPOSE_HEADERS = ["X-Run-Id", "X-Request-ID", "Retry-After"]
+CSRF_TRUSTED_ORIGINS = list(dict.fromkeys(env_list("CSRF_TRUSTED_ORIGINS") + CORS_ALLOWED_ORIGINS))
+# Lax (the default) sends the cookies to a front end on the same site (app.example.com and
+# api.example.com); one on another site needs None, which browsers accept only with Secure.
+SESSION_COOKIE_SAMESITE = env_str("SESSION_COOKIE_SAMESITE", "Lax")
+CSRF_COOKIE_SAMESITE = env_str("CSRF_COOKIE_SAMESITE", "Lax")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -50,6 +79,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "corsheaders",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -65,6 +95,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "adrag_site.middleware.RequestIdMiddleware",
+    # Before anything that may answer, so that errors and preflights carry the CORS headers.
+    "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "adrag_site.middleware.ApiInvalidCharactersMiddleware",
     "adrag_site.middleware.ApiJsonErrorMiddleware",
@@ -227,8 +259,8 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
-# The OpenAPI schema (/api/schema) and its pages (/api/docs, /api/redoc), which load Swagger UI
-# and Redoc from drf-spectacular-sidecar's static files: no CDN, no inline script.
+# The OpenAPI schema (/api/schema) and its page (/api/docs), which loads Swagger UI from
+# drf-spectacular-sidecar's static files: no CDN, no inline script.
 SPECTACULAR_SETTINGS = {
     "TITLE": "adRAG API",
     "DESCRIPTION": "Knowledge bases, documents, questions answered from them (streamed as "
@@ -241,7 +273,6 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
         "DocumentStatusEnum": "knowledge.models.Document.Status",
         "RunStatusEnum": "queries.models.QueryRun.Status",
@@ -309,6 +340,14 @@ LOGGING = {
         "pgserver": {"handlers": ["console"], "level": "WARNING", "propagate": False},
     },
 }
+
+# Prometheus metrics at /metrics (adrag_site/metrics.py): off (404) unless METRICS_TOKEN (sent
+# as `Authorization: Bearer <token>`) or METRICS_ALLOWED_IPS (addresses or networks) is set;
+# with both, a scrape needs both. Latency and throughput figures cover the last
+# METRICS_WINDOW_MINUTES of runs and ingestions.
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS")
+METRICS_WINDOW_MINUTES = env_float("METRICS_WINDOW_MINUTES", 60.0)
 
 # The pipeline's configuration (the spec's names and defaults).
 OPENAI_API_KEY = env_str("OPENAI_API_KEY")

@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView
 
-from adrag_site import pages, views
+from adrag_site import metrics, pages, views
 from providers.apis import ProviderListApi
 
 handler400 = "adrag_site.errors.handler400"
@@ -15,13 +16,15 @@ handler500 = "adrag_site.errors.handler500"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/health", views.health_view, name="health"),
-    # The OpenAPI schema and its pages; like the rest of /api/, they need a login.
+    path("api/csrf", views.CsrfTokenApi.as_view(), name="csrf-token"),
+    # The OpenAPI schema and its page; like the rest of /api/, they need a login.
     path("api/schema", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs", views.ApiSwaggerView.as_view(), name="api-docs"),
-    path("api/redoc", views.ApiRedocView.as_view(), name="api-redoc"),
+    # Redoc was dropped: its bundle cannot run under the portal's CSP (see README, API).
+    path("api/redoc", RedirectView.as_view(pattern_name="api-docs"), name="api-redoc"),
     path("api/", include("knowledge.urls")),
     path("api/", include("queries.urls")),
     path("api/providers", ProviderListApi.as_view(), name="providers"),
@@ -31,4 +34,10 @@ urlpatterns = [
     path("history/", pages.history_view, name="history"),
     path("history/<uuid:run_id>/", pages.run_replay_view, name="run-replay"),
     path("static/<path:path>", pages.static_file, name="static-file"),
+    path("favicon.ico", pages.favicon_view, name="favicon"),
+    path("metrics", metrics.metrics_view, name="metrics"),
+    # The spec's page routes, kept as addresses of the portal's pages.
+    re_path(r"^chat/?$", RedirectView.as_view(url="/", query_string=True)),
+    re_path(r"^knowledge-base/?$", RedirectView.as_view(url="/knowledge/", query_string=True)),
+    re_path(r"^configuration/?$", RedirectView.as_view(url="/providers/", query_string=True)),
 ]

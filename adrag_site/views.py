@@ -1,17 +1,25 @@
-"""Site-wide views: health and the API's documentation pages (the portal pages are in pages.py)."""
+"""Site-wide views: health, the CSRF token, sign-in and the API's documentation page (the portal
+pages are in pages.py)."""
 
 from __future__ import annotations
 
-import secrets
+from urllib.parse import urlsplit
 
+from django.conf import settings
+from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, JsonResponse
+from django.middleware.csrf import get_token
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 from drf_spectacular.utils import extend_schema
-from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularSwaggerSplitView
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from adrag_site import health
 from adrag_site.middleware import content_security_policy
+from adrag_site.schema import error_responses
 
 
 @csrf_exempt  # read-only and public; lets a wrong method answer 405 rather than a CSRF 403
@@ -23,30 +31,49 @@ def health_view(request: HttpRequest) -> JsonResponse:
     for name, probe in health.extra_probes():
         report[name] = probe()
     healthy = report["database"] == "ok" and bool(report.get("pgvector"))
-    body = {"status": "healthy" if healthy else "unhealthy", **report}
-    return JsonResponse(body, status=200 if healthy else 503)
+    body = {"status": "healthy" if healthy else "unhealthy", "version": health.app_version()}
+    return JsonResponse({**body, **report}, status=200 if healthy else 503)
+
+
+class CsrfTokenApi(APIView):
+    """The CSRF token, for a front end on another origin that uses the session.
+
+    Such a page cannot read this host's `csrftoken` cookie (cookies belong to their host), so it
+    asks here and sends the token back in `X-CSRFToken` on its POSTs; the response also sets
+    the cookie the token is checked against.
+    """
+
+    class OutputSerializer(serializers.Serializer):
+        csrf_token = serializers.CharField(help_text="Send it as the `X-CSRFToken` header.")
+
+    @extend_schema(
+        summary="A CSRF token for session requests",
+        responses={200: OutputSerializer, **error_responses(401)},
+        tags=["session"],
+    )
+    def get(self, request):
+        return Response(self.OutputSerializer({"csrf_token": get_token(request)}).data)
+
+
+class LoginView(auth_views.LoginView):
+    """The sign-in page; `next` may also lead back to a front end of CORS_ALLOWED_ORIGINS."""
+
+    def get_success_url_allowed_hosts(self) -> set[str]:
+        front_ends = {urlsplit(origin).netloc for origin in settings.CORS_ALLOWED_ORIGINS}
+        return {*super().get_success_url_allowed_hosts(), *front_ends}
+
+    def dispatch(self, request, *args, **kwargs):
+        response = super().dispatch(request, *args, **kwargs)
+        if settings.CORS_ALLOWED_ORIGINS:
+            # The form's submission ends in a redirect to the front end, which the policy's
+            # form-action must allow.
+            response["Content-Security-Policy"] = content_security_policy(
+                form_targets=tuple(settings.CORS_ALLOWED_ORIGINS)
+            )
+        return response
 
 
 class ApiSwaggerView(SpectacularSwaggerSplitView):
     """Swagger UI, its init script served from `?script=` so that no script is inline."""
 
     template_name = "api_docs/swagger_ui.html"
-
-
-class ApiRedocView(SpectacularRedocView):
-    """Redoc under the portal's CSP.
-
-    Redoc styles itself with styled-components, which write <style> elements at run time; the
-    page's policy allows those that carry this response's nonce (Redoc's `nonce` option), and
-    still no inline script.
-    """
-
-    template_name = "api_docs/redoc.html"
-
-    @extend_schema(exclude=True)
-    def get(self, request, *args, **kwargs):
-        nonce = secrets.token_urlsafe(18)
-        response = super().get(request, *args, **kwargs)
-        response.data["style_nonce"] = nonce
-        response["Content-Security-Policy"] = content_security_policy(style_nonce=nonce)
-        return response

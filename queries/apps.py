@@ -6,3 +6,8 @@ from django.apps import AppConfig
 class QueriesConfig(AppConfig):
     name = "queries"
     verbose_name = "Query runs"
+
+    def ready(self) -> None:
+        from queries import metrics
+
+        metrics.register()

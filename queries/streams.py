@@ -20,6 +20,7 @@ from django_eventstream.eventstream import get_events
 from adrag_site.db import DISCONNECTS, reset_connection
 from queries import notify
 from queries.eventstream_backend import channel_for
+from queries.metrics import OPEN_STREAMS
 from queries.pipeline import stages
 
 logger = logging.getLogger(__name__)
@@ -27,6 +28,7 @@ logger = logging.getLogger(__name__)
 STYLE_POST = "post"
 STYLE_EVENTSOURCE = "eventsource"
 KEEP_ALIVE = ": keep-alive\n\n"
+METRICS_ENDPOINT = {STYLE_POST: "query", STYLE_EVENTSOURCE: "events"}
 TIMEOUT_FRAME = json.dumps({"type": stages.ERROR, "data": {"message": "Stream timeout"}})
 
 
@@ -103,6 +105,10 @@ async def run_stream(*, run_id, user, after: int = 0, style: str = STYLE_POST):
     now = time.monotonic()
     last_event_at = last_sent_at = now
     next_liveness = now + liveness_every
+    open_streams = OPEN_STREAMS.labels(METRICS_ENDPOINT[style])
+    # Counted only once the generator runs (a response never iterated opened no stream), and
+    # uncounted in the same finally that unregisters the waiter, however the stream ends.
+    open_streams.inc()
     try:
         while True:
             waiter.clear()
@@ -154,4 +160,5 @@ async def run_stream(*, run_id, user, after: int = 0, style: str = STYLE_POST):
         logger.info("stream reader for run %s closed by the client at seq %s", run_id, cursor)
         raise
     finally:
+        open_streams.dec()
         notify.hub.unregister(run_id, waiter)

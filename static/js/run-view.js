@@ -18,6 +18,17 @@
   };
 
   function yesNo(value) { return value ? "yes" : "no"; }
+  // The scores say which reranker gave them: the cross-encoder only when it is the one that ran
+  // (the stage's `reranker` key, providers/reranker.py); runs stored without the key say "scores".
+  var RERANKER_SCORES = {
+    "cross-encoder": "Cross-encoder scores",
+    "embedding-cosine+lexical": "Fallback scores (embedding cosine + term match)"
+  };
+  function rerankerScoresLabel(reranker) {
+    var kind = reranker && reranker.kind ? String(reranker.kind) : "";
+    if (!kind) return "scores";
+    return Object.prototype.hasOwnProperty.call(RERANKER_SCORES, kind) ? RERANKER_SCORES[kind] : kind + " scores";
+  }
   function num(value, digits) {
     var n = Number(value);
     return isNaN(n) ? String(value) : n.toFixed(digits);
@@ -440,10 +451,9 @@
       }
       case "reranker":
         if (Array.isArray(data.scores)) {
-          return [
-            data.top_k !== undefined ? chip("kept", data.top_k) : null,
-            chip("scores", data.scores.length ? data.scores.map(function (s) { return num(s, 2); }).join(", ") : "none")
-          ];
+          var scores = chip(rerankerScoresLabel(data.reranker), data.scores.length ? data.scores.map(function (s) { return num(s, 2); }).join(", ") : "none");
+          if (data.reranker && data.reranker.name) scores.title = String(data.reranker.name);
+          return [data.top_k !== undefined ? chip("kept", data.top_k) : null, scores];
         }
         return [String(data.message || "nothing to rerank")];
       case "compressor":
