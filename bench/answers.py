@@ -16,10 +16,13 @@ import json
 import re
 import statistics
 import time
+from collections.abc import Callable
 
 from _setup import EVAL_DATA, bench_user, setup
 
 CITATION = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
+# A citation followed by a capital ends a sentence even when the quoted text has no full stop.
+CITED_BREAK = re.compile(r"(\[\d+(?:\s*[,;]\s*\d+)*\])\s+(?=[A-Z\"“(])")
 CAVEAT_PREFIX = "note: some claims"
 
 
@@ -28,6 +31,11 @@ def answer_body(answer: str) -> str:
     return "\n".join(
         line for line in answer.splitlines() if not line.strip().lower().startswith(CAVEAT_PREFIX)
     ).strip()
+
+
+def first_sentence(answer: str, split_sentences: Callable[[str], list[str]]) -> str:
+    """Return the first sentence of an answer's body."""
+    return (split_sentences(CITED_BREAK.sub(r"\1\n\n", answer_body(answer))) or [""])[0]
 
 
 def answer_words(answer: str) -> int:
@@ -79,7 +87,7 @@ def main() -> None:
         cited = {source["file_name"] for source in outcome.sources}
         cites += gold in cited
         contains += any(answer.lower() in outcome.answer.lower() for answer in answers)
-        first = (split_sentences(answer_body(outcome.answer)) or [""])[0].lower()
+        first = first_sentence(outcome.answer, split_sentences).lower()
         first_contains += any(answer.lower() in first for answer in answers)
         lengths.append(answer_words(outcome.answer))
         grounded += bool(outcome.metadata.get("grounded"))

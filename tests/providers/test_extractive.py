@@ -282,13 +282,13 @@ LIGHTHOUSE = SourceBlock(
     index=1,
     file_name="lighthouse.txt",
     text="The Alexandria lighthouse was built on the island of Pharos to guide ships into the "
-    "harbour. Its construction was finished around 280 BC, under Ptolemy II.",
+    "harbour. Its construction was finished in 280 BC.",
 )
 OFFICES = SourceBlock(
     index=1,
     file_name="offices.txt",
     text="Employees who work at the Berlin office build the mobile app. "
-    "The Berlin office has a staff of 120 engineers and designers.",
+    "The Berlin office has a staff of 120.",
 )
 EIFFEL = SourceBlock(
     index=1,
@@ -307,14 +307,12 @@ def test_who_question_quotes_the_pronoun_sentence_that_names_the_person(provider
 
 def test_when_question_prefers_the_sentence_with_a_date(provider, ctx):
     result = provider.answer("When was the Alexandria lighthouse built?", "", [LIGHTHOUSE], ctx)
-    assert (
-        result["key_facts"][0] == "Its construction was finished around 280 BC, under Ptolemy II."
-    )
+    assert result["key_facts"][0] == "Its construction was finished in 280 BC."
 
 
 def test_how_many_question_prefers_the_sentence_with_a_number(provider, ctx):
     result = provider.answer("How many employees work at the Berlin office?", "", [OFFICES], ctx)
-    assert result["key_facts"][0] == "The Berlin office has a staff of 120 engineers and designers."
+    assert result["key_facts"][0] == "The Berlin office has a staff of 120."
 
 
 def test_two_part_question_is_answered_part_by_part(provider, ctx):
@@ -400,6 +398,16 @@ def test_reflect_catches_wrong_or_missing_citations(provider, ctx, answer, probl
 def test_reflect_accepts_a_light_paraphrase_of_the_cited_sentence(provider, ctx):
     answer = "Passwords must be at least 14 characters long [3]."
     assert provider.reflect("Passwords?", "", answer, SOURCES, ctx)["grounded"] is True
+
+
+def test_reflect_accepts_a_quoted_sentence_a_chunk_left_without_a_full_stop(provider, ctx):
+    sources = [
+        SourceBlock(index=1, file_name="handbook.pdf", text=LEAVE.rstrip(".")),
+        SourceBlock(index=2, file_name="handbook.pdf", text=CARRY_OVER),
+    ]
+    answer = f"{LEAVE.rstrip('.')} [1] {CARRY_OVER} [2]"
+    verdict = provider.reflect("What is the leave policy?", "", answer, sources, ctx)
+    assert verdict["grounded"] is True and verdict["issues"] == []
 
 
 def test_reflect_sends_a_not_found_answer_back_for_a_retry(provider, ctx):

@@ -1,0 +1,326 @@
+"""The offline answer provider: rules for planning, quoted evidence sentences for answers.
+
+No generative model is involved and nothing is random, so the same inputs always give the
+same outputs. Answers are sentences quoted verbatim from the sources, each followed by its
+[n] citation, which is what lets `reflect` check them mechanically. Each part of a question
+is answered by the relevant sentence that best holds what it asks for; a further sentence
+joins only when it is relevant on its own, never just to cite another source.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from knowledge.ingest.tokenize import bm25_tokens
+from providers.llm.base import AnswerProvider, CallContext, RunCancelled, SourceBlock, Usage
+from providers.llm.extractive.arithmetic import (
+    ArithmeticRejected,
+    evaluate_arithmetic,
+    format_number,
+)
+from providers.llm.extractive.feedback import (
+    SUPPORT_OVERLAP,
+    UNSUPPORTED_MARKER,
+    excluded_by_feedback,
+    is_rejected,
+    query_with_feedback,
+)
+from providers.llm.extractive.questions import (
+    FAREWELL,
+    THANKS,
+    answer_type,
+    classify,
+)
+from providers.llm.extractive.scoring import (
+    choose_sentences,
+    embed_sentences,
+    overlap,
+    ranking,
+    score_part,
+)
+from providers.llm.extractive.sentences import (
+    BULLET,
+    CITATION,
+    SPACE,
+    block_sentences,
+    normalise,
+    parse_context_blocks,
+    split_claims,
+    split_sentences,
+)
+
+NOT_FOUND = "I could not find an answer to this question in the provided documents."
+CAVEAT_PREFIX = "note: some claims in this answer may not be fully supported"
+
+SUFFICIENT_THRESHOLD = 0.5
+
+_ELLIPSIS_EDGES = re.compile(r"^(?:…|\.\.\.)\s*|\s*(?:…|\.\.\.)$")
+
+
+class ExtractiveProvider(AnswerProvider):
+    """Answers by quoting the sources' most relevant sentences; plans and checks by rules."""
+
+    name = "extractive"
+    label = "Extractive (offline)"
+
+    def _start(self, stage: str, ctx: CallContext) -> None:
+        if ctx.is_cancelled():
+            raise RunCancelled()
+        ctx.record(stage, Usage(calls=1))
+
+    def plan(self, query: str, ctx: CallContext) -> dict[str, Any]:
+        self._start("planner", ctx)
+        plan = classify(query)
+        return {
+            "retrieve": plan.retrieve,
+            "use_external": plan.use_external,
+            "query_type": plan.query_type,
+            "reasoning": plan.reasoning,
+        }
+
+    def direct_answer(self, query: str, ctx: CallContext) -> str:
+        self._start("reasoning", ctx)
+        plan = classify(query)
+        if plan.query_type == "conversational":
+            text = (query or "").lower()
+            if THANKS.search(text):
+                opening = "You're welcome!"
+            elif FAREWELL.search(text):
+                opening = "Goodbye, and come back any time!"
+            else:
+                opening = "Hello!"
+            return (
+                f"{opening} I answer questions from your team's uploaded documents: add files to a "
+                "knowledge base, ask a question, and I quote the passages that answer it with [n] "
+                "citations to their sources."
+            )
+        if plan.expression:
+            try:
+                value = evaluate_arithmetic(plan.expression)
+            except ArithmeticRejected as exc:
+                return f"I cannot compute that: {exc}."
+            return f"{plan.expression.replace('**', '^')} = {format_number(value)}"
+        if plan.retrieve:
+            return (
+                "No passages were retrieved from your documents for this question, so the offline "
+                "extractive provider has nothing to quote. Try rephrasing it, or upload documents "
+                "that cover it."
+            )
+        return (
+            "The offline extractive provider answers only from your team's documents, by quoting "
+            "them, so it cannot answer this kind of question on its own. Configure a generative "
+            "provider (OpenAI or Ollama) to get answers to general, coding or live questions."
+        )
+
+    def answer(
+        self,
+        query: str,
+        context: str,
+        sources: list[SourceBlock],
+        ctx: CallContext,
+        feedback: str = "",
+    ) -> dict[str, Any]:
+        self._start("reasoning", ctx)
+        blocks = list(sources) or [block for _, block in parse_context_blocks(context)]
+        candidates = [sentence for sentence in block_sentences(blocks) if sentence.answerable]
+        retrying = bool(feedback.strip())
+        rejected = excluded_by_feedback(feedback) if retrying else []
+        if rejected:
+            candidates = [
+                s for s in candidates if not is_rejected(set(bm25_tokens(s.text)), rejected)
+            ]
+        if not candidates:
+            return _not_found(0.0)
+        if ctx.is_cancelled():
+            raise RunCancelled()
+        chosen, best = choose_sentences(query, candidates, retrying)
+        if not chosen:
+            return _not_found(best)
+        facts = [candidates[i].quoted for i in chosen]
+        return {
+            "answer": " ".join(
+                f"{fact} [{candidates[i].block}]" for fact, i in zip(facts, chosen, strict=True)
+            ),
+            "confidence": round(min(max(best, 0.0), 1.0), 2),
+            "cited_sources": sorted({candidates[i].block for i in chosen}),
+            "key_facts": facts,
+            "is_sufficient": best >= SUFFICIENT_THRESHOLD,
+        }
+
+    def answer_plain(
+        self,
+        query: str,
+        context: str,
+        sources: list[SourceBlock],
+        ctx: CallContext,
+        feedback: str = "",
+    ) -> str:
+        return self.answer(query, context, sources, ctx, feedback=feedback)["answer"]
+
+    def reflect(
+        self, query: str, context: str, answer: str, sources: list[SourceBlock], ctx: CallContext
+    ) -> dict[str, Any]:
+        self._start("reflection", ctx)
+        blocks = {
+            block.index: block
+            for block in (list(sources) or [b for _, b in parse_context_blocks(context)])
+        }
+        lines = [
+            line
+            for line in (answer or "").splitlines()
+            if line.strip() and not line.strip().lower().startswith(CAVEAT_PREFIX)
+        ]
+        body = "\n".join(lines).strip()
+        if not body:
+            return _verdict(
+                False,
+                0.0,
+                ["The answer is empty."],
+                "No answer was produced; quote evidence that answers the question.",
+            )
+        if normalise(body).startswith(normalise(NOT_FOUND)[:40]):
+            return _verdict(
+                False,
+                0.0,
+                ["No source sentence was relevant enough to answer the question."],
+                "No sentence passed the relevance threshold; widen to more, weaker evidence.",
+            )
+        issues: list[str] = []
+        unsupported: list[str] = []
+        checked = 0
+        for line in lines:
+            for sentence in split_claims(BULLET.sub("", line)):
+                cited = [
+                    int(n)
+                    for group in CITATION.findall(sentence)
+                    for n in re.split(r"\s*[,;]\s*", group)
+                ]
+                claim = SPACE.sub(" ", CITATION.sub(" ", sentence)).strip()
+                claim = re.sub(r"\s+([.,;:!?])", r"\1", claim)
+                claim = _ELLIPSIS_EDGES.sub("", claim)
+                tokens = set(bm25_tokens(claim))
+                if not tokens:
+                    continue
+                checked += 1
+                problem = self._support_problem(claim, tokens, cited, blocks)
+                if problem:
+                    issues.append(f'{problem}: "{_shorten(claim)}"')
+                    unsupported.append(claim)
+        if not checked:
+            return _verdict(
+                False,
+                0.0,
+                ["The answer has no checkable sentence."],
+                "Quote evidence sentences with [n] citations.",
+            )
+        supported_share = (checked - len(unsupported)) / checked
+        if not unsupported:
+            return _verdict(True, round(supported_share, 2), [], "")
+        feedback = (
+            UNSUPPORTED_MARKER + json.dumps(unsupported, ensure_ascii=False) + "\n"
+            "Drop these sentences and quote only sentences that appear in the sources they cite."
+        )
+        return _verdict(False, round(supported_share, 2), issues, feedback)
+
+    @staticmethod
+    def _support_problem(
+        claim: str, tokens: set[str], cited: list[int], blocks: dict[int, SourceBlock]
+    ) -> str:
+        if not cited:
+            return "No citation"
+        missing = [n for n in cited if n not in blocks]
+        if missing:
+            return f"Cites a source that does not exist [{missing[0]}]"
+        normalised = normalise(claim)
+        for n in cited:
+            text = blocks[n].text or ""
+            if normalised and normalised in normalise(text):
+                return ""
+            for sentence in split_sentences(text):
+                if overlap(tokens, set(bm25_tokens(sentence))) >= SUPPORT_OVERLAP:
+                    return ""
+        return f"Not supported by [{']['.join(str(n) for n in cited)}]"
+
+    def compress(self, query: str, context: str, ctx: CallContext) -> str:
+        from django.conf import settings
+
+        self._start("compressor", ctx)
+        limit = int(settings.MAX_CONTEXT_CHARS)
+        parsed = parse_context_blocks(context)
+        labels = {block.index: label for label, block in parsed}
+        sentences = block_sentences([block for _, block in parsed])
+        if not sentences:
+            return ""
+        scores = score_part(query, answer_type(query), sentences, embed_sentences(sentences)).score
+        kept: dict[int, list[int]] = {}
+        total = 0
+        for i in ranking(scores, sentences):
+            sentence = sentences[i]
+            label = labels[sentence.block]
+            if sentence.block in kept:
+                cost = len(sentence.text) + 1
+            else:
+                # A new block costs its label line, a newline and the blank line before it.
+                cost = len(label) + 1 + len(sentence.text) + (2 if kept else 0)
+                if not label:
+                    cost -= 1
+            if total + cost > limit:
+                continue
+            kept.setdefault(sentence.block, []).append(i)
+            total += cost
+        if not kept:
+            best = sentences[ranking(scores, sentences)[0]]
+            label = labels[best.block]
+            room = max(limit - len(label) - 1, 0)
+            return f"{label}\n{best.text[:room]}".strip() if label else best.text[:limit]
+        output = []
+        for label, block in parsed:
+            if block.index not in kept:
+                continue
+            body = " ".join(
+                sentences[i].text
+                for i in sorted(kept[block.index], key=lambda i: sentences[i].position)
+            )
+            output.append(f"{label}\n{body}" if label else body)
+        return "\n\n".join(output)
+
+    def rewrite_query(self, query: str, feedback: str, ctx: CallContext) -> str:
+        self._start("reflection", ctx)
+        if not (feedback or "").strip():
+            return query
+        return query_with_feedback(query, feedback)
+
+    def available(self) -> bool:
+        return True
+
+    def models(self) -> list[str]:
+        return ["extractive"]
+
+    def default_model(self) -> str:
+        return "extractive"
+
+
+def _shorten(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _not_found(best: float) -> dict[str, Any]:
+    return {
+        "answer": NOT_FOUND,
+        "confidence": round(min(max(best, 0.0), 1.0) * 0.5, 2),
+        "cited_sources": [],
+        "key_facts": [],
+        "is_sufficient": False,
+    }
+
+
+def _verdict(grounded: bool, confidence: float, issues: list[str], feedback: str) -> dict[str, Any]:
+    return {
+        "grounded": grounded,
+        "confidence": confidence,
+        "issues": issues,
+        "feedback": feedback,
+        "should_retry": not grounded,
+    }
