@@ -379,7 +379,7 @@ OLLAMA_STRUCTURED_OUTPUT = env_str("OLLAMA_STRUCTURED_OUTPUT", "schema").lower()
 # The in-process llama.cpp provider (`pip install -e '.[local]'`): any GGUF file.
 LOCAL_MODEL_PATH = env_str("LOCAL_MODEL_PATH")
 # Without LOCAL_MODEL_PATH, the catalogue model of this name once `manage.py fetch_model` ran.
-LOCAL_MODEL = env_str("LOCAL_MODEL", "smollm2-135m")
+LOCAL_MODEL = env_str("LOCAL_MODEL", "qwen2.5-coder-1.5b")
 LOCAL_N_CTX = env_int("LOCAL_N_CTX", 4096)
 LOCAL_N_THREADS = env_int("LOCAL_N_THREADS", 0)  # 0: one per core
 LOCAL_STRUCTURED_OUTPUT = env_str("LOCAL_STRUCTURED_OUTPUT", "schema").lower()

@@ -1,12 +1,15 @@
 """Answer quality of an answer provider on XQuAD English, through the pipeline.
 
-    .venv/bin/python bench/answers.py [--limit N] [--provider NAME] [--model NAME]
+    .venv/bin/python bench/answers.py [--limit N | --sample N] [--provider NAME] [--model NAME]
 
 Ingests the 240 paragraphs (one document each), then asks the 1,190 questions through the
 full eight-node pipeline with the provider (the offline `extractive` one unless told), in this
 process, and prints the share of answers that cite the gold paragraph, that contain a gold
 answer span anywhere and in their first sentence, that are judged grounded, the mean answer
-length in words and the median time per question.
+length in words, the median and p95 time per question, and, for chat-model providers, the
+share of planner, answer and reflection replies that parsed as their JSON (a reply that did not
+sends the pipeline down the spec's fallback). `--sample N` takes N questions spread evenly
+over the articles; `--limit N` the first N.
 """
 
 from __future__ import annotations
@@ -43,9 +46,36 @@ def answer_words(answer: str) -> int:
     return len(CITATION.sub(" ", answer_body(answer)).split())
 
 
+JSON_TASKS = {"plan": "planner", "answer": "answer", "reflect": "reflection"}
+
+
+class JsonCounter:
+    """Wrap a provider, counting which of its JSON replies parsed, per stage."""
+
+    def __init__(self, provider) -> None:
+        self.provider = provider
+        self.parsed = dict.fromkeys(JSON_TASKS.values(), 0)
+        self.calls = dict.fromkeys(JSON_TASKS.values(), 0)
+
+    def __getattr__(self, name):
+        attribute = getattr(self.provider, name)
+        if name not in JSON_TASKS:
+            return attribute
+        stage = JSON_TASKS[name]
+
+        def counted(*args, **kwargs):
+            self.calls[stage] += 1
+            result = attribute(*args, **kwargs)  # a reply that does not parse raises
+            self.parsed[stage] += 1
+            return result
+
+        return counted
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--sample", type=int, default=None)
     parser.add_argument("--provider", default="extractive")
     parser.add_argument("--model", default=None)
     args = parser.parse_args()
@@ -72,16 +102,19 @@ def main() -> None:
         f"paragraphs: {len(paragraphs)} (ready {summary['ready']}, unchanged {summary['skipped']}); "
         f"questions: {len(questions)}"
     )
-    if args.limit:
+    if args.sample:
+        step = len(questions) / args.sample
+        questions = [questions[int(i * step)] for i in range(args.sample)]
+    elif args.limit:
         questions = questions[: args.limit]
-    provider = get_provider(args.provider)
+    counter = JsonCounter(get_provider(args.provider))
     cites = contains = first_contains = grounded = direct = 0
     times, lengths = [], []
     for n, (question, gold, answers) in enumerate(questions, start=1):
         sink = ListSink()
         started = time.perf_counter()
         outcome = run_pipeline(
-            query=question, provider=provider, kb_ids=[kb.id], sink=sink, model=args.model
+            query=question, provider=lambda: counter, kb_ids=[kb.id], sink=sink, model=args.model
         )
         times.append(time.perf_counter() - started)
         cited = {source["file_name"] for source in outcome.sources}
@@ -92,8 +125,13 @@ def main() -> None:
         lengths.append(answer_words(outcome.answer))
         grounded += bool(outcome.metadata.get("grounded"))
         direct += outcome.metadata.get("query_type") not in ("factual", "analytical")
-        if n % 100 == 0:
-            print(f"  {n} questions, median {statistics.median(times) * 1000:.0f} ms", flush=True)
+        if n % 25 == 0:
+            print(
+                f"  {n} questions: gold span {contains / n:.1%}, first sentence "
+                f"{first_contains / n:.1%}, cites gold {cites / n:.1%}, grounded {grounded / n:.1%}, "
+                f"median {statistics.median(times) * 1000:.0f} ms",
+                flush=True,
+            )
     total = len(questions)
     print(f"provider: {args.provider}; model: {args.model or 'default'}; questions: {total}")
     print(f"{'measure':<44}{'value':>10}")
@@ -107,6 +145,13 @@ def main() -> None:
     print(
         f"{'p95 time per question (ms)':<44}{sorted(times)[int(0.95 * (total - 1))] * 1000:>10.0f}"
     )
+    for stage in JSON_TASKS.values():
+        label = f"{stage} replies that parsed as JSON"
+        if args.provider == "extractive":
+            print(f"{label:<44}{'n/a':>10}")
+        elif counter.calls[stage]:
+            share = counter.parsed[stage] / counter.calls[stage]
+            print(f"{label:<44}{share:>10.1%}  ({counter.parsed[stage]}/{counter.calls[stage]})")
 
 
 if __name__ == "__main__":

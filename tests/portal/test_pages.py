@@ -415,7 +415,14 @@ def test_the_answer_streams_into_the_page_as_the_local_model_writes_it(
     kb = kb_create(owner=alice, name="Physics")
     documents_ingest_inline(kb=kb, items=[TextItem("curie.txt", CURIE.encode())])
     # The worker runs llama.cpp in-process with the small model from the package registry.
-    portal.stack.env.update(LOCAL_MODEL_PATH=str(gguf_model), MAX_REFLECTION_RETRIES="0")
+    # Small budgets keep a 2-core machine's run short; the answer still streams in pieces.
+    portal.stack.env.update(
+        LOCAL_MODEL_PATH=str(gguf_model),
+        MAX_REFLECTION_RETRIES="0",
+        LLM_MAX_TOKENS_PLAN="80",
+        LLM_MAX_TOKENS_ANSWER="160",
+        LLM_MAX_TOKENS_REFLECT="100",
+    )
     portal.stack.stop()
     portal.stack.webs.clear()
     portal.stack.workers.clear()
@@ -426,13 +433,7 @@ def test_the_answer_streams_into_the_page_as_the_local_model_writes_it(
     sign_in(page, portal.url, "alice", "alice-pass-123")
     ask(page, "Tell me everything about what Marie Curie discovered, in detail.", "local")
     # While the run is still going, the answer grows in the page as a draft.
-    try:
-        page.wait_for_selector("#run-view [data-role=answer] .answer-draft", timeout=60_000)
-    except Exception:
-        run = QueryRun.objects.order_by("-created_at").first()
-        print(run.status, run.provider, list(run.events.values_list("type", "payload")))
-        print(page.inner_text("#run-view"))
-        raise
+    page.wait_for_selector("#run-view [data-role=answer] .answer-draft", timeout=90_000)
     first = page.inner_text("#run-view [data-role=answer] .answer-draft")
     assert page.get_attribute("#chat", "data-state") == "running"
     screenshot(page, "chat-local-streaming")
