@@ -9,6 +9,8 @@ from importlib import metadata
 from django.conf import settings
 from django.db import connection
 
+from adrag_site import jobs
+
 DISTRIBUTION = "adrag-django"
 
 
@@ -41,13 +43,7 @@ def worker_status() -> dict:
     """Return whether a Procrastinate worker sent a heartbeat recently."""
     window = settings.WORKER_SEEN_SECONDS
     try:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*), max(last_heartbeat) FROM procrastinate_workers "
-                "WHERE last_heartbeat > now() - make_interval(secs => %s)",
-                [window],
-            )
-            count, last = cursor.fetchone()
+        count, last = jobs.workers_seen(window_seconds=window)
     except Exception:
         return {"seen": False, "count": 0, "last_heartbeat": None}
     return {

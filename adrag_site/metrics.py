@@ -18,12 +18,13 @@ import logging
 import secrets
 
 from django.conf import settings
-from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import GaugeMetricFamily
+
+from adrag_site import jobs
 
 logger = logging.getLogger(__name__)
 
@@ -61,12 +62,8 @@ class QueueCollector:
             for queue in settings.PROCRASTINATE_WORKER_DEFAULTS["queues"]
             for status in QUEUE_STATUSES_ALWAYS_SHOWN
         }
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT queue_name, status::text, count(*) FROM procrastinate_jobs GROUP BY 1, 2"
-            )
-            for queue, status, count in cursor.fetchall():
-                counts[(queue, status)] = count
+        for queue, status, count in jobs.queue_depths():
+            counts[(queue, status)] = count
         for (queue, status), count in sorted(counts.items()):
             family.add_metric([queue, status], count)
         yield family

@@ -7,7 +7,6 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView
 
 from adrag_site import metrics, pages, views
-from providers.apis import ProviderListApi
 
 handler400 = "adrag_site.errors.handler400"
 handler403 = "adrag_site.errors.handler403"
@@ -27,12 +26,11 @@ urlpatterns = [
     path("api/redoc", RedirectView.as_view(pattern_name="api-docs"), name="api-redoc"),
     path("api/", include("knowledge.urls")),
     path("api/", include("queries.urls")),
-    path("api/providers", ProviderListApi.as_view(), name="providers"),
-    path("", pages.chat_view, name="home"),
-    path("knowledge/", pages.knowledge_view, name="knowledge"),
-    path("providers/", pages.providers_view, name="providers-page"),
-    path("history/", pages.history_view, name="history"),
-    path("history/<uuid:run_id>/", pages.run_replay_view, name="run-replay"),
+    path("api/", include("providers.urls")),
+    # Each app owns its pages.
+    path("", include("queries.page_urls")),
+    path("", include("knowledge.page_urls")),
+    path("", include("providers.page_urls")),
     path("static/<path:path>", pages.static_file, name="static-file"),
     path("favicon.ico", pages.favicon_view, name="favicon"),
     path("metrics", metrics.metrics_view, name="metrics"),

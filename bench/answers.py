@@ -80,7 +80,7 @@ def main() -> None:
     parser.add_argument("--model", default=None)
     args = parser.parse_args()
     setup()
-    from knowledge.ingestion import TextItem, documents_ingest_inline
+    from knowledge.bulk import TextItem, documents_ingest_inline
     from knowledge.models import KnowledgeBase
     from providers.llm.extractive import split_sentences
     from providers.llm.registry import get_provider

@@ -26,7 +26,7 @@ def main() -> None:
 
     import torch
 
-    from knowledge.ingestion import documents_ingest_inline
+    from knowledge.bulk import documents_ingest_inline
     from knowledge.management.commands.ingest import beir_items
     from knowledge.models import Chunk, KnowledgeBase
     from knowledge.services import kb_delete

@@ -87,8 +87,6 @@ def main() -> None:
         os.environ,
         ADRAG_DB_NAME=connection.settings_dict["NAME"],
         RUNS_MAX_CONCURRENT_PER_USER="100000",
-        # These runs have no worker job; the liveness check would end them as interrupted.
-        STREAM_LIVENESS_SECONDS="3600",
     )
     port = 8765
     from adrag_site.server import uvicorn_command

@@ -26,7 +26,6 @@ def main() -> None:
         raise SystemExit("SciFact test is the scoreboard; tune on train.")
     setup()
     from knowledge.evaluation import CorpusIndex, load_queries, ndcg_at, recall_at
-    from knowledge.ingest.tokenize import bm25_tokens
     from knowledge.models import Chunk, KnowledgeBase
     from knowledge.retrieval.bm25 import bm25_scores, corpus_stats, term_idfs
     from knowledge.retrieval.dense import dense_scores
@@ -34,6 +33,7 @@ def main() -> None:
     from knowledge.retrieval.graph import graph_scores
     from providers import embedder
     from providers.reranker import lexical_match
+    from providers.tokenize import bm25_tokens
 
     kb = KnowledgeBase.objects.get(name=f"beir-{args.dataset}")
     index = CorpusIndex(kb.id)

@@ -2,28 +2,25 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import numpy as np
 from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import F
+from django.db import transaction
 from django.utils import timezone
 
+from adrag_site import jobs
+from knowledge.index import PreparedChunk, write_chunks
 from knowledge.ingest.chunking import chunk_segments
 from knowledge.ingest.entities import extract_entities
-from knowledge.ingest.extract import ExtractionError, Segment, extract
+from knowledge.ingest.extract import ExtractionError, Segment
 from knowledge.ingest.sandbox import SandboxCancelled, extract_sandboxed
-from knowledge.ingest.tokenize import bm25_tokens
-from knowledge.models import Chunk, Document, KnowledgeBase
-from knowledge.services import delete_document_rows, delete_orphan_entities
+from knowledge.models import Document
 from providers import embedder
+from providers.tokenize import bm25_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -34,24 +31,6 @@ MAX_ENTITY_LENGTH = 200
 
 class IngestCancelled(Exception):
     """The ingestion was cancelled; nothing of this attempt was written."""
-
-
-@dataclass
-class PreparedChunk:
-    """A chunk with everything the three stores need, ready to be written."""
-
-    ordinal: int
-    text: str
-    page: int | None
-    char_start: int
-    char_end: int
-    embedding: np.ndarray | None = None
-    term_counts: Counter = field(default_factory=Counter)
-    entities: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def bm25_length(self) -> int:
-        return sum(self.term_counts.values())
 
 
 def prepare_chunks(segments: Sequence[Segment]) -> list[PreparedChunk]:
@@ -94,72 +73,6 @@ def embed_chunks(
             on_batch(start + len(batch))
 
 
-def write_chunks(*, document: Document, chunks: list[PreparedChunk]) -> dict[str, int]:
-    """Replace a document's chunks, postings and edges in the caller's transaction."""
-    kb_id = document.knowledge_base_id
-    # Locking the KB row serialises statistics updates of concurrent ingestions into one KB.
-    KnowledgeBase.objects.select_for_update().filter(id=kb_id).first()
-    removed_chunks, removed_tokens, touched_entities = delete_document_rows(document.id)
-    rows = Chunk.objects.bulk_create(
-        [
-            Chunk(
-                document_id=document.id,
-                knowledge_base_id=kb_id,
-                ordinal=chunk.ordinal,
-                text=chunk.text,
-                text_md5=hashlib.md5(chunk.text.encode()).hexdigest(),
-                page=chunk.page,
-                char_start=chunk.char_start,
-                char_end=chunk.char_end,
-                embedding=chunk.embedding,
-                bm25_length=chunk.bm25_length,
-            )
-            for chunk in chunks
-        ],
-        batch_size=500,
-    )
-    chunk_ids = [row.id for row in rows]
-    with connection.cursor() as cursor:
-        with cursor.copy(
-            "COPY knowledge_posting (chunk_id, knowledge_base_id, term, tf, chunk_length) "
-            "FROM STDIN"
-        ) as copy:
-            for chunk_id, chunk in zip(chunk_ids, chunks):
-                length = chunk.bm25_length
-                for term, tf in chunk.term_counts.items():
-                    copy.write_row((chunk_id, kb_id, term, tf, length))
-        names = sorted({name for chunk in chunks for name in chunk.entities})
-        entity_ids: dict[str, int] = {}
-        if names:
-            cursor.execute(
-                "INSERT INTO knowledge_entity (knowledge_base_id, name) "
-                "SELECT %s, unnest(%s::text[]) ON CONFLICT DO NOTHING",
-                [kb_id, names],
-            )
-            cursor.execute(
-                "SELECT name, id FROM knowledge_entity "
-                "WHERE knowledge_base_id = %s AND name = ANY(%s)",
-                [kb_id, names],
-            )
-            entity_ids = dict(cursor.fetchall())
-        edge_count = 0
-        with cursor.copy(
-            "COPY knowledge_chunkentity (chunk_id, entity_id, knowledge_base_id, weight) FROM STDIN"
-        ) as copy:
-            for chunk_id, chunk in zip(chunk_ids, chunks):
-                for name, count in chunk.entities.items():
-                    copy.write_row((chunk_id, entity_ids[name], kb_id, float(count)))
-                    edge_count += 1
-    added_tokens = sum(chunk.bm25_length for chunk in chunks)
-    KnowledgeBase.objects.filter(id=kb_id).update(
-        chunk_count=F("chunk_count") - removed_chunks + len(chunks),
-        token_total=F("token_total") - removed_tokens + added_tokens,
-        updated_at=timezone.now(),
-    )
-    delete_orphan_entities(touched_entities)
-    return {"chunks": len(chunks), "entities": len(names), "edges": edge_count}
-
-
 def throttled(check: Callable[[], bool], *, every: float) -> Callable[[], bool]:
     """Return `check`, run at most once per `every` seconds (a database read each time)."""
     state = {"at": 0.0, "value": False}
@@ -173,7 +86,7 @@ def throttled(check: Callable[[], bool], *, every: float) -> Callable[[], bool]:
     return run
 
 
-def _set(document: Document, **values) -> None:
+def set_fields(document: Document, **values) -> None:
     for key, value in values.items():
         setattr(document, key, value)
     Document.objects.filter(id=document.id).update(**values, updated_at=timezone.now())
@@ -202,7 +115,7 @@ def document_ingest_run(
 
     started = time.monotonic()
     try:
-        _set(
+        set_fields(
             document,
             status=Document.Status.EXTRACTING,
             started_at=timezone.now(),
@@ -222,7 +135,7 @@ def document_ingest_run(
             should_stop=throttled(cancel_requested, every=1.0),
         )
         check_cancel()
-        _set(
+        set_fields(
             document,
             status=Document.Status.CHUNKING,
             encoding=extracted.encoding or "",
@@ -230,20 +143,20 @@ def document_ingest_run(
         )
         chunks = prepare_chunks(extracted.segments)
         check_cancel()
-        _set(document, status=Document.Status.EMBEDDING, progress_total=len(chunks))
+        set_fields(document, status=Document.Status.EMBEDDING, progress_total=len(chunks))
 
         def on_batch(done: int) -> None:
-            _set(document, progress_done=done)
+            set_fields(document, progress_done=done)
             check_cancel()
 
         embed_chunks(chunks, on_batch=on_batch)
-        _set(document, status=Document.Status.INDEXING)
+        set_fields(document, status=Document.Status.INDEXING)
         with transaction.atomic():
             locked = Document.objects.select_for_update().get(id=document_id)
             if locked.cancel_requested:
                 raise IngestCancelled()
             counts = write_chunks(document=document, chunks=chunks)
-            _set(
+            set_fields(
                 document,
                 status=Document.Status.READY,
                 chunk_count=counts["chunks"],
@@ -252,13 +165,13 @@ def document_ingest_run(
                 indexed_at=timezone.now(),
             )
     except (IngestCancelled, SandboxCancelled):
-        _set(document, status=Document.Status.CANCELLED)
+        set_fields(document, status=Document.Status.CANCELLED)
         logger.info("ingestion of document %s cancelled", document_id)
     except ExtractionError as exc:
-        _set(document, status=Document.Status.FAILED, error=exc.message, error_code=exc.code)
+        set_fields(document, status=Document.Status.FAILED, error=exc.message, error_code=exc.code)
     except Exception as exc:
         logger.exception("ingestion of document %s failed", document_id)
-        _set(
+        set_fields(
             document,
             status=Document.Status.FAILED,
             error=str(exc)[:2000],
@@ -274,120 +187,23 @@ def document_ingest_run(
     return document
 
 
-def iter_batches(items: Sequence, size: int) -> Iterable[Sequence]:
-    """Yield consecutive slices of at most `size` items."""
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
-@dataclass
-class TextItem:
-    """One text to ingest as a document (a file's bytes, or a corpus record)."""
-
-    file_name: str
-    data: bytes
-    external_id: str = ""
-
-
-def documents_ingest_inline(
-    *,
-    kb: KnowledgeBase,
-    items: Iterable[TextItem],
-    user=None,
-    batch_chunks: int = 256,
-    reindex: bool = False,
-    on_document: Callable[[Document | None, str | None], None] | None = None,
-) -> dict[str, int]:
-    """Ingest many small files in this process, embedding several documents per batch.
-
-    Each document is still written in its own transaction. Unless `reindex`, a document whose
-    bytes are already ready in the KB is left as it is. `on_document` is called once per
-    item with the document (or None) and an error message (or None).
-    """
-    from knowledge.services import UploadError, document_upload
-
-    summary = {"ready": 0, "failed": 0, "skipped": 0, "chunks": 0}
-    pending: list[tuple[Document, list[PreparedChunk]]] = []
-
-    def flush() -> None:
-        all_chunks = [chunk for _, chunks in pending for chunk in chunks]
-        embed_chunks(all_chunks, batch_size=64)
-        # One commit per batch (one fsync), with a savepoint per document so a failure still
-        # leaves that document's previous version intact.
-        with transaction.atomic():
-            for document, chunks in pending:
-                try:
-                    with transaction.atomic():
-                        counts = write_chunks(document=document, chunks=chunks)
-                        _set(
-                            document,
-                            status=Document.Status.READY,
-                            progress_total=len(chunks),
-                            progress_done=len(chunks),
-                            chunk_count=counts["chunks"],
-                            entity_count=counts["entities"],
-                            edge_count=counts["edges"],
-                            indexed_at=timezone.now(),
-                        )
-                except Exception as exc:
-                    logger.exception("writing document %s failed", document.id)
-                    _set(
-                        document,
-                        status=Document.Status.FAILED,
-                        error=str(exc)[:2000],
-                        error_code="ingest_failed",
-                    )
-                    summary["failed"] += 1
-                    if on_document:
-                        on_document(None, f"{document.file_name}: {exc}")
-                    continue
-                summary["ready"] += 1
-                summary["chunks"] += len(chunks)
-                if on_document:
-                    on_document(document, None)
-        pending.clear()
-
-    for item in items:
-        if not reindex:
-            sha256 = hashlib.sha256(item.data).hexdigest()
-            existing = Document.objects.filter(
-                knowledge_base=kb, sha256=sha256, status=Document.Status.READY
-            ).first()
-            if existing is not None:
-                summary["skipped"] += 1
-                if on_document:
-                    on_document(existing, None)
-                continue
-        try:
-            extracted = extract(item.data, item.file_name)
-            document, queued = document_upload(
-                kb=kb,
-                file_name=item.file_name,
-                data=item.data,
-                user=user,
-                defer_job=False,
-                external_id=item.external_id,
-                validated=True,
-            )
-        except (ExtractionError, UploadError) as exc:
-            summary["failed"] += 1
-            if on_document:
-                on_document(None, f"{item.file_name}: {getattr(exc, 'message', exc)}")
-            continue
-        if not queued:
-            summary["skipped"] += 1
-            if on_document:
-                on_document(document, None)
-            continue
-        _set(
-            document,
-            status=Document.Status.EMBEDDING,
-            started_at=timezone.now(),
-            encoding=extracted.encoding or "",
-        )
-        pending.append((document, prepare_chunks(extracted.segments)))
-        if sum(len(chunks) for _, chunks in pending) >= batch_chunks:
-            flush()
-    if pending:
-        flush()
-    return summary
+def documents_reap() -> int:
+    """Fail ingestions whose job can no longer make progress (its worker died, or the job is
+    gone), so no document stays in progress forever. The periodic reaper and `manage.py reap`
+    call this; nothing else ends an ingestion it does not run."""
+    active = list(
+        Document.objects.filter(
+            status__in=Document.ACTIVE_STATUSES, job_id__isnull=False
+        ).values_list("id", "job_id")
+    )
+    alive = jobs.alive_job_ids(
+        [job_id for _, job_id in active], stale_seconds=settings.RUN_STALE_SECONDS
+    )
+    dead = [document_id for document_id, job_id in active if job_id not in alive]
+    if not dead:
+        return 0
+    return Document.objects.filter(id__in=dead, status__in=Document.ACTIVE_STATUSES).update(
+        status=Document.Status.FAILED,
+        error="The worker ingesting this document stopped before it finished; re-index it.",
+        error_code="ingest_interrupted",
+    )

@@ -15,6 +15,7 @@ from django.contrib.auth.models import Group
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q, Sum
 
+from knowledge.index import delete_document_rows, delete_orphan_entities
 from knowledge.ingest.extract import ExtractionError
 from knowledge.ingest.filetypes import UnsupportedFileType, file_extension, safe_file_name
 from knowledge.ingest.inspect import inspect_upload
@@ -364,68 +365,3 @@ def document_delete(*, document: Document) -> None:
         still_used = Document.objects.filter(sha256=document.sha256).exists()
     if not still_used:
         Path(settings.MEDIA_ROOT, document.stored_path).unlink(missing_ok=True)
-
-
-def delete_document_rows(document_id: int) -> tuple[int, int, list[int]]:
-    """Delete a document's chunks, postings and edges.
-
-    Returns the chunks and tokens removed, and the entities that lost an edge.
-    """
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*), coalesce(sum(bm25_length), 0) FROM knowledge_chunk "
-            "WHERE document_id = %s",
-            [document_id],
-        )
-        chunks, tokens = cursor.fetchone()
-        if not chunks:
-            return 0, 0, []
-        cursor.execute(
-            "DELETE FROM knowledge_posting WHERE chunk_id IN "
-            "(SELECT id FROM knowledge_chunk WHERE document_id = %s)",
-            [document_id],
-        )
-        cursor.execute(
-            "DELETE FROM knowledge_chunkentity WHERE chunk_id IN "
-            "(SELECT id FROM knowledge_chunk WHERE document_id = %s) RETURNING entity_id",
-            [document_id],
-        )
-        entity_ids = sorted({row[0] for row in cursor.fetchall()})
-        cursor.execute("DELETE FROM knowledge_chunk WHERE document_id = %s", [document_id])
-    return chunks, int(tokens), entity_ids
-
-
-def delete_orphan_entities(entity_ids: list[int]) -> None:
-    """Remove those of the given entities that no chunk mentions any more."""
-    if not entity_ids:
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "DELETE FROM knowledge_entity e WHERE e.id = ANY(%s) AND NOT EXISTS "
-            "(SELECT 1 FROM knowledge_chunkentity ce WHERE ce.entity_id = e.id)",
-            [entity_ids],
-        )
-
-
-_DEAD_INGESTIONS_SQL = """
-    SELECT d.id FROM knowledge_document d
-    LEFT JOIN procrastinate_jobs j ON j.id = d.job_id
-    LEFT JOIN procrastinate_workers w ON w.id = j.worker_id
-    WHERE d.job_id IS NOT NULL AND d.status IN ('queued', 'extracting', 'chunking', 'embedding', 'indexing')
-      AND (j.id IS NULL OR j.status NOT IN ('todo', 'doing')
-           OR (j.status = 'doing' AND (j.worker_id IS NULL
-               OR w.last_heartbeat < now() - make_interval(secs => %s))))
-"""
-
-
-def documents_reap() -> int:
-    """Fail ingestions whose job or worker is gone, so no document stays in progress forever."""
-    with connection.cursor() as cursor:
-        cursor.execute(_DEAD_INGESTIONS_SQL, [settings.RUN_STALE_SECONDS])
-        dead = [row[0] for row in cursor.fetchall()]
-    failed = Document.objects.filter(id__in=dead, status__in=Document.ACTIVE_STATUSES).update(
-        status=Document.Status.FAILED,
-        error="The worker ingesting this document stopped before it finished; re-index it.",
-        error_code="ingest_interrupted",
-    )
-    return failed

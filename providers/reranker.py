@@ -135,7 +135,7 @@ def lexical_match(
     """
     from collections import Counter
 
-    from knowledge.ingest.tokenize import bm25_tokens
+    from providers.tokenize import bm25_tokens
 
     terms = list(dict.fromkeys(bm25_tokens(query)))
     if not terms:

@@ -174,11 +174,7 @@ class RunDetailApi(APIView):
         tags=["runs"], parameters=[RUN_ID], responses={200: RunDetailOutput, **error_responses(404)}
     )
     def get(self, request, run_id):
-        from queries.services import run_check_liveness
-
         run = selectors.run_get_for_user(run_id=run_id, user=request.user)
-        if run.is_active and run_check_liveness(run_id=run.id):
-            run.refresh_from_db()
         return Response(RunDetailOutput(run).data)
 
 

@@ -19,6 +19,16 @@ from queries.models import QueryRun, RunEvent
 from queries.pipeline import stages
 
 CHANNEL = "adrag_run_events"
+# PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; events up to this size travel in
+# the notification itself, larger ones are read from the log.
+MAX_NOTIFY_FRAME_BYTES = 7000
+
+
+def notify_payload(run_id, seq: int, event_type: str, frame: str) -> str:
+    """Return the notification of an appended event: with the event when it is small."""
+    if len(frame.encode()) <= MAX_NOTIFY_FRAME_BYTES:
+        return f"{run_id}:{seq}:{event_type}:{frame}"
+    return f"{run_id}:{seq}"
 
 
 def encode_frame(event_type: str, data: dict[str, Any] | None) -> str:
@@ -63,7 +73,10 @@ def run_event_append(
                     "VALUES (%s, %s, %s, %s, %s)",
                     [run_id, seq, event_type, payload, timezone.now()],
                 )
-                cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, f"{run_id}:{seq}"])
+                cursor.execute(
+                    "SELECT pg_notify(%s, %s)",
+                    [CHANNEL, notify_payload(run_id, seq, event_type, payload)],
+                )
             if run_updates:
                 QueryRun.objects.filter(id=run_id).update(**run_updates)
         return seq

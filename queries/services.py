@@ -1,23 +1,19 @@
-"""Writes of query runs: create and queue, execute on a worker, cancel, and reap the dead."""
+"""Writes of query runs from requests: check limits, create and queue, cancel."""
 
 from __future__ import annotations
 
 import logging
-import time
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from adrag_site.db import DISCONNECTS, reset_connection
-from queries.eventlog import RunEventSink, run_terminate
+from queries.eventlog import run_terminate
+from queries.execution import CANCELLED_MESSAGE
 from queries.models import QueryRun
 
 logger = logging.getLogger(__name__)
-
-INTERRUPTED_MESSAGE = "The worker running this query stopped before it finished."
-CANCELLED_MESSAGE = "Run cancelled"
 
 
 class RunConflict(Exception):
@@ -124,75 +120,6 @@ def run_create(
     return run
 
 
-class CancelCheck:
-    """Tell the pipeline whether to stop: cancel requested, run ended elsewhere, or job aborted."""
-
-    def __init__(self, run_id, should_abort=lambda: False, every: float = 0.25) -> None:
-        self.run_id = run_id
-        self.should_abort = should_abort
-        self.every = every
-        self.checked_at = 0.0
-        self.cancelled = False
-
-    def __call__(self) -> bool:
-        if self.cancelled:
-            return True
-        now = time.monotonic()
-        if now - self.checked_at >= self.every:
-            self.checked_at = now
-            try:
-                row = (
-                    QueryRun.objects.filter(id=self.run_id)
-                    .values_list("cancel_requested", "status")
-                    .first()
-                )
-            except DISCONNECTS:
-                # The database is away (a restart): go on, and ask again next time.
-                reset_connection()
-                return False
-            if row is None or row[0] or row[1] not in QueryRun.ACTIVE_STATUSES:
-                self.cancelled = True
-            elif self.should_abort():
-                self.cancelled = True
-        return self.cancelled
-
-
-def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
-    """Run the pipeline for a queued run, writing every event to its log."""
-    from knowledge.selectors import kb_ids_for_user
-    from providers.llm.registry import get_provider
-    from queries.pipeline.runner import run_pipeline
-
-    with transaction.atomic():
-        run = QueryRun.objects.select_for_update().select_related("user").filter(id=run_id).first()
-        if run is None or run.status != QueryRun.Status.QUEUED:
-            return run
-        if run.cancel_requested:
-            run_terminate(
-                run_id=run.id,
-                status=QueryRun.Status.CANCELLED,
-                code="cancelled",
-                message=CANCELLED_MESSAGE,
-            )
-            return run
-        run.status = QueryRun.Status.RUNNING
-        run.started_at = timezone.now()
-        run.save(update_fields=["status", "started_at"])
-    # Access is re-checked now: a KB unshared since the run was queued is not searched.
-    allowed = set(kb_ids_for_user(user=run.user))
-    kb_ids = [kb_id for kb_id in run.kb_ids if kb_id in allowed]
-    run_pipeline(
-        query=run.query,
-        provider=lambda: get_provider(run.provider),
-        kb_ids=kb_ids,
-        sink=RunEventSink(run.id),
-        model=run.model or None,
-        is_cancelled=CancelCheck(run.id, should_abort),
-    )
-    run.refresh_from_db()
-    return run
-
-
 def run_cancel(*, run: QueryRun) -> QueryRun:
     """Stop a run: a queued one at once, a running one at its next check. Idempotent."""
     from procrastinate.contrib.django import app
@@ -217,51 +144,3 @@ def run_cancel(*, run: QueryRun) -> QueryRun:
             app.job_manager.cancel_job_by_id(run.job_id, abort=True)
     run.refresh_from_db()
     return run
-
-
-_DEAD_RUNS_SQL = """
-    SELECT r.id FROM queries_queryrun r
-    LEFT JOIN procrastinate_jobs j ON j.id = r.job_id
-    LEFT JOIN procrastinate_workers w ON w.id = j.worker_id
-    WHERE {filter} AND (
-        (r.status = 'running' AND (
-            j.id IS NULL OR j.status <> 'doing' OR j.worker_id IS NULL
-            OR w.last_heartbeat < now() - make_interval(secs => %s)))
-        OR (r.status = 'queued' AND (j.id IS NULL OR j.status NOT IN ('todo', 'doing')))
-    )
-"""
-
-
-def _dead_runs(run_id=None) -> list:
-    where, params = ("r.id = %s", [run_id]) if run_id else ("r.status IN ('queued', 'running')", [])
-    with connection.cursor() as cursor:
-        cursor.execute(_DEAD_RUNS_SQL.format(filter=where), [*params, settings.RUN_STALE_SECONDS])
-        return [row[0] for row in cursor.fetchall()]
-
-
-def _interrupt(run_id) -> bool:
-    ended = run_terminate(
-        run_id=run_id,
-        status=QueryRun.Status.INTERRUPTED,
-        code="interrupted",
-        message=INTERRUPTED_MESSAGE,
-    )
-    if ended:
-        logger.warning("run %s interrupted: its worker stopped", run_id)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "UPDATE procrastinate_jobs SET status = 'failed' WHERE id = "
-                "(SELECT job_id FROM queries_queryrun WHERE id = %s) AND status = 'doing'",
-                [run_id],
-            )
-    return ended
-
-
-def run_check_liveness(*, run_id) -> bool:
-    """Mark the run interrupted if its worker is gone; return whether it was."""
-    return any(_interrupt(dead) for dead in _dead_runs(run_id))
-
-
-def runs_reap() -> int:
-    """Mark every run whose worker is gone as interrupted; return how many."""
-    return sum(1 for dead in _dead_runs() if _interrupt(dead))

@@ -1,7 +1,13 @@
 """Readers of the run event log, framed as SSE: the POST stream and the EventSource endpoint.
 
 Both read the same log from a cursor, so a live stream, a resumed one and a replay of a
-finished run send the same bytes for the same events.
+finished run send the same bytes for the same events. Access is checked once, when the
+stream opens (the views); a reader never writes.
+
+A reader catches up from the log, then lives on notifications: a small event arrives inside
+its NOTIFY (queries/notify.py) and is sent without a query; a large one, a gap in the seqs or
+a notification the LISTEN connection missed sends it back to the log. A slow re-read of the
+log (STREAM_POLL_SECONDS) is the safety net for a lost notification.
 """
 
 from __future__ import annotations
@@ -11,15 +17,14 @@ import json
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django_eventstream.eventrequest import EventRequest
-from django_eventstream.eventstream import get_events
 
 from adrag_site.db import DISCONNECTS, reset_connection
 from queries import notify
-from queries.eventstream_backend import channel_for
+from queries.eventlog import run_events_after
 from queries.metrics import OPEN_STREAMS
 from queries.pipeline import stages
 
@@ -30,11 +35,20 @@ STYLE_EVENTSOURCE = "eventsource"
 KEEP_ALIVE = ": keep-alive\n\n"
 METRICS_ENDPOINT = {STYLE_POST: "query", STYLE_EVENTSOURCE: "events"}
 TIMEOUT_FRAME = json.dumps({"type": stages.ERROR, "data": {"message": "Stream timeout"}})
+READ_BATCH = 500
 
 
-def encode(event, style: str) -> str:
+class Logged(NamedTuple):
+    """One event of a run's log as a stream sends it."""
+
+    seq: int
+    type: str
+    frame: str
+
+
+def encode(event: Logged, style: str) -> str:
     """Frame one logged event: `id: <seq>` and the one-line data frame (plus `event:`)."""
-    lines = f"id: {event.id}\ndata: {event.data}\n\n"
+    lines = f"id: {event.seq}\ndata: {event.frame}\n\n"
     if style == STYLE_EVENTSOURCE:
         return f"event: {event.type}\n" + lines
     return lines
@@ -62,49 +76,28 @@ class ReadFailed(Exception):
     """The log could not be read this time (the database is away); the stream waits."""
 
 
-def _read(run_id, user, after: int) -> tuple[list, bool]:
-    """Read the next events through django-eventstream (its channel manager checks access)."""
+def _read(run_id, after: int) -> list[Logged]:
+    """Read the run's events after `after`, at most READ_BATCH of them."""
     try:
-        return _read_events(run_id, user, after)
+        events = run_events_after(run_id=run_id, after=after, limit=READ_BATCH)
     except DISCONNECTS as exc:
         reset_connection()
         raise ReadFailed(str(exc)) from exc
+    return [Logged(event.seq, event.type, event.payload) for event in events]
 
 
-def _read_events(run_id, user, after: int) -> tuple[list, bool]:
-    request = EventRequest()
-    channel = channel_for(run_id)
-    request.channels = {channel}
-    request.channel_last_ids = {channel: str(after)}
-    request.is_next = False
-    request.is_recover = False
-    request.user = user
-    response = get_events(request, limit=200)
-    return response.channel_items.get(channel, []), channel in response.channel_more
-
-
-def _check_liveness(run_id) -> None:
-    from queries.services import run_check_liveness
-
-    try:
-        run_check_liveness(run_id=run_id)
-    except DISCONNECTS as exc:
-        reset_connection()
-        raise ReadFailed(str(exc)) from exc
-
-
-async def run_stream(*, run_id, user, after: int = 0, style: str = STYLE_POST):
-    """Yield the run's frames after `after` until `stream_end`, waking on NOTIFY."""
+async def run_stream(*, run_id, after: int = 0, style: str = STYLE_POST):
+    """Yield the run's frames after `after` until `stream_end`, woken by NOTIFY."""
     heartbeat = settings.STREAM_HEARTBEAT_SECONDS
     idle_timeout = settings.STREAM_IDLE_TIMEOUT_SECONDS
     poll = settings.STREAM_POLL_SECONDS
-    liveness_every = settings.STREAM_LIVENESS_SECONDS
     read = sync_to_async(_read, thread_sensitive=False, executor=_reader_pool())
+    # Registered before the first read, so nothing appended meanwhile is missed.
     waiter = notify.hub.register(run_id)
     cursor = after
     now = time.monotonic()
     last_event_at = last_sent_at = now
-    next_liveness = now + liveness_every
+    next_read_at = now  # read the log at once: catching up
     open_streams = OPEN_STREAMS.labels(METRICS_ENDPOINT[style])
     # Counted only once the generator runs (a response never iterated opened no stream), and
     # uncounted in the same finally that unregisters the waiter, however the stream ends.
@@ -112,24 +105,47 @@ async def run_stream(*, run_id, user, after: int = 0, style: str = STYLE_POST):
     try:
         while True:
             waiter.clear()
-            try:
-                events, more = await read(run_id, user, cursor)
-            except ReadFailed as exc:
-                # A database restart: keep the client (heartbeats) and read again shortly.
-                logger.warning("reading run %s failed (%s); retrying", run_id, exc)
-                events, more = [], False
-            for event in events:
-                if style == STYLE_POST and event.type in stages.EVENTSOURCE_ONLY:
-                    # POST /api/query sends the spec's event types only.
-                    cursor = event.id
-                    last_event_at = time.monotonic()
+            if waiter.must_read:
+                waiter.must_read = False
+                next_read_at = 0.0
+            pending: list[Logged] = []
+            while waiter.frames:
+                seq, kind, frame = waiter.frames.popleft()
+                if seq <= cursor:
                     continue
+                if kind is None or seq != cursor + 1 + len(pending):
+                    # Not carried, or a gap: the log has it.
+                    next_read_at = 0.0
+                    waiter.frames.clear()
+                    break
+                pending.append(Logged(seq, kind, frame))
+            if time.monotonic() >= next_read_at:
+                try:
+                    logged = await read(run_id, cursor)
+                except ReadFailed as exc:
+                    # A database restart: keep the client (heartbeats) and read again shortly.
+                    logger.warning("reading run %s failed (%s); retrying", run_id, exc)
+                    logged = []
+                    next_read_at = time.monotonic() + 1.0
+                else:
+                    # A full batch means more is waiting; otherwise live on notifications, with
+                    # a slow re-read in case one is lost (a quick one while not listening).
+                    every = poll if notify.hub.listening else min(poll, 1.0)
+                    next_read_at = 0.0 if len(logged) == READ_BATCH else time.monotonic() + every
+                newest = logged[-1].seq if logged else cursor
+                pending = logged + [event for event in pending if event.seq > newest]
+            for event in pending:
+                if event.seq <= cursor:
+                    continue
+                cursor = event.seq
+                last_event_at = time.monotonic()
+                if style == STYLE_POST and event.type in stages.EVENTSOURCE_ONLY:
+                    continue  # POST /api/query sends the spec's event types only
                 yield encode(event, style)
-                cursor = event.id
-                last_event_at = last_sent_at = time.monotonic()
+                last_sent_at = last_event_at
                 if event.type == stages.STREAM_END:
                     return
-            if more:
+            if next_read_at == 0.0:
                 continue
             now = time.monotonic()
             if now - last_event_at >= idle_timeout:
@@ -137,24 +153,16 @@ async def run_stream(*, run_id, user, after: int = 0, style: str = STYLE_POST):
                 prefix = f"event: {stages.ERROR}\n" if style == STYLE_EVENTSOURCE else ""
                 yield f"{prefix}data: {TIMEOUT_FRAME}\n\n"
                 return
-            if now >= next_liveness:
-                next_liveness = now + liveness_every
-                try:
-                    await sync_to_async(
-                        _check_liveness, thread_sensitive=False, executor=_reader_pool()
-                    )(run_id)
-                except ReadFailed:
-                    pass
             if now - last_sent_at >= heartbeat:
                 yield KEEP_ALIVE
                 last_sent_at = now
             timeout = min(
-                poll,
+                next_read_at - now,
                 heartbeat - (now - last_sent_at),
                 idle_timeout - (now - last_event_at),
-                max(next_liveness - now, 0.05),
             )
-            await notify.wait(waiter, max(timeout, 0.01))
+            if not waiter.frames:
+                await notify.wait(waiter, max(timeout, 0.01))
     except (asyncio.CancelledError, GeneratorExit):
         # The client went away. The run is a job of its own and carries on.
         logger.info("stream reader for run %s closed by the client at seq %s", run_id, cursor)

@@ -6,8 +6,8 @@ from procrastinate.contrib.django import app
 
 # Imported with the tasks, at worker start: LangGraph takes about a second to import, which
 # the first run of a fresh worker would otherwise spend waiting in the queue.
+from queries.execution import run_execute, runs_reap
 from queries.pipeline import runner  # noqa: F401
-from queries.services import run_execute, runs_reap
 
 
 @app.task(queue="runs", name="queries.run_query", pass_context=True)
@@ -19,8 +19,5 @@ def run_query(context, run_id: str) -> None:
 @app.periodic(cron="* * * * * */10", periodic_id="runs_reap")
 @app.task(queue="default", name="queries.runs_reap")
 def runs_reap_periodic(timestamp: int) -> int:
-    """Every ten seconds, end runs (and ingestions) whose worker died."""
-    from knowledge.services import documents_reap
-
-    documents_reap()
+    """Every ten seconds, end the runs whose worker died."""
     return runs_reap()

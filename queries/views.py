@@ -134,7 +134,7 @@ async def query_view(request):
         return run
     await _release_request_connection()
     response = StreamingHttpResponse(
-        run_stream(run_id=run.id, user=request.user, after=0, style=STYLE_POST),
+        run_stream(run_id=run.id, after=0, style=STYLE_POST),
         content_type="text/event-stream",
     )
     for header, value in SSE_HEADERS.items():
@@ -189,7 +189,7 @@ async def run_events_view(request, run_id):
         return HttpResponse(status=204)
     await _release_request_connection()
     response = StreamingHttpResponse(
-        run_stream(run_id=run.id, user=request.user, after=after, style=STYLE_EVENTSOURCE),
+        run_stream(run_id=run.id, after=after, style=STYLE_EVENTSOURCE),
         content_type="text/event-stream",
     )
     for header, value in SSE_HEADERS.items():

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from knowledge.ingest.tokenize import bm25_tokens
+from providers.tokenize import bm25_tokens
 
 K1 = 1.5
 B = 0.75

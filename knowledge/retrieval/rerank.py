@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from knowledge.ingest.tokenize import bm25_tokens
 from knowledge.models import Chunk
 from knowledge.retrieval.bm25 import corpus_stats, term_idfs
 from knowledge.retrieval.hits import Hit
 from providers.reranker import FallbackReranker, Passage, Reranker, get_reranker
+from providers.tokenize import bm25_tokens
 
 
 def rerank(

@@ -139,7 +139,7 @@ def _make_world(media_root) -> dict:
     from django.utils import timezone
     from rest_framework.authtoken.models import Token
 
-    from knowledge.ingestion import TextItem, documents_ingest_inline
+    from knowledge.bulk import TextItem, documents_ingest_inline
     from knowledge.services import kb_create
     from queries.models import QueryRun, RunEvent
 

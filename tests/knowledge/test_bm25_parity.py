@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from rank_bm25 import BM25Okapi
 
-from knowledge.ingest.tokenize import bm25_tokens
-from knowledge.ingestion import MAX_TERM_LENGTH, TextItem, documents_ingest_inline
+from knowledge.bulk import TextItem, documents_ingest_inline
+from knowledge.ingestion import MAX_TERM_LENGTH
 from knowledge.models import Chunk
 from knowledge.retrieval.bm25 import bm25_scores
 from knowledge.services import kb_create
+from providers.tokenize import bm25_tokens
 from tests.knowledge.conftest import FILES
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.ingestion import TextItem, documents_ingest_inline
+from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.models import Chunk
 from knowledge.retrieval.fusion import aggregate
 from knowledge.retrieval.graph import graph_scores

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from knowledge.ingestion import TextItem, documents_ingest_inline
+from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from providers.llm.registry import get_provider
 from queries.pipeline.events import ListSink

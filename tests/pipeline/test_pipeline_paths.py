@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.ingestion import TextItem, documents_ingest_inline
+from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from providers.llm.base import ProviderError
 from providers.reranker import FallbackReranker

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from knowledge.ingestion import TextItem, documents_ingest_inline
+from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import QueryRun
 from tests.pipeline.scripted import PLAN_RETRIEVE, answer, verdict

@@ -10,9 +10,10 @@ from django.test import RequestFactory
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
-from knowledge.ingestion import TextItem, documents_ingest_inline
+from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
-from queries.services import run_create, run_execute
+from queries.execution import run_execute
+from queries.services import run_create
 from tests.portal.conftest import sign_in
 from tests.portal.test_pages import CURIE, ask, current_run_id, wait_state
 

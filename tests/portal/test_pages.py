@@ -7,7 +7,7 @@ import re
 import pytest
 from django.contrib.auth.models import Group
 
-from knowledge.ingestion import TextItem, documents_ingest_inline
+from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.models import KnowledgeBase
 from knowledge.services import kb_create
 from queries.models import QueryRun

@@ -10,11 +10,12 @@ import pytest
 import requests
 from django.utils import timezone
 
-from knowledge.ingestion import TextItem, documents_ingest_inline
+from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.models import Chunk, Document
 from knowledge.services import kb_create
+from queries.execution import run_execute
 from queries.models import QueryRun, RunEvent
-from queries.services import run_create, run_execute
+from queries.services import run_create
 from tests.metrics_scrape import samples, value
 from tests.pipeline.scripted import PLAN_RETRIEVE, answer, verdict
 

@@ -11,7 +11,7 @@ import pytest
 import requests
 from rest_framework.authtoken.models import Token
 
-from knowledge.ingestion import TextItem, documents_ingest_inline
+from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import QueryRun
 from tests.pipeline.scripted import PLAN_RETRIEVE, answer, verdict
@@ -196,6 +196,9 @@ def test_a_killed_worker_leaves_an_interrupted_run_with_terminal_frames(world):
         if last["type"] == "stage_start" and last["data"]["stage"] == "reasoning" and not killed_at:
             worker.send_signal(signal.SIGKILL)
             killed_at.append(time.monotonic())
+            # A process manager starts a worker again; its periodic reaper ends the dead run
+            # (readers never do), and the stream, woken by the reaper's frames, ends.
+            stack.start_worker()
         return False
 
     frames, _ = js_reader_frames(post, stop_after=kill_at_reasoning)

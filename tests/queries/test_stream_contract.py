@@ -9,7 +9,7 @@ import pytest
 import requests
 from rest_framework.authtoken.models import Token
 
-from knowledge.ingestion import TextItem, documents_ingest_inline
+from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import QueryRun
 from tests.pipeline.contract import check_frames

@@ -10,8 +10,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from knowledge.bulk import documents_ingest_inline
 from knowledge.evaluation import ROWS, Settings, evaluate, load_queries
-from knowledge.ingestion import documents_ingest_inline
 from knowledge.management.commands.ingest import beir_items, count_lines
 from knowledge.models import KnowledgeBase
 from knowledge.retrieval.graph import graph_top_k

@@ -11,8 +11,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.ingest.filetypes import SUPPORTED_EXTENSIONS, file_extension
-from knowledge.ingestion import TextItem, documents_ingest_inline
 from knowledge.models import KnowledgeBase
 
 

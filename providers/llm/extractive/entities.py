@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from knowledge.ingest.tokenize import raw_tokens
 from providers.llm.extractive.questions import DATE, NAME, NUMBER, PERSON, PLACE
+from providers.tokenize import raw_tokens
 
 _UPPER = "A-ZÀ-ÖØ-Þ"
 # A run of capitalised words, with the particles names carry: "Guido van Rossum",

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import re
 
-from knowledge.ingest.tokenize import STOP_WORDS, bm25_tokens
 from providers.llm.extractive.sentences import CITATION
+from providers.tokenize import STOP_WORDS, bm25_tokens
 
 UNSUPPORTED_MARKER = "Unsupported sentences (JSON): "
 # A claim is supported when this share of its tokens is in one sentence of its source; a

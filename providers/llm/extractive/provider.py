@@ -13,7 +13,6 @@ import json
 import re
 from typing import Any
 
-from knowledge.ingest.tokenize import bm25_tokens
 from providers.llm.base import AnswerProvider, CallContext, RunCancelled, SourceBlock, Usage
 from providers.llm.extractive.arithmetic import (
     ArithmeticRejected,
@@ -50,6 +49,7 @@ from providers.llm.extractive.sentences import (
     split_claims,
     split_sentences,
 )
+from providers.tokenize import bm25_tokens
 
 NOT_FOUND = "I could not find an answer to this question in the provided documents."
 CAVEAT_PREFIX = "note: some claims in this answer may not be fully supported"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from knowledge.ingest.tokenize import raw_tokens
 from providers.llm.extractive.arithmetic import arithmetic_expression
+from providers.tokenize import raw_tokens
 
 _SPACE = re.compile(r"\s+")
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from knowledge.ingest.tokenize import bm25_tokens, raw_tokens
 from providers.llm.extractive.entities import entity_strength
 from providers.llm.extractive.questions import WH_WORDS, question_parts
 from providers.llm.extractive.sentences import Sentence, normalise
+from providers.tokenize import bm25_tokens, raw_tokens
 
 COSINE_WEIGHT = 0.6
 LEXICAL_WEIGHT = 0.4

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from knowledge.ingest.tokenize import STOP_WORDS, raw_tokens
 from providers.llm.base import SourceBlock
+from providers.tokenize import STOP_WORDS, raw_tokens
 
 MIN_SENTENCE_WORDS = 3
 MAX_HEADING_WORDS = 10

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from knowledge.services import documents_reap
-from queries.services import runs_reap
+from knowledge.ingestion import documents_reap
+from queries.execution import runs_reap
 
 
 class Command(BaseCommand):

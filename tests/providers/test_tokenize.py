@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from knowledge.ingest.tokenize import STOP_WORDS, bm25_tokens, raw_tokens
+from providers.tokenize import STOP_WORDS, bm25_tokens, raw_tokens
 
 
 def test_raw_tokens_are_lowercase_words_with_nothing_removed() -> None:

@@ -1,0 +1,60 @@
+"""The one adapter to Procrastinate: deferring and cancelling jobs goes through its API, and
+this module is the only place that reads or writes its tables directly (liveness of jobs and
+workers, queue depths), so a change of Procrastinate's schema is a change here alone."""
+
+from __future__ import annotations
+
+from django.db import connection
+
+# A job is alive while it waits ('todo'), or runs ('doing') on a worker whose heartbeat is
+# fresh. Anything else (finished, failed, cancelled, aborted, gone, or held by a dead worker)
+# cannot make progress any more.
+_ALIVE_SQL = """
+    SELECT j.id FROM procrastinate_jobs j
+    LEFT JOIN procrastinate_workers w ON w.id = j.worker_id
+    WHERE j.id = ANY(%s) AND (
+        j.status = 'todo'
+        OR (j.status = 'doing' AND w.last_heartbeat >= now() - make_interval(secs => %s))
+    )
+"""
+
+
+def alive_job_ids(job_ids: list[int], *, stale_seconds: float) -> set[int]:
+    """Return those of the jobs that can still make progress."""
+    if not job_ids:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute(_ALIVE_SQL, [list(job_ids), stale_seconds])
+        return {row[0] for row in cursor.fetchall()}
+
+
+def job_mark_failed(job_id: int | None) -> None:
+    """Mark a job its worker left in 'doing' as failed, so nothing waits on it any more."""
+    if job_id is None:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE procrastinate_jobs SET status = 'failed' WHERE id = %s AND status = 'doing'",
+            [job_id],
+        )
+
+
+def workers_seen(*, window_seconds: float) -> tuple[int, object]:
+    """Return how many workers sent a heartbeat in the window, and the latest heartbeat."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*), max(last_heartbeat) FROM procrastinate_workers "
+            "WHERE last_heartbeat > now() - make_interval(secs => %s)",
+            [window_seconds],
+        )
+        count, last = cursor.fetchone()
+    return int(count), last
+
+
+def queue_depths() -> list[tuple[str, str, int]]:
+    """Return (queue, status, jobs) for every queue and status that has jobs."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT queue_name, status::text, count(*) FROM procrastinate_jobs GROUP BY 1, 2"
+        )
+        return [(queue, status, int(count)) for queue, status, count in cursor.fetchall()]

@@ -1,0 +1,133 @@
+"""Ingestion in this process, for many small files at once: the `ingest` command (a folder,
+a BEIR corpus), benchmarks and tests. Several documents share each embedding batch; each is
+still written in its own savepoint, through the same service and index writer as an upload.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from knowledge.index import PreparedChunk, write_chunks
+from knowledge.ingest.extract import ExtractionError, extract
+from knowledge.ingestion import embed_chunks, prepare_chunks, set_fields
+from knowledge.models import Document, KnowledgeBase
+from knowledge.services import UploadError, document_upload
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class TextItem:
+    """One text to ingest as a document (a file's bytes, or a corpus record)."""
+
+    file_name: str
+    data: bytes
+    external_id: str = ""
+
+
+def documents_ingest_inline(
+    *,
+    kb: KnowledgeBase,
+    items: Iterable[TextItem],
+    user=None,
+    batch_chunks: int = 256,
+    reindex: bool = False,
+    on_document: Callable[[Document | None, str | None], None] | None = None,
+) -> dict[str, int]:
+    """Ingest many small files in this process, embedding several documents per batch.
+
+    Each document is still written in its own transaction. Unless `reindex`, a document whose
+    bytes are already ready in the KB is left as it is. `on_document` is called once per
+    item with the document (or None) and an error message (or None).
+    """
+    summary = {"ready": 0, "failed": 0, "skipped": 0, "chunks": 0}
+    pending: list[tuple[Document, list[PreparedChunk]]] = []
+
+    def flush() -> None:
+        all_chunks = [chunk for _, chunks in pending for chunk in chunks]
+        embed_chunks(all_chunks, batch_size=64)
+        # One commit per batch (one fsync), with a savepoint per document so a failure still
+        # leaves that document's previous version intact.
+        with transaction.atomic():
+            for document, chunks in pending:
+                try:
+                    with transaction.atomic():
+                        counts = write_chunks(document=document, chunks=chunks)
+                        set_fields(
+                            document,
+                            status=Document.Status.READY,
+                            progress_total=len(chunks),
+                            progress_done=len(chunks),
+                            chunk_count=counts["chunks"],
+                            entity_count=counts["entities"],
+                            edge_count=counts["edges"],
+                            indexed_at=timezone.now(),
+                        )
+                except Exception as exc:
+                    logger.exception("writing document %s failed", document.id)
+                    set_fields(
+                        document,
+                        status=Document.Status.FAILED,
+                        error=str(exc)[:2000],
+                        error_code="ingest_failed",
+                    )
+                    summary["failed"] += 1
+                    if on_document:
+                        on_document(None, f"{document.file_name}: {exc}")
+                    continue
+                summary["ready"] += 1
+                summary["chunks"] += len(chunks)
+                if on_document:
+                    on_document(document, None)
+        pending.clear()
+
+    for item in items:
+        if not reindex:
+            sha256 = hashlib.sha256(item.data).hexdigest()
+            existing = Document.objects.filter(
+                knowledge_base=kb, sha256=sha256, status=Document.Status.READY
+            ).first()
+            if existing is not None:
+                summary["skipped"] += 1
+                if on_document:
+                    on_document(existing, None)
+                continue
+        try:
+            extracted = extract(item.data, item.file_name)
+            document, queued = document_upload(
+                kb=kb,
+                file_name=item.file_name,
+                data=item.data,
+                user=user,
+                defer_job=False,
+                external_id=item.external_id,
+                validated=True,
+            )
+        except (ExtractionError, UploadError) as exc:
+            summary["failed"] += 1
+            if on_document:
+                on_document(None, f"{item.file_name}: {getattr(exc, 'message', exc)}")
+            continue
+        if not queued:
+            summary["skipped"] += 1
+            if on_document:
+                on_document(document, None)
+            continue
+        set_fields(
+            document,
+            status=Document.Status.EMBEDDING,
+            started_at=timezone.now(),
+            encoding=extracted.encoding or "",
+        )
+        pending.append((document, prepare_chunks(extracted.segments)))
+        if sum(len(chunks) for _, chunks in pending) >= batch_chunks:
+            flush()
+    if pending:
+        flush()
+    return summary

@@ -1,0 +1,9 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from knowledge import pages
+
+urlpatterns = [
+    path("knowledge/", pages.knowledge_view, name="knowledge"),
+]
