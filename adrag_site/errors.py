@@ -65,13 +65,34 @@ def json_error(
     return JsonResponse(body, status=status)
 
 
-class ApiError(drf_exceptions.APIException):
-    """An API error with an explicit status, message and stable code."""
+class ServiceError(Exception):
+    """A request that cannot be done: its HTTP status, a stable code and a message for users.
 
-    def __init__(self, status: int, message: str, code: str, **extra) -> None:
-        self.status_code = status
+    The one error type of services, selectors and views; `api_exception_handler` (DRF views)
+    and `ServiceError.response` (the plain async views) turn it into the JSON error body, with
+    a `Retry-After` header when it carries `retry_after`.
+    """
+
+    def __init__(self, status: int, code: str, message: str, **extra) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
         self.extra = extra
-        super().__init__(detail=message, code=code)
+
+    def body(self) -> dict:
+        return {"error": self.message, "code": self.code, **self.extra}
+
+    def headers(self) -> dict[str, str]:
+        if "retry_after" in self.extra:
+            return {"Retry-After": str(self.extra["retry_after"])}
+        return {}
+
+    def response(self) -> JsonResponse:
+        response = JsonResponse(self.body(), status=self.status)
+        for name, value in self.headers().items():
+            response[name] = value
+        return response
 
 
 def _first_message(detail) -> str:
@@ -86,6 +107,8 @@ def _first_message(detail) -> str:
 
 def api_exception_handler(exc, context) -> Response | None:
     """Turn DRF's exception responses into the standard error body."""
+    if isinstance(exc, ServiceError):
+        return Response(exc.body(), status=exc.status, headers=exc.headers())
     response = exception_handler(exc, context)
     if response is None:
         return None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import Group
-from django.db.models import Count, Q, Sum
+from django.db.models import Q
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -16,11 +16,11 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from adrag_site.errors import ApiError
+from adrag_site.errors import ServiceError
 from adrag_site.parsers import FormParser, JSONParser, MultiPartParser
 from adrag_site.schema import error_responses
 from knowledge import selectors, services
-from knowledge.models import ChunkEntity, Document, Entity, KnowledgeBase, Posting
+from knowledge.models import Document, KnowledgeBase
 from knowledge.serializers import (
     ClearOutput,
     DocumentDeleteOutput,
@@ -41,12 +41,8 @@ from knowledge.serializers import (
 
 KB_ID = OpenApiParameter("kb_id", int, OpenApiParameter.PATH, description="A knowledge base id.")
 DOCUMENT_ID = OpenApiParameter("document_id", int, OpenApiParameter.PATH)
-# What an upload may answer besides success (knowledge.services.UploadError's statuses).
+# What an upload may answer besides success (the ServiceErrors of knowledge.services).
 UPLOAD_ERRORS = error_responses(403, 404, 409, 413, 415, 422, 429)
-
-
-def _raise(exc: services.UploadError) -> None:
-    raise ApiError(exc.status, exc.message, exc.code)
 
 
 def _is_id(value: str) -> bool:
@@ -69,7 +65,7 @@ def _team_from(value, user) -> Group | None:
     teams = Group.objects.all() if user.is_staff else user.groups.all()
     group = teams.filter(Q(id=value) if _is_id(value) else Q(name=value)).first()
     if group is None:
-        raise ApiError(400, NO_SUCH_TEAM, "invalid_team")
+        raise ServiceError(400, "invalid_team", NO_SUCH_TEAM)
     return group
 
 
@@ -90,13 +86,7 @@ class KnowledgeBaseListApi(APIView):
         responses={200: KnowledgeBaseListOutput},
     )
     def get(self, request):
-        kbs = (
-            selectors.kb_list_for_user(user=request.user)
-            .select_related("owner", "team")
-            .annotate(document_total=Count("documents"))
-            .order_by("-created_at")
-        )
-        data = KnowledgeBaseOutput(kbs, many=True).data
+        data = KnowledgeBaseOutput(selectors.kb_list_with_counts(user=request.user), many=True).data
         return Response({"knowledge_bases": data, "count": len(data)})
 
     @extend_schema(
@@ -108,15 +98,12 @@ class KnowledgeBaseListApi(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         values = serializer.validated_data
-        try:
-            kb = services.kb_create(
-                owner=request.user,
-                name=values["name"],
-                description=values["description"],
-                team=_team_from(values["team"], request.user),
-            )
-        except services.UploadError as exc:
-            _raise(exc)
+        kb = services.kb_create(
+            owner=request.user,
+            name=values["name"],
+            description=values["description"],
+            team=_team_from(values["team"], request.user),
+        )
         return Response(KnowledgeBaseOutput(kb).data, status=status.HTTP_201_CREATED)
 
 
@@ -150,20 +137,13 @@ class KnowledgeBaseDetailApi(APIView):
         responses={200: KnowledgeBaseOutput, **error_responses(400, 403, 404, 409)},
     )
     def patch(self, request, kb_id):
-        kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user)
-        if not selectors.kb_can_manage(kb=kb, user=request.user):
-            raise ApiError(
-                403, "Only the owner or staff may change this knowledge base.", "permission_denied"
-            )
+        kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user, level=selectors.MANAGE)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         changes = dict(serializer.validated_data)
         if "team" in changes:
             changes["team"] = _team_from(changes["team"], request.user)
-        try:
-            services.kb_update(kb=kb, user=request.user, **changes)
-        except services.UploadError as exc:
-            _raise(exc)
+        services.kb_update(kb=kb, user=request.user, **changes)
         return Response(KnowledgeBaseOutput(kb).data)
 
     put = patch
@@ -189,14 +169,10 @@ class KnowledgeBaseDetailApi(APIView):
         if not _is_id(key):
             return self._delete_by_hash(request, key.lower())
         try:
-            kb = selectors.kb_get_for_user(kb_id=key, user=request.user)
+            kb = selectors.kb_get_for_user(kb_id=key, user=request.user, level=selectors.MANAGE)
         except Http404:
             return Response(
                 {"message": "Knowledge base not found; nothing to delete.", "deleted": False}
-            )
-        if not selectors.kb_can_manage(kb=kb, user=request.user):
-            raise ApiError(
-                403, "Only the owner or staff may delete this knowledge base.", "permission_denied"
             )
         services.kb_delete(kb=kb)
         return Response(
@@ -225,15 +201,14 @@ class KnowledgeBaseDetailApi(APIView):
 def _upload_files(request) -> list:
     files = request.FILES.getlist("file")
     if not files:
-        raise ApiError(400, "No file part: send the file in the multipart field 'file'.", "no_file")
+        raise ServiceError(
+            400, "no_file", "No file part: send the file in the multipart field 'file'."
+        )
     return files
 
 
 def _upload_into(kb: KnowledgeBase, request) -> tuple[list[dict], list[dict]]:
-    if not selectors.kb_can_write(kb=kb, user=request.user):
-        raise ApiError(
-            403, "You may read but not upload into this knowledge base.", "permission_denied"
-        )
+    """Upload every file of the request into `kb` (which the caller may write to)."""
     files = _upload_files(request)
     accepted, rejected = [], []
     for upload in files:
@@ -241,9 +216,9 @@ def _upload_into(kb: KnowledgeBase, request) -> tuple[list[dict], list[dict]]:
             document, queued = services.document_upload(
                 kb=kb, file_name=upload.name or "", data=upload, user=request.user
             )
-        except services.UploadError as exc:
+        except ServiceError as exc:
             if len(files) == 1:
-                _raise(exc)
+                raise
             rejected.append(
                 {
                     "file_name": upload.name,
@@ -276,7 +251,7 @@ class KnowledgeBaseDocumentsApi(APIView):
         status_filter = request.query_params.get("status")
         if status_filter:
             if status_filter not in Document.Status.values:
-                raise ApiError(400, f"Unknown status: {status_filter}.", "invalid_request")
+                raise ServiceError(400, "invalid_request", f"Unknown status: {status_filter}.")
             documents = documents.filter(status=status_filter)
         return Response({"documents": DocumentOutput(documents, many=True).data})
 
@@ -294,7 +269,7 @@ class KnowledgeBaseDocumentsApi(APIView):
         },
     )
     def post(self, request, kb_id):
-        kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user)
+        kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user, level=selectors.WRITE)
         accepted, rejected = _upload_into(kb, request)
         code = status.HTTP_202_ACCEPTED if accepted else status.HTTP_400_BAD_REQUEST
         body = {"documents": accepted, "rejected": rejected}
@@ -313,23 +288,7 @@ class KnowledgeBaseStatsApi(APIView):
     )
     def get(self, request, kb_id):
         kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user)
-        by_status = dict(kb.documents.values_list("status").annotate(n=Count("id")).order_by())
-        return Response(
-            {
-                "id": kb.id,
-                "documents": sum(by_status.values()),
-                "documents_by_status": by_status,
-                "chunks": kb.chunk_count,
-                "tokens": kb.token_total,
-                "average_chunk_tokens": round(kb.token_total / kb.chunk_count, 2)
-                if kb.chunk_count
-                else 0,
-                "postings": Posting.objects.filter(knowledge_base=kb).count(),
-                "entities": Entity.objects.filter(knowledge_base=kb).count(),
-                "edges": ChunkEntity.objects.filter(knowledge_base=kb).count(),
-                "bytes": kb.documents.aggregate(total=Sum("size"))["total"] or 0,
-            }
-        )
+        return Response(selectors.kb_stats(kb=kb))
 
 
 class DocumentDetailApi(APIView):
@@ -350,9 +309,9 @@ class DocumentDetailApi(APIView):
         responses={200: DocumentDeleteOutput, **error_responses(403, 404)},
     )
     def delete(self, request, document_id):
-        document = selectors.document_get_for_user(document_id=document_id, user=request.user)
-        if not selectors.kb_can_write(kb=document.knowledge_base, user=request.user):
-            raise ApiError(403, "You may read but not delete this document.", "permission_denied")
+        document = selectors.document_get_for_user(
+            document_id=document_id, user=request.user, level=selectors.WRITE
+        )
         services.document_delete(document=document)
         return Response(
             {"message": f"{document.file_name} deleted.", "deleted": True, "id": document.id}
@@ -369,12 +328,12 @@ class DocumentCancelApi(APIView):
         responses={202: DocumentOutput, **error_responses(403, 404, 409)},
     )
     def post(self, request, document_id):
-        document = selectors.document_get_for_user(document_id=document_id, user=request.user)
-        if not selectors.kb_can_write(kb=document.knowledge_base, user=request.user):
-            raise ApiError(403, "You may not cancel this ingestion.", "permission_denied")
+        document = selectors.document_get_for_user(
+            document_id=document_id, user=request.user, level=selectors.WRITE
+        )
         if not document.is_active:
-            raise ApiError(
-                409, f"Ingestion is not running: the document is {document.status}.", "not_active"
+            raise ServiceError(
+                409, "not_active", f"Ingestion is not running: the document is {document.status}."
             )
         document = services.document_cancel(document=document)
         return Response(DocumentOutput(document).data, status=status.HTTP_202_ACCEPTED)
@@ -390,12 +349,12 @@ class DocumentReindexApi(APIView):
         responses={202: DocumentOutput, **error_responses(403, 404, 409)},
     )
     def post(self, request, document_id):
-        document = selectors.document_get_for_user(document_id=document_id, user=request.user)
-        if not selectors.kb_can_write(kb=document.knowledge_base, user=request.user):
-            raise ApiError(403, "You may not re-index this document.", "permission_denied")
+        document = selectors.document_get_for_user(
+            document_id=document_id, user=request.user, level=selectors.WRITE
+        )
         if not services.document_reindex(document=document):
-            raise ApiError(
-                409, "An ingestion of this document is already under way.", "already_active"
+            raise ServiceError(
+                409, "already_active", "An ingestion of this document is already under way."
             )
         document.refresh_from_db()
         return Response(DocumentOutput(document).data, status=status.HTTP_202_ACCEPTED)
@@ -421,9 +380,9 @@ class SpecUploadApi(APIView):
     def post(self, request):
         kb_id = request.data.get("knowledge_base") or request.query_params.get("knowledge_base")
         if kb_id:
-            kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user)
+            kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user, level=selectors.WRITE)
         else:
-            kb = selectors.kb_default_for_user(user=request.user)
+            kb = services.kb_default_for_user(user=request.user)
         accepted, rejected = _upload_into(kb, request)
         if not accepted:
             return Response(
@@ -463,20 +422,7 @@ class SpecDocumentsApi(APIView):
         responses={200: SpecDocumentsOutput},
     )
     def get(self, request):
-        kb_ids = selectors.kb_ids_for_user(user=request.user)
-        chunks = selectors.chunk_list_for_kbs(kb_ids=kb_ids).count()
-        bm25 = KnowledgeBase.objects.filter(id__in=kb_ids).aggregate(n=Sum("chunk_count"))["n"] or 0
-        entities = Entity.objects.filter(knowledge_base_id__in=kb_ids).count()
-        edges = ChunkEntity.objects.filter(knowledge_base_id__in=kb_ids).count()
-        return Response(
-            {
-                "vector_count": chunks,
-                "bm25_count": bm25,
-                "graph": {"nodes": entities + chunks, "edges": edges, "entities": entities},
-                "documents": Document.objects.filter(knowledge_base_id__in=kb_ids).count(),
-                "knowledge_bases": len(kb_ids),
-            }
-        )
+        return Response(selectors.index_counts_for_user(user=request.user))
 
 
 class SpecClearApi(APIView):

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from adrag_site.errors import ServiceError
 from knowledge.index import PreparedChunk, write_chunks
 from knowledge.ingest.extract import ExtractionError, extract
 from knowledge.ingestion import embed_chunks, prepare_chunks, set_fields
 from knowledge.models import Document, KnowledgeBase
-from knowledge.services import UploadError, document_upload
+from knowledge.services import document_upload
 
 logger = logging.getLogger(__name__)
 
@@ -109,7 +110,7 @@ def documents_ingest_inline(
                 external_id=item.external_id,
                 validated=True,
             )
-        except (ExtractionError, UploadError) as exc:
+        except (ExtractionError, ServiceError) as exc:
             summary["failed"] += 1
             if on_document:
                 on_document(None, f"{item.file_name}: {getattr(exc, 'message', exc)}")

@@ -4,15 +4,25 @@ Who may do what (also in the README):
 - read a knowledge base (list, search, see its documents): its owner, members of its team, staff;
 - write documents (upload, re-index, cancel, delete a document): the same people;
 - manage the knowledge base itself (rename, share with a team, clear, delete): its owner and staff.
-Any other id answers 404, so a caller cannot tell another team's KB from a missing one.
+Any other id answers 404, so a caller cannot tell another team's KB from a missing one; a KB
+the user may read but not act on at the asked level answers 403.
 """
 
 from __future__ import annotations
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet, Sum
 from django.http import Http404
 
-from knowledge.models import Chunk, Document, KnowledgeBase
+from adrag_site.errors import ServiceError
+from knowledge.models import Chunk, ChunkEntity, Document, Entity, KnowledgeBase, Posting
+
+READ = "read"
+WRITE = "write"
+MANAGE = "manage"
+REFUSED = {
+    WRITE: "You may read but not change the documents of this knowledge base.",
+    MANAGE: "Only the owner or staff may change or delete this knowledge base.",
+}
 
 
 def kb_list_for_user(*, user) -> QuerySet[KnowledgeBase]:
@@ -29,8 +39,12 @@ def kb_ids_for_user(*, user) -> list[int]:
     return list(kb_list_for_user(user=user).values_list("id", flat=True))
 
 
-def kb_get_for_user(*, kb_id, user) -> KnowledgeBase:
-    """Return a knowledge base the user may read, or raise Http404."""
+def kb_get_for_user(*, kb_id, user, level: str = READ) -> KnowledgeBase:
+    """Return a knowledge base the user may act on at `level`.
+
+    Raises Http404 when the user may not even read it, ServiceError 403 when they may read it
+    but not act on it at `level` (write documents, or manage the KB).
+    """
     try:
         kb_id = int(kb_id)
     except (TypeError, ValueError):
@@ -38,7 +52,19 @@ def kb_get_for_user(*, kb_id, user) -> KnowledgeBase:
     kb = kb_list_for_user(user=user).filter(id=kb_id).first()
     if kb is None:
         raise Http404("No such knowledge base.")
+    kb_check_level(kb=kb, user=user, level=level)
     return kb
+
+
+def kb_check_level(*, kb: KnowledgeBase, user, level: str) -> None:
+    """Raise ServiceError 403 unless the user may act on a KB they can read at `level`."""
+    allowed = {
+        READ: lambda: True,
+        WRITE: lambda: kb_can_write(kb=kb, user=user),
+        MANAGE: lambda: kb_can_manage(kb=kb, user=user),
+    }[level]()
+    if not allowed:
+        raise ServiceError(403, "permission_denied", REFUSED[level])
 
 
 def kb_can_manage(*, kb: KnowledgeBase, user) -> bool:
@@ -53,21 +79,13 @@ def kb_can_write(*, kb: KnowledgeBase, user) -> bool:
     return kb.team_id is not None and user.groups.filter(id=kb.team_id).exists()
 
 
-def kb_default_for_user(*, user) -> KnowledgeBase:
-    """Return the user's own default knowledge base, creating it on first use."""
-    kb, _ = KnowledgeBase.objects.get_or_create(
-        owner=user, name="Default", defaults={"description": "Created for uploads with no KB."}
-    )
-    return kb
-
-
 def document_list_for_user(*, user) -> QuerySet[Document]:
     """Return the documents of every knowledge base the user may read."""
     return Document.objects.filter(knowledge_base__in=kb_list_for_user(user=user))
 
 
-def document_get_for_user(*, document_id, user) -> Document:
-    """Return a document the user may read, or raise Http404."""
+def document_get_for_user(*, document_id, user, level: str = READ) -> Document:
+    """Return a document whose KB the user may act on at `level` (Http404, or 403 as above)."""
     try:
         document_id = int(document_id)
     except (TypeError, ValueError):
@@ -80,9 +98,53 @@ def document_get_for_user(*, document_id, user) -> Document:
     )
     if document is None:
         raise Http404("No such document.")
+    kb_check_level(kb=document.knowledge_base, user=user, level=level)
     return document
 
 
 def chunk_list_for_kbs(*, kb_ids: list[int]) -> QuerySet[Chunk]:
     """Return the chunks of the given knowledge bases."""
     return Chunk.objects.filter(knowledge_base_id__in=kb_ids)
+
+
+def kb_list_with_counts(*, user) -> QuerySet[KnowledgeBase]:
+    """Return the readable knowledge bases with their document counts, newest first."""
+    return (
+        kb_list_for_user(user=user)
+        .select_related("owner", "team")
+        .annotate(document_total=Count("documents"))
+        .order_by("-created_at")
+    )
+
+
+def kb_stats(*, kb: KnowledgeBase) -> dict:
+    """Return the counts of a knowledge base's documents (by status) and of its three stores."""
+    by_status = dict(kb.documents.values_list("status").annotate(n=Count("id")).order_by())
+    return {
+        "id": kb.id,
+        "documents": sum(by_status.values()),
+        "documents_by_status": by_status,
+        "chunks": kb.chunk_count,
+        "tokens": kb.token_total,
+        "average_chunk_tokens": round(kb.token_total / kb.chunk_count, 2) if kb.chunk_count else 0,
+        "postings": Posting.objects.filter(knowledge_base=kb).count(),
+        "entities": Entity.objects.filter(knowledge_base=kb).count(),
+        "edges": ChunkEntity.objects.filter(knowledge_base=kb).count(),
+        "bytes": kb.documents.aggregate(total=Sum("size"))["total"] or 0,
+    }
+
+
+def index_counts_for_user(*, user) -> dict:
+    """Return the spec's index counts (GET /api/documents) over the KBs the user may read."""
+    kb_ids = kb_ids_for_user(user=user)
+    chunks = chunk_list_for_kbs(kb_ids=kb_ids).count()
+    bm25 = KnowledgeBase.objects.filter(id__in=kb_ids).aggregate(n=Sum("chunk_count"))["n"] or 0
+    entities = Entity.objects.filter(knowledge_base_id__in=kb_ids).count()
+    edges = ChunkEntity.objects.filter(knowledge_base_id__in=kb_ids).count()
+    return {
+        "vector_count": chunks,
+        "bm25_count": bm25,
+        "graph": {"nodes": entities + chunks, "edges": edges, "entities": entities},
+        "documents": Document.objects.filter(knowledge_base_id__in=kb_ids).count(),
+        "knowledge_bases": len(kb_ids),
+    }

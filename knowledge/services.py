@@ -15,6 +15,7 @@ from django.contrib.auth.models import Group
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q, Sum
 
+from adrag_site.errors import ServiceError
 from knowledge.index import delete_document_rows, delete_orphan_entities
 from knowledge.ingest.extract import ExtractionError
 from knowledge.ingest.filetypes import UnsupportedFileType, file_extension, safe_file_name
@@ -25,15 +26,6 @@ logger = logging.getLogger(__name__)
 
 # Request errors are 400; a file we received but cannot use is 422 (the spec's "no text" case).
 EXTRACTION_STATUS = {"unsupported_type": 400, "too_many_pages": 413}
-
-
-@dataclass
-class UploadError(Exception):
-    """An upload that cannot be accepted; nothing has been written."""
-
-    status: int
-    code: str
-    message: str
 
 
 def kb_create(
@@ -47,9 +39,17 @@ def kb_create(
                 owner=owner, name=name.strip(), description=description, team=team
             )
     except IntegrityError:
-        raise UploadError(
+        raise ServiceError(
             409, "name_taken", f"You already have a knowledge base named {name!r}."
         ) from None
+
+
+def kb_default_for_user(*, user) -> KnowledgeBase:
+    """Return the user's own default knowledge base, creating it on first use."""
+    kb, _ = KnowledgeBase.objects.get_or_create(
+        owner=user, name="Default", defaults={"description": "Created for uploads with no KB."}
+    )
+    return kb
 
 
 def kb_update(*, kb: KnowledgeBase, user, **changes) -> KnowledgeBase:
@@ -68,7 +68,7 @@ def kb_update(*, kb: KnowledgeBase, user, **changes) -> KnowledgeBase:
             with transaction.atomic():
                 kb.save(update_fields=[*fields, "updated_at"])
         except IntegrityError:
-            raise UploadError(
+            raise ServiceError(
                 409, "name_taken", f"You already have a knowledge base named {kb.name!r}."
             ) from None
     return kb
@@ -76,7 +76,7 @@ def kb_update(*, kb: KnowledgeBase, user, **changes) -> KnowledgeBase:
 
 def _check_team(*, user, team: Group | None) -> None:
     if team is not None and not user.is_staff and not user.groups.filter(id=team.id).exists():
-        raise UploadError(400, "invalid_team", "You can only share with a team you belong to.")
+        raise ServiceError(400, "invalid_team", "You can only share with a team you belong to.")
 
 
 def kb_clear(*, kb: KnowledgeBase) -> int:
@@ -162,16 +162,16 @@ def validate_upload(*, file_name: str, staged: StagedUpload) -> tuple[str, str]:
     can afford. The text itself is extracted by the worker, in a sandbox.
     """
     if not file_name:
-        raise UploadError(400, "no_file_name", "The uploaded file has no name.")
+        raise ServiceError(400, "no_file_name", "The uploaded file has no name.")
     try:
         name = safe_file_name(file_name)
     except UnsupportedFileType as exc:
-        raise UploadError(400, "unsupported_type", str(exc)) from None
+        raise ServiceError(400, "unsupported_type", str(exc)) from None
     if not staged.size:
-        raise UploadError(400, "empty_file", f"{name!r} is empty.")
+        raise ServiceError(400, "empty_file", f"{name!r} is empty.")
     limit = settings.MAX_UPLOAD_MB * 1024 * 1024
     if staged.size > limit:
-        raise UploadError(
+        raise ServiceError(
             413, "file_too_large", f"{name!r} is larger than {settings.MAX_UPLOAD_MB} MB."
         )
     try:
@@ -184,7 +184,7 @@ def validate_upload(*, file_name: str, staged: StagedUpload) -> tuple[str, str]:
                 max_docx_bytes=settings.MAX_DOCX_UNCOMPRESSED_MB * 1024 * 1024,
             )
     except ExtractionError as exc:
-        raise UploadError(EXTRACTION_STATUS.get(exc.code, 422), exc.code, exc.message) from None
+        raise ServiceError(EXTRACTION_STATUS.get(exc.code, 422), exc.code, exc.message) from None
     return name, file_extension(name)
 
 
@@ -204,7 +204,7 @@ def _check_upload_limits(*, kb: KnowledgeBase, user, size: int) -> None:
             uploaded_by=user, status__in=Document.ACTIVE_STATUSES
         ).count()
         if pending >= pending_limit:
-            raise UploadError(
+            raise ServiceError(
                 429,
                 "too_many_ingestions",
                 f"You have {pending} documents waiting to be indexed (the limit is "
@@ -220,7 +220,7 @@ def _check_upload_limits(*, kb: KnowledgeBase, user, size: int) -> None:
         used = Document.objects.filter(owned).aggregate(total=Sum("size"))["total"] or 0
         if used + size > quota:
             whose = f"team {kb.team.name!r}" if kb.team_id else "your knowledge bases"
-            raise UploadError(
+            raise ServiceError(
                 413,
                 "quota_exceeded",
                 f"Storing this file would take {whose} past its quota of "

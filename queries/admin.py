@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.utils.html import format_html
 
+from adrag_site.errors import ServiceError
 from queries import services
 from queries.models import QueryRun, RunEvent
 
@@ -95,7 +96,7 @@ class QueryRunAdmin(admin.ModelAdmin):
             try:
                 services.run_cancel(run=run)
                 cancelled += 1
-            except services.RunConflict:
+            except ServiceError:
                 continue
         self.message_user(request, f"Cancelled {cancelled} run(s).", messages.SUCCESS)
 

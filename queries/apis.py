@@ -14,7 +14,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from adrag_site.errors import ApiError
+from adrag_site.errors import ServiceError
 from adrag_site.schema import error_responses
 from queries import selectors, services
 from queries.models import QueryRun
@@ -116,7 +116,7 @@ def _when(value: str | None, field: str) -> datetime | None:
     except (ValueError, OverflowError):
         parsed = None
     if parsed is None:
-        raise ApiError(400, f"{field} must be an ISO date or date-time.", "invalid_request")
+        raise ServiceError(400, "invalid_request", f"{field} must be an ISO date or date-time.")
     return parsed
 
 
@@ -151,7 +151,7 @@ class RunListApi(APIView):
         if params.get("status"):
             unknown = set(params["status"].split(",")) - set(QueryRun.Status.values)
             if unknown:
-                raise ApiError(400, f"Unknown status: {sorted(unknown)[0]}.", "invalid_request")
+                raise ServiceError(400, "invalid_request", f"Unknown status: {sorted(unknown)[0]}.")
         runs = selectors.run_search(
             user=request.user,
             status=params.get("status"),
@@ -189,10 +189,7 @@ class RunCancelApi(APIView):
     )
     def post(self, request, run_id):
         run = selectors.run_get_for_user(run_id=run_id, user=request.user)
-        try:
-            run = services.run_cancel(run=run)
-        except services.RunConflict as exc:
-            raise ApiError(409, str(exc), "run_finished") from None
+        run = services.run_cancel(run=run)
         return Response(
             {"id": str(run.id), "status": run.status, "cancel_requested": run.cancel_requested},
             status=status.HTTP_202_ACCEPTED,

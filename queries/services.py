@@ -9,23 +9,12 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from adrag_site.errors import ServiceError
 from queries.eventlog import run_terminate
 from queries.execution import CANCELLED_MESSAGE
 from queries.models import QueryRun
 
 logger = logging.getLogger(__name__)
-
-
-class RunConflict(Exception):
-    """The run is in a state that does not allow the operation."""
-
-
-class RunLimitExceeded(Exception):
-    """The user is over a run limit."""
-
-    def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 def config_snapshot(*, provider_name: str, model: str) -> dict:
@@ -57,14 +46,16 @@ RUN_LIMIT_LOCK = 7_311_001
 
 
 def run_check_limits(*, user) -> None:
-    """Raise RunLimitExceeded when the user has too many active or recent runs.
+    """Raise ServiceError 429 when the user has too many active or recent runs.
 
     Called inside `run_create`'s transaction, after the user's advisory lock is taken, so
     that parallel requests count each other's runs.
     """
     active = QueryRun.objects.filter(user=user, status__in=QueryRun.ACTIVE_STATUSES).count()
     if active >= settings.RUNS_MAX_CONCURRENT_PER_USER:
-        raise RunLimitExceeded(
+        raise ServiceError(
+            429,
+            "rate_limited",
             f"You already have {active} queries running (the limit is "
             f"{settings.RUNS_MAX_CONCURRENT_PER_USER}); wait for one to finish or cancel it.",
             retry_after=5,
@@ -74,7 +65,9 @@ def run_check_limits(*, user) -> None:
     if recent.count() >= settings.RUNS_PER_HOUR_PER_USER:
         oldest = recent.order_by("created_at").values_list("created_at", flat=True).first()
         wait = int((oldest + timedelta(hours=1) - timezone.now()).total_seconds()) + 1
-        raise RunLimitExceeded(
+        raise ServiceError(
+            429,
+            "rate_limited",
             f"You have started {settings.RUNS_PER_HOUR_PER_USER} queries in the last hour, the limit.",
             retry_after=max(wait, 1),
         )
@@ -92,7 +85,7 @@ def run_create(
     """Check the user's run limits, record a run and queue its job, in one transaction.
 
     The user's advisory lock makes check-then-insert atomic: of N parallel requests, exactly
-    as many as the limits allow are accepted. Raises RunLimitExceeded.
+    as many as the limits allow are accepted. Raises ServiceError (429).
     """
     from providers.llm.registry import get_provider
     from queries.tasks import run_query
@@ -129,7 +122,7 @@ def run_cancel(*, run: QueryRun) -> QueryRun:
         if run.status == QueryRun.Status.CANCELLED:
             return run
         if not run.is_active:
-            raise RunConflict(f"The run already ended: it is {run.status}.")
+            raise ServiceError(409, "run_finished", f"The run already ended: it is {run.status}.")
         run.cancel_requested = True
         run.save(update_fields=["cancel_requested"])
         if run.status == QueryRun.Status.QUEUED:

@@ -92,8 +92,9 @@ def _parse_body(request) -> dict | JsonResponse:
 
 
 def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun | JsonResponse:
+    from adrag_site.errors import ServiceError
     from knowledge.selectors import kb_ids_for_user
-    from queries.services import RunLimitExceeded, run_create
+    from queries.services import run_create
 
     readable = kb_ids_for_user(user=user)
     if parsed["knowledge_bases"] is None:
@@ -112,10 +113,8 @@ def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun | JsonResponse
             kb_ids=kb_ids,
             request_id=request_id,
         )
-    except RunLimitExceeded as exc:
-        response = json_error(429, str(exc), "rate_limited", retry_after=exc.retry_after)
-        response["Retry-After"] = str(exc.retry_after)
-        return response
+    except ServiceError as exc:
+        return exc.response()
 
 
 async def query_view(request):

@@ -36,7 +36,8 @@ def test_an_upload_past_the_storage_quota_is_413(upload, settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_parallel_uploads_never_pass_the_quota_together(user, settings):
-    from knowledge.services import UploadError, document_upload, kb_create
+    from adrag_site.errors import ServiceError
+    from knowledge.services import document_upload, kb_create
 
     settings.STORAGE_QUOTA_MB = 1
     kb = kb_create(owner=user, name="Quota")
@@ -49,7 +50,7 @@ def test_parallel_uploads_never_pass_the_quota_together(user, settings):
             data = f"{n}{n}{n} ".encode() * 100_000  # 400 KB, different bytes per thread
             document_upload(kb=kb, file_name=f"{n}.txt", data=data, user=user)
             outcomes.append("ok")
-        except UploadError as exc:
+        except ServiceError as exc:
             outcomes.append(exc.code)
         finally:
             connection.close()
