@@ -151,19 +151,18 @@ def _databases() -> dict:
         if env_str("ADRAG_TEST_DB_NAME"):
             config["TEST"] = {"NAME": env_str("ADRAG_TEST_DB_NAME")}
         return {"default": config}
-    from adrag_site import embedded_db
-
     name = env_str("ADRAG_DB_NAME", "adrag")
-    conn = embedded_db.ensure_server(DATA_DIR)
-    embedded_db.ensure_database(name)
     return {
         "default": {
-            "ENGINE": "django.db.backends.postgresql",
+            # The embedded server starts on the first connection (adrag_site/db_backend).
+            "ENGINE": "adrag_site.db_backend",
+            "EMBEDDED": True,
+            "EMBEDDED_NAME": name,
             "NAME": name,
-            "USER": conn["USER"],
+            "USER": "postgres",
             "PASSWORD": "",
-            "HOST": conn["HOST"],
-            "PORT": conn["PORT"],
+            "HOST": "",
+            "PORT": "",
             "CONN_MAX_AGE": 0,
             # Pooled connections are checked when taken: after a database restart the dead
             # ones are dropped instead of failing the next request.

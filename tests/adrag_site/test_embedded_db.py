@@ -75,7 +75,8 @@ def test_the_server_survives_a_killed_client_and_prunes_its_handle(tmp_path):
         [
             sys.executable,
             "-c",
-            "import os, time, django; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'adrag_site.settings'); django.setup(); print('up', flush=True); time.sleep(60)",
+            "import os, time, django; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'adrag_site.settings'); django.setup(); "
+            "from django.db import connection; connection.ensure_connection(); print('up', flush=True); time.sleep(60)",
         ],
         cwd=ROOT,
         env=child_env(),
@@ -106,3 +107,31 @@ def test_the_server_survives_a_killed_client_and_prunes_its_handle(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "1"
     assert str(child.pid) not in handles.read_text()
+
+
+def test_loading_settings_or_a_check_starts_no_database():
+    from django.conf import settings
+
+    if "DATABASE_URL" in child_env():
+        pytest.skip("an external database is configured")
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import os, time, django; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'adrag_site.settings'); "
+            "django.setup(); from django.core.management import call_command; call_command('check', stdout=open(os.devnull, 'w')); "
+            "print('checked', flush=True); time.sleep(60)",
+        ],
+        cwd=ROOT,
+        env=child_env(),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout.readline().strip() == "checked"
+        # The embedded server keeps a handle per attached process: this one never attached.
+        handles = settings.DATA_DIR / "pgdata" / ".handle_pids.json"
+        assert str(child.pid) not in handles.read_text()
+    finally:
+        child.kill()
+        child.wait()
