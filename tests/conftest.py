@@ -107,3 +107,39 @@ def llama_server(gguf_model, tmp_path_factory):
         yield server
     finally:
         server.stop()
+
+
+def _stop_stack(stack) -> None:
+    from django.db import connection
+
+    stack.stop()
+    # A killed worker leaves its heartbeat row; drop it so later tests see no ghost.
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM procrastinate_workers")
+
+
+@pytest.fixture
+def stack(transactional_db, tmp_path):
+    """A live stack of its own for one test (which may kill, restart or reconfigure it)."""
+    from tests.live import LiveStack
+
+    stack = LiveStack(tmp_path / "scripts.json", tmp_path)
+    stack.write_scripts({})
+    os.environ.setdefault("SCRIPTED_PROVIDER_FILE", str(tmp_path / "scripts.json"))
+    try:
+        yield stack
+    finally:
+        _stop_stack(stack)
+
+
+@pytest.fixture(scope="module")
+def module_stack(django_db_setup, django_db_blocker, tmp_path_factory):
+    """One web process and one worker for a whole module: its tests make their own data."""
+    from tests.live import started_stack
+
+    with django_db_blocker.unblock():
+        stack = started_stack(tmp_path_factory.mktemp("stack"))
+        try:
+            yield stack
+        finally:
+            _stop_stack(stack)

@@ -72,7 +72,12 @@ class LlamaServer:
             ],  # fmt: skip
             stdout=self.log,
             stderr=subprocess.STDOUT,
+            # llama_cpp.server lets HOST and PORT from the environment override --host and
+            # --port, and `make` exports both for `make run`: without this, under `make test`
+            # the server listens on 8000 and the tests wait on a port nobody serves.
+            env={k: v for k, v in os.environ.items() if k not in ("HOST", "PORT")},
         )
+        self.log_path = log_path
         deadline = time.monotonic() + 120
         while True:
             try:
@@ -83,7 +88,10 @@ class LlamaServer:
             if self.process.poll() is not None:
                 raise RuntimeError(f"llama.cpp server exited: {log_path.read_text()[-2000:]}")
             if time.monotonic() > deadline:
-                raise RuntimeError("llama.cpp server did not start")
+                self.process.kill()
+                raise RuntimeError(
+                    f"llama.cpp server did not answer on {self.url}: {log_path.read_text()[-2000:]}"
+                )
             time.sleep(0.25)
 
     @property

@@ -17,7 +17,7 @@ from tests.conftest import ROOT, child_env
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_runportal_serves_login_and_health_and_stops_both_on_ctrl_c():
-    from tests.queries.conftest import free_port
+    from tests.live import free_port
 
     port = free_port()
     process = subprocess.Popen(
@@ -69,7 +69,7 @@ def test_a_killed_worker_is_restarted_while_the_web_keeps_serving_and_its_run_is
     from rest_framework.authtoken.models import Token
 
     from queries.models import QueryRun
-    from tests.queries.conftest import PLUGINS, free_port
+    from tests.live import PLUGINS, free_port
 
     scripts = tmp_path / "scripts.json"
     query = "A slow question"

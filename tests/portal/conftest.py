@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.queries.conftest import LiveStack, stack  # noqa: F401  (the live-stack fixture)
+from tests.live import LiveStack
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -46,13 +46,29 @@ class Portal:
         self.stack.write_scripts(scripts)
 
 
+@pytest.fixture(scope="module")
+def portal_stack(django_db_setup, django_db_blocker, tmp_path_factory):
+    """One web process and worker for a module's browser tests (the portal uploads, so the
+    worker ingests too)."""
+    from tests.conftest import _stop_stack
+    from tests.live import started_stack
+
+    with django_db_blocker.unblock():
+        stack = started_stack(
+            tmp_path_factory.mktemp("portal"),
+            env={"ADRAG_PROVIDER_PLUGINS": PLUGINS},
+            queues="runs,default,ingest",
+        )
+        try:
+            yield stack
+        finally:
+            _stop_stack(stack)
+
+
 @pytest.fixture
-def portal(stack) -> Portal:  # noqa: F811
-    stack.env["ADRAG_PROVIDER_PLUGINS"] = PLUGINS
-    url = stack.start_web()
-    stack.start_worker(queues="runs,default,ingest")  # the portal uploads, so it ingests too
-    stack.wait_for_worker()
-    return Portal(url=url, stack=stack)
+def portal(portal_stack, transactional_db) -> Portal:
+    """The module's portal; each test makes its own users and data."""
+    return Portal(url=portal_stack.url, stack=portal_stack)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from tests.portal.conftest import DESKTOP, sign_in
-from tests.queries.conftest import stack  # noqa: F401  (the live-stack fixture)
 
 pytestmark = pytest.mark.slow
 

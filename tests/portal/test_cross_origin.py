@@ -17,9 +17,9 @@ import requests
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import QueryRun
-from tests.pipeline.scripted import PLAN_RETRIEVE, answer, verdict
 from tests.portal.conftest import PLUGINS
 from tests.portal.test_pages import CURIE
+from tests.queries.pipeline.scripted import PLAN_RETRIEVE, answer, verdict
 
 pytestmark = pytest.mark.slow
 

@@ -12,8 +12,8 @@ from knowledge.models import KnowledgeBase
 from knowledge.services import kb_create
 from queries.models import QueryRun
 from tests.conftest import ROOT
-from tests.pipeline.scripted import PLAN_RETRIEVE, PLAN_WEB, answer, verdict
 from tests.portal.conftest import PHONE, screenshot, sign_in
+from tests.queries.pipeline.scripted import PLAN_RETRIEVE, PLAN_WEB, answer, verdict
 
 pytestmark = pytest.mark.slow
 
@@ -409,28 +409,26 @@ def test_hostile_documents_and_answers_never_run_and_users_are_isolated(
 
 
 def test_the_answer_streams_into_the_page_as_the_local_model_writes_it(
-    portal, new_page, django_user_model, gguf_model
+    stack, new_page, django_user_model, gguf_model
 ):
     alice = django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
     kb = kb_create(owner=alice, name="Physics")
     documents_ingest_inline(kb=kb, items=[TextItem("curie.txt", CURIE.encode())])
-    # The worker runs llama.cpp in-process with the small model from the package registry.
-    # Small budgets keep a 2-core machine's run short; the answer still streams in pieces.
-    portal.stack.env.update(
+    # A stack of its own: the worker runs llama.cpp in-process with the small model from the
+    # package registry. Small budgets keep a 2-core machine's run short; the answer still
+    # streams in pieces.
+    stack.env.update(
         LOCAL_MODEL_PATH=str(gguf_model),
         MAX_REFLECTION_RETRIES="0",
         LLM_MAX_TOKENS_PLAN="80",
         LLM_MAX_TOKENS_ANSWER="160",
         LLM_MAX_TOKENS_REFLECT="100",
     )
-    portal.stack.stop()
-    portal.stack.webs.clear()
-    portal.stack.workers.clear()
-    portal.url = portal.stack.start_web()
-    portal.stack.start_worker()
-    portal.stack.wait_for_worker()
+    url = stack.start_web()
+    stack.start_worker()
+    stack.wait_for_worker()
     page = new_page()
-    sign_in(page, portal.url, "alice", "alice-pass-123")
+    sign_in(page, url, "alice", "alice-pass-123")
     ask(page, "Tell me everything about what Marie Curie discovered, in detail.", "local")
     # While the run is still going, the answer grows in the page as a draft.
     page.wait_for_selector("#run-view [data-role=answer] .answer-draft", timeout=90_000)

@@ -13,7 +13,7 @@ import time
 from collections import defaultdict
 
 from providers.llm.base import ProviderError
-from tests.pipeline.scripted import Script, ScriptedProvider
+from tests.queries.pipeline.scripted import Script, ScriptedProvider
 
 _consumed: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
 

@@ -17,7 +17,7 @@ from queries.execution import run_execute
 from queries.models import QueryRun, RunEvent
 from queries.services import run_create
 from tests.metrics_scrape import samples, value
-from tests.pipeline.scripted import PLAN_RETRIEVE, answer, verdict
+from tests.queries.pipeline.scripted import PLAN_RETRIEVE, answer, verdict
 
 TOKEN = "scrape-me-3f9a"
 CURIE = b"Marie Curie discovered polonium and radium in 1898. She won two Nobel Prizes."

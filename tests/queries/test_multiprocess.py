@@ -14,8 +14,8 @@ from rest_framework.authtoken.models import Token
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import QueryRun
-from tests.pipeline.scripted import PLAN_RETRIEVE, answer, verdict
 from tests.queries.clients import js_reader_frames, sse_events
+from tests.queries.pipeline.scripted import PLAN_RETRIEVE, answer, verdict
 
 pytestmark = pytest.mark.slow
 

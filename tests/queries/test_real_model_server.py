@@ -14,8 +14,8 @@ from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import QueryRun
 from tests.model_server import seconds_until_idle
-from tests.pipeline.contract import check_frames
 from tests.queries.clients import js_reader_frames, sse_events
+from tests.queries.pipeline.contract import check_frames
 
 pytestmark = pytest.mark.slow
 

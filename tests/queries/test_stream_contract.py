@@ -12,16 +12,16 @@ from rest_framework.authtoken.models import Token
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import QueryRun
-from tests.pipeline.contract import check_frames
-from tests.pipeline.scripted import PLAN_DIRECT, PLAN_RETRIEVE, answer, verdict
-from tests.pipeline.test_pipeline_paths import CLEAN_PASS, RETRY_BLOCK
 from tests.queries.clients import js_reader_frames, python_reader_frames, sse_events
+from tests.queries.pipeline.contract import CLEAN_PASS, RETRY_BLOCK, check_frames
+from tests.queries.pipeline.scripted import PLAN_DIRECT, PLAN_RETRIEVE, answer, verdict
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def world(stack, user):
+def world(module_stack, transactional_db, user):
+    # One web process and worker serve the whole module; each test makes its own user and KB.
     kb = kb_create(owner=user, name="Physics")
     documents_ingest_inline(
         kb=kb,
@@ -34,10 +34,12 @@ def world(stack, user):
         ],
     )
     token = Token.objects.create(user=user).key
-    url = stack.start_web()
-    stack.start_worker()
-    stack.wait_for_worker()
-    return {"url": url, "headers": {"Authorization": f"Token {token}"}, "kb": kb, "stack": stack}
+    return {
+        "url": module_stack.url,
+        "headers": {"Authorization": f"Token {token}"},
+        "kb": kb,
+        "stack": module_stack,
+    }
 
 
 def post_query(world, body, url=None, **kwargs):
@@ -270,10 +272,10 @@ def test_idle_timeout_ends_the_stream_but_not_the_run(world):
         ({"query": "x", "knowledge_bases": "all"}, "invalid_knowledge_bases"),
     ],
 )
-def test_bad_bodies_are_json_400s_before_the_stream(world, body, code):
-    response = requests.post(
-        world["url"] + "/api/query", json=body, headers=world["headers"], timeout=10
-    )
+@pytest.mark.django_db
+def test_bad_bodies_are_json_400s_before_the_stream(auth_client, body, code):
+    # Request validation needs no live server.
+    response = auth_client.post("/api/query", body, format="json")
     assert response.status_code == 400
     assert response.json()["code"] == code
     if code == "missing_query":
@@ -281,13 +283,9 @@ def test_bad_bodies_are_json_400s_before_the_stream(world, body, code):
     assert QueryRun.objects.count() == 0
 
 
-def test_not_json_is_the_missing_query_400(world):
-    response = requests.post(
-        world["url"] + "/api/query",
-        data="query=hi",
-        headers={**world["headers"], "Content-Type": "text/plain"},
-        timeout=10,
-    )
+@pytest.mark.django_db
+def test_not_json_is_the_missing_query_400(auth_client):
+    response = auth_client.generic("POST", "/api/query", "query=hi", content_type="text/plain")
     assert (
         response.status_code == 400 and response.json()["error"] == "Missing or empty 'query' field"
     )

@@ -1,30 +1,24 @@
-"""A live stack for stream tests: web processes (uvicorn) and Procrastinate workers in
-subprocesses, on this test run's database."""
+"""The live stack of the stream, portal and process tests: web processes (uvicorn) and
+Procrastinate workers in subprocesses, on this test run's database. The fixtures that start
+it are in tests/conftest.py: `stack` (a fresh one per test) and `module_stack` (one per module,
+for tests that only need processes to talk to)."""
 
 from __future__ import annotations
 
 import json
-import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import pytest
 import requests
 
 from adrag_site.server import uvicorn_command
 from tests.conftest import ROOT, child_env
+from tests.model_server import free_port
 
 PLUGINS = "scripted=tests.queries.plugin:ScriptedFromFile,broken=tests.queries.plugin:Broken"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class LiveStack:
@@ -122,17 +116,14 @@ class LiveStack:
                 process.wait()
 
 
-@pytest.fixture
-def stack(transactional_db, tmp_path):
-    stack = LiveStack(tmp_path / "scripts.json", tmp_path)
+def started_stack(
+    folder: Path, *, env: dict | None = None, queues: str = "runs,default"
+) -> LiveStack:
+    """Return a live stack in `folder` with one web process and one worker, both up."""
+    stack = LiveStack(folder / "scripts.json", folder)
     stack.write_scripts({})
-    os.environ.setdefault("SCRIPTED_PROVIDER_FILE", str(tmp_path / "scripts.json"))
-    try:
-        yield stack
-    finally:
-        stack.stop()
-        from django.db import connection
-
-        # A killed worker leaves its heartbeat row; drop it so later tests see no ghost.
-        with connection.cursor() as cursor:
-            cursor.execute("DELETE FROM procrastinate_workers")
+    stack.env.update(env or {})
+    stack.url = stack.start_web()
+    stack.start_worker(queues=queues)
+    stack.wait_for_worker()
+    return stack

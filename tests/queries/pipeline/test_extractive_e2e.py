@@ -12,8 +12,7 @@ from providers.llm.registry import get_provider
 from queries.pipeline.events import ListSink
 from queries.pipeline.runner import run_pipeline
 from tests.knowledge.conftest import FILES
-from tests.pipeline.contract import check_frames
-from tests.pipeline.test_pipeline_paths import CLEAN_PASS
+from tests.queries.pipeline.contract import CLEAN_PASS, check_frames
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

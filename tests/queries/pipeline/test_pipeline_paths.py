@@ -13,8 +13,8 @@ from providers.llm.base import ProviderError
 from providers.reranker import FallbackReranker
 from queries.pipeline.events import ListSink
 from queries.pipeline.runner import run_pipeline
-from tests.pipeline.contract import check_frames
-from tests.pipeline.scripted import (
+from tests.queries.pipeline.contract import CLEAN_PASS, RETRY_BLOCK, check_frames
+from tests.queries.pipeline.scripted import (
     PLAN_DIRECT,
     PLAN_RETRIEVE,
     PLAN_WEB,
@@ -31,42 +31,6 @@ DOCS = {
     "sorbonne.txt": "The Sorbonne in Paris hosted Marie Curie's lectures and the Radium Institute.",
     "risotto.txt": "Risotto is cooked with arborio rice and stock added slowly.",
 }
-
-CLEAN_PASS = [
-    ("stage_start", "planner"),
-    ("stage_complete", "planner"),
-    ("stage_start", "retrieval"),
-    ("retrieval_result", "retrieval"),
-    ("stage_skip", "external_tools"),
-    ("stage_start", "aggregator"),
-    ("stage_complete", "aggregator"),
-    ("stage_start", "reranker"),
-    ("stage_complete", "reranker"),
-    ("stage_start", "compressor"),
-    ("stage_complete", "compressor"),
-    ("stage_start", "reasoning"),
-    ("stage_complete", "reasoning"),
-    ("stage_start", "reflection"),
-    ("stage_complete", "reflection"),
-    ("finalize", "reflection"),
-    ("done", None),
-    ("stream_end", None),
-]
-RETRY_BLOCK = [
-    ("stage_start", "retrieval"),
-    ("retrieval_result", "retrieval"),
-    ("stage_skip", "external_tools"),
-    ("stage_start", "aggregator"),
-    ("stage_complete", "aggregator"),
-    ("stage_start", "reranker"),
-    ("stage_complete", "reranker"),
-    ("stage_start", "compressor"),
-    ("stage_complete", "compressor"),
-    ("stage_start", "reasoning"),
-    ("stage_complete", "reasoning"),
-    ("stage_start", "reflection"),
-    ("stage_complete", "reflection"),
-]
 
 
 @pytest.fixture

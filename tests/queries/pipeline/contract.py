@@ -81,3 +81,41 @@ def check_frame(frame: dict) -> None:
 def check_frames(frames: list[dict]) -> None:
     for frame in frames:
         check_frame(frame)
+
+
+# The spec's sequences (stage events as (type, stage)), as POST /api/query sends them.
+CLEAN_PASS = [
+    ("stage_start", "planner"),
+    ("stage_complete", "planner"),
+    ("stage_start", "retrieval"),
+    ("retrieval_result", "retrieval"),
+    ("stage_skip", "external_tools"),
+    ("stage_start", "aggregator"),
+    ("stage_complete", "aggregator"),
+    ("stage_start", "reranker"),
+    ("stage_complete", "reranker"),
+    ("stage_start", "compressor"),
+    ("stage_complete", "compressor"),
+    ("stage_start", "reasoning"),
+    ("stage_complete", "reasoning"),
+    ("stage_start", "reflection"),
+    ("stage_complete", "reflection"),
+    ("finalize", "reflection"),
+    ("done", None),
+    ("stream_end", None),
+]
+RETRY_BLOCK = [
+    ("stage_start", "retrieval"),
+    ("retrieval_result", "retrieval"),
+    ("stage_skip", "external_tools"),
+    ("stage_start", "aggregator"),
+    ("stage_complete", "aggregator"),
+    ("stage_start", "reranker"),
+    ("stage_complete", "reranker"),
+    ("stage_start", "compressor"),
+    ("stage_complete", "compressor"),
+    ("stage_start", "reasoning"),
+    ("stage_complete", "reasoning"),
+    ("stage_start", "reflection"),
+    ("stage_complete", "reflection"),
+]
