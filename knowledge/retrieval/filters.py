@@ -167,7 +167,7 @@ def _file_types(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        _refuse('\'file_types\' must be a list of file types such as "pdf" or "md".')
+        _refuse("'file_types' must be a list of file types such as pdf or md.")
     types = []
     for item in value:
         name = item.strip().lstrip(".").lower()
