@@ -52,8 +52,18 @@ class RunEventOutput(serializers.Serializer):
     frame = serializers.JSONField(help_text="The frame exactly as streamed.")
 
 
+class RunFiltersOutput(serializers.Serializer):
+    """The metadata filters a run was narrowed to (only the keys that were set)."""
+
+    documents = serializers.ListField(child=serializers.IntegerField(), required=False)
+    file_types = serializers.ListField(child=serializers.CharField(), required=False)
+    uploaded_after = serializers.CharField(required=False)
+    uploaded_before = serializers.CharField(required=False)
+
+
 class RunDetailOutput(RunSummaryOutput):
     events = serializers.SerializerMethodField()
+    filters = RunFiltersOutput(read_only=True)
 
     class Meta(RunSummaryOutput.Meta):
         fields = RunSummaryOutput.Meta.fields + [
@@ -65,6 +75,7 @@ class RunDetailOutput(RunSummaryOutput):
             "config",
             "error_message",
             "cancel_requested",
+            "filters",
             "events",
         ]
 

@@ -90,9 +90,27 @@ def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
         sink=RunEventSink(run.id),
         model=run.model or None,
         is_cancelled=CancelCheck(run.id, should_abort),
+        filters=dict(run.filters or {}),
+        history=conversation_history(run),
     )
     run.refresh_from_db()
     return run
+
+
+def conversation_history(run: QueryRun, turns: int = 3) -> list[dict[str, str]]:
+    """Return the last `turns` answered turns before this run in its conversation, oldest first."""
+    if run.conversation_id is None:
+        return []
+    earlier = (
+        QueryRun.objects.filter(
+            conversation_id=run.conversation_id,
+            created_at__lt=run.created_at,
+            status=QueryRun.Status.SUCCEEDED,
+        )
+        .order_by("-created_at")
+        .values("query", "standalone_query", "answer")[:turns]
+    )
+    return list(reversed(list(earlier)))
 
 
 def runs_reap() -> int:

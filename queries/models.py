@@ -9,6 +9,25 @@ from django.conf import settings
 from django.db import models
 
 
+class Conversation(models.Model):
+    """A thread of runs: each follow-up is read with the turns before it."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations"
+    )
+    title = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        indexes = [models.Index(fields=["user", "-updated_at"])]
+
+    def __str__(self) -> str:
+        return self.title or str(self.id)
+
+
 class QueryRun(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -47,6 +66,21 @@ class QueryRun(models.Model):
     job_id = models.BigIntegerField(null=True, blank=True)
     last_seq = models.PositiveIntegerField(default=0)
     request_id = models.CharField(max_length=128, blank=True, default="")
+    conversation = models.ForeignKey(
+        Conversation, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
+    standalone_query = models.TextField(
+        blank=True, default="", help_text="The question rewritten to stand alone, for a follow-up."
+    )
+    rerun_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reruns"
+    )
+    overrides = models.JSONField(
+        default=dict, blank=True, help_text="The settings a re-run changed from its original."
+    )
+    filters = models.JSONField(
+        default=dict, blank=True, help_text="Metadata filters applied inside retrieval."
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -94,3 +128,30 @@ class RunEvent(models.Model):
     @property
     def data(self) -> dict | None:
         return json.loads(self.payload).get("data")
+
+
+class RunFeedback(models.Model):
+    """A user's rating of a run's answer: one per user per run, editable."""
+
+    class Rating(models.TextChoices):
+        UP = "up"
+        DOWN = "down"
+
+    run = models.ForeignKey(QueryRun, on_delete=models.CASCADE, related_name="feedback")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="run_feedback"
+    )
+    rating = models.CharField(max_length=4, choices=Rating.choices)
+    comment = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "user"], name="run_feedback_one_per_user")
+        ]
+        indexes = [models.Index(fields=["rating", "-updated_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.run_id} {self.rating} by {self.user_id}"

@@ -72,8 +72,50 @@ def _query_body() -> dict:
                 "description": "The knowledge bases to search; default every one the caller "
                 "may read.",
             },
+            "filters": _filters_body(),
         },
         "required": ["query"],
+    }
+
+
+def _filters_body() -> dict:
+    from knowledge.ingest.filetypes import SUPPORTED_EXTENSIONS
+    from knowledge.retrieval.filters import MAX_FILTER_DOCUMENTS
+
+    moment = {
+        "type": "string",
+        "anyOf": [{"format": "date"}, {"format": "date-time"}],
+    }
+    return {
+        "type": "object",
+        "nullable": True,
+        "additionalProperties": False,
+        "description": "Metadata filters applied inside every document store's search (not to "
+        "web search). Empty lists or nulls leave a part unfiltered.",
+        "properties": {
+            "documents": {
+                "type": "array",
+                "items": {"type": "integer", "minimum": 1},
+                "maxItems": MAX_FILTER_DOCUMENTS,
+                "description": "Only these documents (each in a searched knowledge base).",
+            },
+            "file_types": {
+                "type": "array",
+                "items": {"type": "string", "enum": sorted(SUPPORTED_EXTENSIONS)},
+                "description": "Only these upload extensions (case-insensitive; md matches "
+                ".markdown, html matches .htm).",
+            },
+            "uploaded_after": {
+                **moment,
+                "description": "Uploaded at or after: an ISO date (midnight UTC) or date-time "
+                "(naive ones are UTC).",
+            },
+            "uploaded_before": {
+                **moment,
+                "description": "Uploaded before: a date-time, or an ISO date (that whole day "
+                "included).",
+            },
+        },
     }
 
 
@@ -101,7 +143,11 @@ def _query_operation() -> dict:
                 "missing query and an unknown provider are kept).",
             ),
             "403": error_response(403, "CSRF check failed (session clients)."),
-            "404": error_response(404, "A knowledge base in `knowledge_bases` is not readable."),
+            "404": error_response(
+                404,
+                "A knowledge base in `knowledge_bases` or a document in `filters.documents` is "
+                "not readable.",
+            ),
             "413": error_response(413),
             "429": {
                 **error_response(429),

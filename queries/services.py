@@ -81,6 +81,10 @@ def run_create(
     model: str | None,
     kb_ids: list[int],
     request_id: str = "",
+    conversation=None,
+    filters: dict | None = None,
+    overrides: dict | None = None,
+    rerun_of: QueryRun | None = None,
 ) -> QueryRun:
     """Check the user's run limits, record a run and queue its job, in one transaction.
 
@@ -106,6 +110,10 @@ def run_create(
             kb_ids=list(kb_ids),
             config=config_snapshot(provider_name=provider_name, model=resolved_model),
             request_id=request_id,
+            conversation=conversation,
+            filters=filters or {},
+            overrides=overrides or {},
+            rerun_of=rerun_of,
         )
         run.knowledge_bases.set(kb_ids)
         run.job_id = run_query.defer(run_id=str(run.id))

@@ -88,12 +88,15 @@ def _parse_body(request) -> dict | JsonResponse:
         "provider": provider.lower().strip(),
         "model": model or None,
         "knowledge_bases": kbs,
+        # Checked in _prepare_run (queries/filters.py): documents need the user's access.
+        "filters": body.get("filters"),
     }
 
 
 def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun | JsonResponse:
     from adrag_site.errors import ServiceError
     from knowledge.selectors import kb_ids_for_user
+    from queries.filters import filters_validate
     from queries.services import run_create
 
     readable = kb_ids_for_user(user=user)
@@ -105,6 +108,7 @@ def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun | JsonResponse
             return json_error(404, f"No such knowledge base: {unknown[0]}.", "not_found")
         kb_ids = list(dict.fromkeys(parsed["knowledge_bases"]))
     try:
+        filters = filters_validate(raw=parsed.get("filters"), user=user, kb_ids=kb_ids)
         return run_create(
             user=user,
             query=parsed["query"],
@@ -112,6 +116,7 @@ def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun | JsonResponse
             model=parsed["model"],
             kb_ids=kb_ids,
             request_id=request_id,
+            filters=filters,
         )
     except ServiceError as exc:
         return exc.response()

@@ -3,6 +3,10 @@
 The scores equal `rank_bm25.BM25Okapi(corpus).get_scores(query_tokens)` over the same tokens,
 where the corpus is every chunk of the searched KBs: idf = ln(N - df + 0.5) - ln(df + 0.5), and
 a negative idf is replaced by epsilon times the corpus's average idf, as rank_bm25 does.
+
+A metadata filter narrows which chunks are scored (a condition in the scoring query), not the
+corpus: N, avgdl and idf stay those of the searched KBs, so a passage scores the same with or
+without a filter and the per-KB statistics serve every filter.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 
+from knowledge.retrieval.filters import DocumentFilter, as_filter
 from providers.tokenize import bm25_tokens
 
 K1 = 1.5
@@ -99,6 +104,7 @@ def bm25_scores(
     top_k: int | None = 10,
     k1: float = K1,
     b: float = B,
+    filters: DocumentFilter | dict | None = None,
 ) -> list[tuple[int, float]]:
     """Return (chunk_id, score) of the best BM25 matches, zero scores dropped, best first."""
     if not kb_ids:
@@ -115,6 +121,21 @@ def bm25_scores(
     if not weighted:
         return []
     terms = list(weighted)
+    params = {
+        "terms": terms,
+        "weights": [weighted[term] for term in terms],
+        "k1": k1,
+        "b": b,
+        "avgdl": stats.average_length or 1.0,
+        "kbs": kb_ids,
+        "limit": top_k,
+    }
+    narrowed = ""
+    document_filter = as_filter(filters)
+    if not document_filter.is_empty:
+        chunks, filter_params = document_filter.chunk_sql()
+        narrowed = f"AND p.chunk_id IN ({chunks}) "
+        params.update(filter_params)
     with connection.cursor() as cursor:
         cursor.execute(
             "WITH q AS (SELECT * FROM unnest(%(terms)s::text[], %(weights)s::float8[]) "
@@ -123,17 +144,10 @@ def bm25_scores(
             "(1 - %(b)s + %(b)s * p.chunk_length / %(avgdl)s))) AS score "
             "FROM knowledge_posting p JOIN q ON q.term = p.term "
             "WHERE p.term = ANY(%(terms)s) AND p.knowledge_base_id = ANY(%(kbs)s) "
+            f"{narrowed}"
             "GROUP BY p.chunk_id HAVING sum(q.weight * p.tf) > 0 "
             "ORDER BY score DESC, p.chunk_id " + ("LIMIT %(limit)s" if top_k else ""),
-            {
-                "terms": terms,
-                "weights": [weighted[term] for term in terms],
-                "k1": k1,
-                "b": b,
-                "avgdl": stats.average_length or 1.0,
-                "kbs": kb_ids,
-                "limit": top_k,
-            },
+            params,
         )
         rows = cursor.fetchall()
     return [(chunk_id, float(score)) for chunk_id, score in rows if score > 0]

@@ -8,6 +8,9 @@ neighbours of entities, found none, and never reached a second hop.
 Two bounds keep hub entities from exploding the traversal: only the best `FIRST_HOP_LIMIT`
 first-hop chunks are expanded, and bridging entities mentioned by more than `HUB_DEGREE` chunks
 are not followed.
+
+A metadata filter narrows the graph to the chunks of the documents that pass: a first hop only
+lands on them, so only they are expanded, and a second hop only lands on them too.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 from django.db import connection
 
 from knowledge.ingest.entities import query_entities
+from knowledge.retrieval.filters import DocumentFilter, as_filter
 
 FIRST_HOP_WEIGHT = 2.0
 SECOND_HOP_BONUS = 0.5
@@ -28,13 +32,33 @@ def graph_top_k(top_k: int) -> int:
 
 
 def graph_scores(
-    *, kb_ids: list[int], query: str, top_k: int | None = 5
+    *,
+    kb_ids: list[int],
+    query: str,
+    top_k: int | None = 5,
+    filters: DocumentFilter | dict | None = None,
 ) -> list[tuple[int, float]]:
     """Return (chunk_id, traversal score) of the best graph matches, best first."""
     names = query_entities(query)
     if not kb_ids or not names:
         return []
     limit = "LIMIT %(limit)s" if top_k else ""
+    params = {
+        "kbs": kb_ids,
+        "names": names,
+        "w1": FIRST_HOP_WEIGHT,
+        "w2": SECOND_HOP_BONUS,
+        "first_limit": FIRST_HOP_LIMIT,
+        "hub": HUB_DEGREE,
+        "limit": top_k,
+    }
+    first_narrowed = second_narrowed = ""
+    document_filter = as_filter(filters)
+    if not document_filter.is_empty:
+        chunks, filter_params = document_filter.chunk_sql()
+        first_narrowed = f"AND ce.chunk_id IN ({chunks})"
+        second_narrowed = f"AND b.chunk_id IN ({chunks})"
+        params.update(filter_params)
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
@@ -47,6 +71,7 @@ def graph_scores(
                 FROM knowledge_chunkentity ce
                 WHERE ce.entity_id IN (SELECT id FROM query_entity)
                   AND ce.knowledge_base_id = ANY(%(kbs)s)
+                  {first_narrowed}
                 GROUP BY ce.chunk_id
             ),
             expanded AS (
@@ -65,6 +90,7 @@ def graph_scores(
                 FROM bridge
                 JOIN knowledge_chunkentity b ON b.entity_id = bridge.entity_id
                 WHERE b.chunk_id <> bridge.origin AND b.knowledge_base_id = ANY(%(kbs)s)
+                  {second_narrowed}
                 GROUP BY b.chunk_id
             )
             SELECT chunk_id, sum(score) AS score
@@ -73,14 +99,6 @@ def graph_scores(
             ORDER BY score DESC, chunk_id
             {limit}
             """,
-            {
-                "kbs": kb_ids,
-                "names": names,
-                "w1": FIRST_HOP_WEIGHT,
-                "w2": SECOND_HOP_BONUS,
-                "first_limit": FIRST_HOP_LIMIT,
-                "hub": HUB_DEGREE,
-                "limit": top_k,
-            },
+            params,
         )
         return [(chunk_id, float(score)) for chunk_id, score in cursor.fetchall()]

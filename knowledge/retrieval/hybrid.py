@@ -11,6 +11,7 @@ from django.db import connection
 
 from knowledge.retrieval.bm25 import bm25_scores
 from knowledge.retrieval.dense import dense_scores
+from knowledge.retrieval.filters import DocumentFilter, as_filter
 from knowledge.retrieval.graph import graph_scores, graph_top_k
 from knowledge.retrieval.hits import SOURCE_BM25, SOURCE_GRAPH, SOURCE_VECTOR, Hit, hydrate
 from providers import embedder
@@ -53,12 +54,18 @@ def search_stores(
     top_k: int | None = None,
     graph_k: int | None = None,
     exact: bool = False,
+    filters: DocumentFilter | dict | None = None,
 ) -> RetrievalResult:
-    """Run the dense, BM25 and graph searches concurrently and hydrate their hits."""
+    """Run the dense, BM25 and graph searches concurrently and hydrate their hits.
+
+    `filters` (a DocumentFilter, or a run's stored filter JSON) narrows all three searches
+    inside their SQL to the documents that pass.
+    """
     top_k = top_k or settings.RETRIEVAL_TOP_K
     graph_k = graph_k or graph_top_k(top_k)
     if not kb_ids or not query.strip():
         return RetrievalResult()
+    document_filter = as_filter(filters)
     started = time.perf_counter()
     query_vector = embedder.embed_query(query)
     encode_ms = (time.perf_counter() - started) * 1000
@@ -71,10 +78,23 @@ def search_stores(
             query_vector=query_vector,
             top_k=top_k,
             exact=exact,
+            filters=document_filter,
         ),
-        SOURCE_BM25: pool.submit(_in_thread, bm25_scores, kb_ids=kb_ids, query=query, top_k=top_k),
+        SOURCE_BM25: pool.submit(
+            _in_thread,
+            bm25_scores,
+            kb_ids=kb_ids,
+            query=query,
+            top_k=top_k,
+            filters=document_filter,
+        ),
         SOURCE_GRAPH: pool.submit(
-            _in_thread, graph_scores, kb_ids=kb_ids, query=query, top_k=graph_k
+            _in_thread,
+            graph_scores,
+            kb_ids=kb_ids,
+            query=query,
+            top_k=graph_k,
+            filters=document_filter,
         ),
     }
     scored = {name: future.result() for name, future in futures.items()}

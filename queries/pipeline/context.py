@@ -34,6 +34,10 @@ class RunContext:
     answer_delta_seconds: float = field(default_factory=lambda: settings.ANSWER_DELTA_SECONDS)
     answer_delta_max_events: int = field(default_factory=lambda: settings.ANSWER_DELTA_MAX_EVENTS)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # Metadata filters (documents, file types, upload dates), applied inside every store's SQL.
+    filters: dict[str, Any] = field(default_factory=dict)
+    # The conversation's earlier turns, oldest first: {"query", "standalone_query", "answer"}.
+    history: list[dict[str, str]] = field(default_factory=list)
 
     def emit(self, event_type: str, data: dict[str, Any] | None = None) -> None:
         emit(self.sink, event_type, data)

@@ -111,6 +111,8 @@
     if (modelSelect.value) body.model = modelSelect.value;
     var kbs = selectedKbs();
     if (kbs) body.knowledge_bases = kbs;
+    var filters = A.chatFilters ? A.chatFilters() : null; // chat-filters.js
+    if (filters) body.filters = filters;
     fetch("/api/query", {
       method: "POST",
       credentials: "same-origin",

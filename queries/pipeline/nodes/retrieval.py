@@ -26,7 +26,11 @@ def retrieval(state: RAGState, config) -> dict:
         },
     )
     query = state.get("retrieval_query") or state["query"]
-    result = search_stores(kb_ids=run.kb_ids, query=query, top_k=run.retrieval_top_k)
+    # The run's metadata filters narrow every store's SQL; web search (external tools) is no
+    # document store and is not filtered.
+    result = search_stores(
+        kb_ids=run.kb_ids, query=query, top_k=run.retrieval_top_k, filters=run.filters or None
+    )
     run.timings_ms.update({f"retrieval_{k}": v for k, v in result.timings_ms.items()})
     counts = (len(result.vector), len(result.bm25), len(result.graph))
     run.emit(
