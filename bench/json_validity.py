@@ -96,6 +96,7 @@ def main() -> None:
     parsed = {(m, s): 0 for m in modes for s in STAGES}
     seconds = {(m, s): [] for m in modes for s in STAGES}
     tokens = {(m, s): [] for m in modes for s in STAGES}
+    timeouts = {(m, s): 0 for m in modes for s in STAGES}
     contains = dict.fromkeys(modes, 0)
     for mode in modes:
         provider = make_provider(args.provider, mode, args.model_path)
@@ -116,8 +117,11 @@ def main() -> None:
                         answer = str(result.get("answer", "")).lower()
                         contains[mode] += any(a.lower() in answer for a in item["answers"])
                 except ProviderError as exc:
-                    if exc.code != "invalid_json":
+                    # A reply that does not parse, or one that ran out of time, sends the
+                    # pipeline down its fallback: both count as not parsed.
+                    if exc.code not in ("invalid_json", "timeout"):
                         raise
+                    timeouts[(mode, stage)] += exc.code == "timeout"
                 seconds[(mode, stage)].append(time.perf_counter() - started)
                 usage = ctx.usage.get(stage)
                 tokens[(mode, stage)].append(usage.output_tokens if usage else 0)
@@ -127,13 +131,16 @@ def main() -> None:
     print(
         f"provider {args.provider}, model {args.model or args.model_path or 'default'}, {total} questions"
     )
-    print(f"{'mode':<13}{'stage':<12}{'parsed':>8}{'median s':>10}{'mean out tok':>14}")
+    print(
+        f"{'mode':<13}{'stage':<12}{'parsed':>8}{'median s':>10}{'mean out tok':>14}{'timed out':>11}"
+    )
     for mode in modes:
         for stage in STAGES:
             key = (mode, stage)
             print(
                 f"{mode:<13}{stage:<12}{parsed[key] / total:>8.0%}"
                 f"{statistics.median(seconds[key]):>10.2f}{statistics.mean(tokens[key]):>14.1f}"
+                f"{timeouts[key]:>11}"
             )
         print(f"{mode:<13}{'answer holds a gold span':<26}{contains[mode] / total:>8.0%}")
 
