@@ -22,6 +22,7 @@ logger = logging.getLogger(__name__)
 
 KIND_CROSS_ENCODER = "cross-encoder"
 KIND_FALLBACK = "embedding-cosine+lexical"
+KIND_FUSED = "fused-rank"
 
 _lock = threading.Lock()
 _active: Reranker | None = None
@@ -122,6 +123,25 @@ class FallbackReranker(Reranker):
         lexical = lexical_match(query, [p.text for p in passages], idf or (self.idf or {}))
         weight = self.lexical_weight
         return [float((1 - weight) * cos + weight * lex) for cos, lex in zip(cosine, lexical)]
+
+
+class FusedRankOrder(Reranker):
+    """No reranking (a re-run's `reranker: false`): keep the fused order, scored by fused rank.
+
+    It scores nothing itself: the fused (reciprocal-rank) score is already on each candidate,
+    so `knowledge.retrieval.rerank` keeps the aggregator's order and reports that score.
+    """
+
+    kind = KIND_FUSED
+    name = "off: reciprocal-rank-fusion order"
+
+    @property
+    def floor(self) -> float:
+        # Fused scores are ranks, not relevance: they say nothing about weak evidence.
+        return 0.0
+
+    def score(self, query: str, passages: list[Passage]) -> list[float]:
+        raise NotImplementedError("the fused order is kept by the caller")
 
 
 def lexical_match(

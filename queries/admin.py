@@ -5,7 +5,7 @@ from django.utils.html import format_html
 
 from adrag_site.errors import ServiceError
 from queries import services
-from queries.models import QueryRun, RunEvent
+from queries.models import QueryRun, RunEvent, RunFeedback
 
 
 class RunEventInline(admin.TabularInline):
@@ -15,6 +15,18 @@ class RunEventInline(admin.TabularInline):
     extra = 0
     can_delete = False
     ordering = ["seq"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class RunFeedbackInline(admin.TabularInline):
+    model = RunFeedback
+    fields = ["user", "rating", "comment", "updated_at"]
+    readonly_fields = fields
+    extra = 0
+    ordering = ["-updated_at"]
+    verbose_name_plural = "feedback"
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -38,7 +50,7 @@ class QueryRunAdmin(admin.ModelAdmin):
     search_fields = ["query", "answer", "id", "user__username"]
     date_hierarchy = "created_at"
     actions = ["cancel_runs"]
-    inlines = [RunEventInline]
+    inlines = [RunFeedbackInline, RunEventInline]
     readonly_fields = [
         "id",
         "user",
@@ -113,3 +125,31 @@ class RunEventAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(RunFeedback)
+class RunFeedbackAdmin(admin.ModelAdmin):
+    list_display = ["short_question", "rating", "short_comment", "user", "updated_at", "run_link"]
+    list_filter = ["rating", "updated_at"]
+    search_fields = ["comment", "run__query", "run__answer", "user__username", "run__id"]
+    date_hierarchy = "updated_at"
+    list_select_related = ["run", "user"]
+    readonly_fields = ["run", "user", "rating", "comment", "created_at", "updated_at", "run_link"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.display(description="question")
+    def short_question(self, feedback: RunFeedback) -> str:
+        return feedback.run.query[:80]
+
+    @admin.display(description="comment")
+    def short_comment(self, feedback: RunFeedback) -> str:
+        return feedback.comment[:80]
+
+    @admin.display(description="run")
+    def run_link(self, feedback: RunFeedback):
+        return format_html('<a href="/history/{}/">open run</a>', feedback.run_id)

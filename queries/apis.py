@@ -5,11 +5,19 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers, status
+from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -17,13 +25,19 @@ from rest_framework.views import APIView
 from adrag_site.errors import ServiceError
 from adrag_site.schema import error_responses
 from queries import selectors, services
-from queries.models import QueryRun
+from queries.models import QueryRun, RunFeedback
+
+
+class RatingCountsOutput(serializers.Serializer):
+    up = serializers.IntegerField()
+    down = serializers.IntegerField()
 
 
 class RunSummaryOutput(serializers.ModelSerializer):
     user = serializers.CharField(source="user.username")
     duration_ms = serializers.FloatField(allow_null=True)
     total_tokens = serializers.IntegerField()
+    ratings = serializers.SerializerMethodField()
 
     class Meta:
         model = QueryRun
@@ -42,7 +56,17 @@ class RunSummaryOutput(serializers.ModelSerializer):
             "kb_ids",
             "error_code",
             "last_seq",
+            "rerun_of",
+            "ratings",
         ]
+
+    @extend_schema_field(RatingCountsOutput)
+    def get_ratings(self, run: QueryRun) -> dict:
+        """Count the run's ratings (annotated by `run_search`, else counted here)."""
+        if hasattr(run, "feedback_up"):
+            return {"up": run.feedback_up, "down": run.feedback_down}
+        ratings = list(run.feedback.values_list("rating", flat=True))
+        return {"up": ratings.count("up"), "down": ratings.count("down")}
 
 
 class RunEventOutput(serializers.Serializer):
@@ -61,9 +85,31 @@ class RunFiltersOutput(serializers.Serializer):
     uploaded_before = serializers.CharField(required=False)
 
 
+class FeedbackOutput(serializers.Serializer):
+    rating = serializers.ChoiceField(choices=RunFeedback.Rating.choices)
+    comment = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class FeedbackSummaryOutput(serializers.Serializer):
+    mine = FeedbackOutput(allow_null=True, help_text="The caller's own rating, if any.")
+    up = serializers.IntegerField(help_text="Ratings up, by anyone.")
+    down = serializers.IntegerField(help_text="Ratings down, by anyone.")
+
+
+class RerunBriefOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=QueryRun.Status.choices)
+    created_at = serializers.DateTimeField()
+    overrides = serializers.JSONField()
+
+
 class RunDetailOutput(RunSummaryOutput):
     events = serializers.SerializerMethodField()
     filters = RunFiltersOutput(read_only=True)
+    feedback = serializers.SerializerMethodField()
+    reruns = serializers.SerializerMethodField()
 
     class Meta(RunSummaryOutput.Meta):
         fields = RunSummaryOutput.Meta.fields + [
@@ -77,7 +123,25 @@ class RunDetailOutput(RunSummaryOutput):
             "cancel_requested",
             "filters",
             "events",
+            "overrides",
+            "reruns",
+            "feedback",
         ]
+
+    @extend_schema_field(FeedbackSummaryOutput)
+    def get_feedback(self, run: QueryRun) -> dict:
+        request = self.context.get("request")
+        return selectors.feedback_summary(run=run, user=request.user if request else None)
+
+    @extend_schema_field(RerunBriefOutput(many=True))
+    def get_reruns(self, run: QueryRun) -> list[dict]:
+        request = self.context.get("request")
+        reruns = selectors.run_list_for_user(user=request.user if request else None)
+        return list(
+            reruns.filter(rerun_of=run)
+            .order_by("created_at")
+            .values("id", "status", "created_at", "overrides")
+        )
 
     @extend_schema_field(RunEventOutput(many=True))
     def get_events(self, run: QueryRun) -> list[dict]:
@@ -151,6 +215,12 @@ class RunListApi(APIView):
             OpenApiParameter("since", str, description=f"Created at or after. {DATE_HELP}"),
             OpenApiParameter("until", str, description=f"Created before. {DATE_HELP}"),
             OpenApiParameter("q", str, description="Text in the question or the answer."),
+            OpenApiParameter(
+                "feedback",
+                str,
+                enum=list(selectors.FEEDBACK_FILTERS),
+                description="Runs rated up, down, rated at all (any) or not (none).",
+            ),
             OpenApiParameter("user", str, description="Staff only: one user's runs."),
             OpenApiParameter("page", int),
             OpenApiParameter("page_size", int, description="At most 200."),
@@ -163,6 +233,12 @@ class RunListApi(APIView):
             unknown = set(params["status"].split(",")) - set(QueryRun.Status.values)
             if unknown:
                 raise ServiceError(400, "invalid_request", f"Unknown status: {sorted(unknown)[0]}.")
+        if params.get("feedback") and params["feedback"] not in selectors.FEEDBACK_FILTERS:
+            raise ServiceError(
+                400,
+                "invalid_request",
+                f"feedback must be one of {', '.join(selectors.FEEDBACK_FILTERS)}.",
+            )
         runs = selectors.run_search(
             user=request.user,
             status=params.get("status"),
@@ -170,6 +246,7 @@ class RunListApi(APIView):
             since=_when(params.get("since"), "since"),
             until=_when(params.get("until"), "until"),
             text=params.get("q"),
+            feedback=params.get("feedback"),
         )
         if params.get("user") and request.user.is_staff:
             runs = runs.filter(user__username=params["user"])
@@ -186,7 +263,7 @@ class RunDetailApi(APIView):
     )
     def get(self, request, run_id):
         run = selectors.run_get_for_user(run_id=run_id, user=request.user)
-        return Response(RunDetailOutput(run).data)
+        return Response(RunDetailOutput(run, context={"request": request}).data)
 
 
 class RunCancelApi(APIView):
@@ -205,3 +282,215 @@ class RunCancelApi(APIView):
             {"id": str(run.id), "status": run.status, "cancel_requested": run.cancel_requested},
             status=status.HTTP_202_ACCEPTED,
         )
+
+
+class RunBriefOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    query = serializers.CharField()
+    status = serializers.ChoiceField(choices=QueryRun.Status.choices)
+    provider = serializers.CharField()
+    model = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+    duration_ms = serializers.FloatField(allow_null=True)
+    total_tokens = serializers.IntegerField()
+    rerun_of = serializers.UUIDField(allow_null=True)
+    overrides = serializers.JSONField()
+    attempts = serializers.IntegerField(help_text="Passes through retrieval..reflection.")
+
+
+class CompareSummaryOutput(serializers.Serializer):
+    config_changes = serializers.ListField(child=serializers.CharField())
+    changed_stages = serializers.ListField(child=serializers.CharField())
+
+
+class ConfigChangeOutput(serializers.Serializer):
+    key = serializers.CharField(
+        help_text="A dotted configuration key, e.g. `fusion.weights.graph`."
+    )
+    a = serializers.JSONField(allow_null=True)
+    b = serializers.JSONField(allow_null=True)
+
+
+class ConfigDiffOutput(serializers.Serializer):
+    changed = ConfigChangeOutput(many=True)
+    same = serializers.IntegerField(help_text="How many keys are equal.")
+
+
+def _section(help_text: str) -> serializers.JSONField:
+    return serializers.JSONField(help_text=help_text)
+
+
+class CompareStagesOutput(serializers.Serializer):
+    planner = _section("`a`, `b` (status, retrieve, use_external, query_type), `changed`.")
+    retrieval = _section(
+        "`a`, `b` (status and counts per store); `stores`: per store `in_both` (with "
+        "`rank_a`, `rank_b`, `moved`), `only_a`, `only_b`, `overlap`, `same` (null for runs "
+        "logged without hit ids); `changed`."
+    )
+    external_tools = _section("`a`, `b` (status, web_count), `changed`.")
+    aggregator = _section(
+        "`a`, `b` (status, before, after, sources); `ranked`: the fused order "
+        "compared like a store; `changed`."
+    )
+    reranker = _section(
+        "`a`, `b` (status, kind, name, top_k, best_score, scores); `passages`: each kept "
+        "passage with its rank and score in a and b, `score_delta`, `moved`; `changed`."
+    )
+    compressor = _section(
+        "`a`, `b` (status, original_chars, compressed_chars, ratio, compressed), `changed`."
+    )
+    reasoning = _section("`a`, `b` (status, confidence, is_sufficient), `changed`.")
+    answer = _section(
+        "`a`, `b` (the answers), `same`, `similarity`, `words_added`, `words_removed`, "
+        "`segments` (a word diff: `op` equal/delete/insert and `text`), `changed`."
+    )
+    citations = _section(
+        "Counts (`a_count`, `b_count`, `in_both`, `only_a`, `only_b`) and `sources`, each with "
+        "its index and rerank score in a and b; `changed`."
+    )
+    reflection = _section(
+        "`a`, `b` (grounded, confidence, issues, retry_count, attempts, query_type), `changed`."
+    )
+
+
+class RunCompareOutput(serializers.Serializer):
+    a = RunBriefOutput()
+    b = RunBriefOutput()
+    same_run = serializers.BooleanField()
+    summary = CompareSummaryOutput()
+    config = ConfigDiffOutput()
+    stages = CompareStagesOutput()
+    timings = serializers.JSONField(
+        help_text="`stages`: per stage the milliseconds in a and b (summed over attempts) and "
+        "the delta; `run`: the recorded run timings likewise."
+    )
+    tokens = serializers.JSONField(
+        help_text="`stages`: per stage input/output/total tokens in a and b and the delta; "
+        "`total_a`, `total_b`, `delta`."
+    )
+    hits = serializers.DictField(
+        child=serializers.JSONField(),
+        help_text="Each compared hit key (`chunk:<id>`, `web:<url>`): file_name, page, preview.",
+    )
+
+
+class RunCompareApi(APIView):
+    """Compare two runs stage by stage: config, hits, scores, compression, answer, citations."""
+
+    @extend_schema(
+        tags=["runs"],
+        parameters=[
+            OpenApiParameter("a", OpenApiTypes.UUID, required=True, description="A run id."),
+            OpenApiParameter("b", OpenApiTypes.UUID, required=True, description="A run id."),
+        ],
+        responses={200: RunCompareOutput, **error_responses(400, 404)},
+    )
+    def get(self, request):
+        from queries.compare import run_compare
+
+        ids = {side: (request.query_params.get(side) or "").strip() for side in ("a", "b")}
+        missing = [side for side, value in ids.items() if not value]
+        if missing:
+            raise ServiceError(
+                400, "invalid_request", f"?{missing[0]}= must name a run to compare."
+            )
+        run_a = selectors.run_get_for_user(run_id=ids["a"], user=request.user)
+        run_b = selectors.run_get_for_user(run_id=ids["b"], user=request.user)
+        return Response(RunCompareOutput(run_compare(a=run_a, b=run_b, user=request.user)).data)
+
+
+class FeedbackInput(serializers.Serializer):
+    rating = serializers.ChoiceField(choices=RunFeedback.Rating.choices)
+    comment = serializers.CharField(
+        required=False, allow_blank=True, max_length=services.FEEDBACK_COMMENT_MAX_CHARS
+    )
+
+
+class RunFeedbackApi(APIView):
+    """The caller's rating of a run (one per user per run, editable) and the run's counts."""
+
+    @extend_schema(
+        tags=["runs"],
+        parameters=[RUN_ID],
+        responses={200: FeedbackSummaryOutput, **error_responses(404)},
+    )
+    def get(self, request, run_id):
+        run = selectors.run_get_for_user(run_id=run_id, user=request.user)
+        return Response(
+            FeedbackSummaryOutput(selectors.feedback_summary(run=run, user=request.user)).data
+        )
+
+    @extend_schema(
+        tags=["runs"],
+        parameters=[RUN_ID],
+        request=FeedbackInput,
+        responses={200: FeedbackSummaryOutput, **error_responses(400, 404)},
+    )
+    def post(self, request, run_id):
+        run = selectors.run_get_for_user(run_id=run_id, user=request.user)
+        # Checked by the service rather than FeedbackInput, so that any bad rating (missing,
+        # null, a number) answers the one stable code `invalid_rating`.
+        body = request.data if isinstance(request.data, dict) else {}
+        comment = body.get("comment") or ""
+        if not isinstance(comment, str):
+            raise ServiceError(400, "invalid_request", "comment must be a string.")
+        services.feedback_set(
+            run=run, user=request.user, rating=body.get("rating"), comment=comment
+        )
+        return Response(
+            FeedbackSummaryOutput(selectors.feedback_summary(run=run, user=request.user)).data
+        )
+
+    @extend_schema(
+        tags=["runs"], parameters=[RUN_ID], responses={204: None, **error_responses(404)}
+    )
+    def delete(self, request, run_id):
+        run = selectors.run_get_for_user(run_id=run_id, user=request.user)
+        services.feedback_delete(run=run, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class JsonLinesNegotiation(BaseContentNegotiation):
+    """Answer errors as JSON whatever the Accept header; the export itself is JSON Lines."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return (renderers[0], renderers[0].media_type)
+
+
+class FeedbackExportApi(APIView):
+    """Rated runs as JSON Lines, one line per rating, for building an evaluation set."""
+
+    content_negotiation_class = JsonLinesNegotiation
+
+    @extend_schema(
+        tags=["runs"],
+        parameters=[
+            OpenApiParameter(
+                "rating", str, enum=list(RunFeedback.Rating.values), description="Only these."
+            )
+        ],
+        responses={
+            (200, "application/x-ndjson"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="One JSON object per line: run_id, created_at, question, "
+                "standalone_query, answer, sources, rating, comment, rated_by, rated_at, "
+                "provider, model. The caller's runs (staff: every run).",
+            ),
+            **error_responses(400),
+        },
+    )
+    def get(self, request):
+        rating = request.query_params.get("rating") or None
+        if rating and rating not in RunFeedback.Rating.values:
+            raise ServiceError(400, "invalid_rating", "rating must be 'up' or 'down'.")
+        lines = [
+            json.dumps(row, ensure_ascii=False, cls=DjangoJSONEncoder) + "\n"
+            for row in selectors.feedback_export_rows(user=request.user, rating=rating)
+        ]
+        response = HttpResponse("".join(lines), content_type="application/x-ndjson")
+        stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+        response["Content-Disposition"] = f'attachment; filename="feedback-{stamp}.jsonl"'
+        return response

@@ -63,6 +63,7 @@ def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
     """Run the pipeline for a queued run, writing every event to its log."""
     from knowledge.selectors import kb_ids_for_user
     from providers.llm.registry import get_provider
+    from queries.overrides import pipeline_kwargs
     from queries.pipeline.runner import run_pipeline
 
     with transaction.atomic():
@@ -89,6 +90,7 @@ def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
         kb_ids=kb_ids,
         sink=RunEventSink(run.id),
         model=run.model or None,
+        **pipeline_kwargs(run.overrides or {}),
         is_cancelled=CancelCheck(run.id, should_abort),
         filters=dict(run.filters or {}),
         history=conversation_history(run),

@@ -7,5 +7,6 @@ from queries import pages
 urlpatterns = [
     path("", pages.chat_view, name="home"),
     path("history/", pages.history_view, name="history"),
+    path("history/compare/", pages.compare_view, name="run-compare-page"),
     path("history/<uuid:run_id>/", pages.run_replay_view, name="run-replay"),
 ]

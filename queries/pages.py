@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from queries.models import QueryRun
@@ -50,3 +53,124 @@ def run_replay_view(request: HttpRequest, run_id) -> HttpResponse:
     return render(
         request, "run_detail.html", {"nav": "history", "run": run, "stages": _tracker_rows()}
     )
+
+
+# The compare page's stage sections, in pipeline order, with what each shows.
+COMPARE_SECTIONS = (
+    ("planner", "Planner", "What the planner decided"),
+    ("retrieval", "Hybrid retrieval", "Each store's hits, best first"),
+    ("external_tools", "Web search", "Only when the plan asks for it"),
+    ("aggregator", "Aggregate", "The candidates in fused order"),
+    ("reranker", "Rerank", "The passages kept, with their scores"),
+    ("compressor", "Compress", "The context given to the answer"),
+    ("answer", "Answer", "Word by word: removed from A, added in B"),
+    ("citations", "Citations", "The sources the answer cites"),
+    ("reflection", "Reflection", "Grounding check"),
+)
+
+
+def _shown(value) -> str:
+    """Show a configuration value: text as it is, anything else as JSON; none as a dash."""
+    if value is None:
+        return "—"
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _signed(value, unit: str) -> str:
+    if value is None:
+        return "—"
+    if not value:
+        return "0" + unit
+    text = f"{value:,.1f}".rstrip("0").rstrip(".") if isinstance(value, float) else f"{value:,}"
+    return ("+" if value > 0 else "") + text + unit
+
+
+def _hit_rows(diff: dict | None, hits: dict, side: str) -> list[dict] | None:
+    """Return one side of a ranked comparison, best first, each hit labelled and marked."""
+    if diff is None:
+        return None
+    rows = []
+    for item in diff["in_both"]:
+        rank = item["rank_a"] if side == "a" else item["rank_b"]
+        rows.append({"key": item["key"], "rank": rank, "state": "both", "moved": item["moved"]})
+    for item in diff["only_a" if side == "a" else "only_b"]:
+        rows.append({"key": item["key"], "rank": item["rank"], "state": "only", "moved": 0})
+    rows.sort(key=lambda row: row["rank"])
+    for row in rows:
+        row.update(hits.get(row["key"], {}))
+    return rows
+
+
+def _compare_context(result: dict) -> dict:
+    """Shape a comparison for the template: labelled hit columns, rows side by side."""
+    hits = result["hits"]
+    stage_data = result["stages"]
+    stores = stage_data["retrieval"].get("stores")
+    retrieval_columns = None
+    if stores is not None:
+        retrieval_columns = [
+            {
+                "store": store,
+                "diff": diff,
+                "a": _hit_rows(diff, hits, "a"),
+                "b": _hit_rows(diff, hits, "b"),
+            }
+            for store, diff in stores.items()
+        ]
+    ranked = stage_data["aggregator"].get("ranked")
+    fused = {"a": _hit_rows(ranked, hits, "a"), "b": _hit_rows(ranked, hits, "b")}
+    passages = [
+        {**entry, **hits.get(entry["key"], {})}
+        for entry in (stage_data["reranker"].get("passages") or [])
+    ]
+    sections = [
+        {"id": key, "label": label, "hint": hint, "data": stage_data[key]}
+        for key, label, hint in COMPARE_SECTIONS
+    ]
+    config_rows = [
+        {"key": change["key"], "a": _shown(change["a"]), "b": _shown(change["b"])}
+        for change in result["config"]["changed"]
+    ]
+    for row in result["timings"]["stages"] + result["timings"]["run"]:
+        row["delta_text"] = _signed(row["delta"], " ms")
+    for row in result["tokens"]["stages"]:
+        row["delta_text"] = _signed(row["delta"], "")
+    return {
+        "cmp": result,
+        "config_rows": config_rows,
+        "tokens_delta": _signed(result["tokens"]["delta"], ""),
+        "sections": sections,
+        "retrieval_columns": retrieval_columns,
+        "fused": fused,
+        "passages": passages,
+    }
+
+
+@login_required
+def compare_view(request: HttpRequest) -> HttpResponse:
+    """Render two runs side by side, stage by stage; pick the second run when only one is given."""
+    from queries.compare import run_compare
+    from queries.selectors import run_list_for_user
+
+    a_id, b_id = request.GET.get("a", "").strip(), request.GET.get("b", "").strip()
+    if not a_id:
+        raise Http404("Name a run to compare: ?a=<run id>.")
+    run_a = run_get_for_user(run_id=a_id, user=request.user)
+    if not b_id:
+        # Candidates: the run's original, its re-runs, and other runs of the same question.
+        related = (
+            run_list_for_user(user=request.user)
+            .filter(Q(id=run_a.rerun_of_id) | Q(rerun_of=run_a) | Q(query=run_a.query))
+            .exclude(id=run_a.id)
+            .order_by("-created_at")[:30]
+        )
+        return render(
+            request,
+            "compare.html",
+            {"nav": "history", "run_a": run_a, "choices": list(related), "choosing": True},
+        )
+    run_b = run_get_for_user(run_id=b_id, user=request.user)
+    context = {"nav": "history", "run_a": run_a, "run_b": run_b, "choosing": False}
+    context["active"] = run_a.is_active or run_b.is_active
+    context.update(_compare_context(run_compare(a=run_a, b=run_b, user=request.user)))
+    return render(request, "compare.html", context)

@@ -204,9 +204,102 @@ def _events_operation() -> dict:
     }
 
 
+def _rerun_body() -> dict:
+    from providers.llm.registry import provider_names
+    from queries.overrides import FUSION_LISTS, INT_RANGES, MAX_FUSION_WEIGHT
+
+    properties: dict = {
+        "provider": {"type": "string", "enum": list(provider_names())},
+        "model": {
+            "type": "string",
+            "nullable": True,
+            "maxLength": MAX_MODEL_CHARS,
+            "description": "null: the provider's default model.",
+        },
+        "knowledge_bases": {
+            "type": "array",
+            "items": {"type": "integer"},
+            "description": "The knowledge bases to search instead of the original's.",
+        },
+        "fusion_weights": {
+            "type": "object",
+            "properties": {
+                name: {"type": "number", "minimum": 0, "maximum": MAX_FUSION_WEIGHT}
+                for name in FUSION_LISTS
+            },
+            "additionalProperties": False,
+            "minProperties": 1,
+            "description": "Rank-fusion weights of the candidate lists; unnamed lists keep theirs.",
+        },
+        "reranker": {
+            "type": "boolean",
+            "description": "false: no reranking, the fused order is kept (scored by fused rank).",
+        },
+    }
+    for key, (lowest, highest) in INT_RANGES.items():
+        properties[key] = {"type": "integer", "minimum": lowest, "maximum": highest}
+    return {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+        "description": "The settings to change; the rest are the original run's.",
+    }
+
+
+def _rerun_operation() -> dict:
+    return {
+        "operationId": "runs_rerun_create",
+        "summary": "Re-run a run with some settings changed, and stream it",
+        "description": "Start a new run of the same question (its standalone form for a "
+        "follow-up), linked to the original (`rerun_of`), with the original's settings and "
+        "these overrides; the stream is POST /api/query's. Compare the two with GET "
+        "/api/runs/compare.",
+        "tags": ["runs"],
+        "security": [{"tokenAuth": []}, {"cookieAuth": []}],
+        "parameters": [
+            {
+                "name": "run_id",
+                "in": "path",
+                "required": True,
+                "schema": {"type": "string", "format": "uuid"},
+            }
+        ],
+        "requestBody": {
+            "required": False,
+            "content": {"application/json": {"schema": _rerun_body()}},
+        },
+        "responses": {
+            "200": {
+                "description": "The new run's events, streamed.",
+                "headers": {
+                    **SSE_HEADERS,
+                    "X-Rerun-Of": {
+                        "description": "The original run's id.",
+                        "schema": {"type": "string", "format": "uuid"},
+                    },
+                },
+                "content": EVENT_STREAM,
+            },
+            "400": error_response(
+                400, "An unknown setting or a value out of range (`invalid_override`)."
+            ),
+            "403": error_response(403, "CSRF check failed (session clients)."),
+            "404": error_response(
+                404, "No such run, or a knowledge base in `knowledge_bases` is not readable."
+            ),
+            "413": error_response(413),
+            "429": {
+                **error_response(429),
+                "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+            },
+        },
+    }
+
+
 def add_streaming_endpoints(result: dict, generator, request, public) -> dict:
-    """Describe POST /api/query and GET /api/runs/{run_id}/events."""
+    """Describe POST /api/query, GET /api/runs/{run_id}/events and POST .../rerun."""
     paths = result.setdefault("paths", {})
     paths["/api/query"] = {"post": _query_operation()}
     paths["/api/runs/{run_id}/events"] = {"get": _events_operation()}
+    paths["/api/runs/{run_id}/rerun"] = {"post": _rerun_operation()}
     return result

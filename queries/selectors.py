@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.http import Http404
 
-from queries.models import QueryRun
+from queries.models import QueryRun, RunFeedback
 
 
 def run_list_for_user(*, user) -> QuerySet[QueryRun]:
@@ -41,9 +43,9 @@ def run_get_for_user(*, run_id, user) -> QueryRun:
 
 
 def run_search(
-    *, user, status=None, provider=None, since=None, until=None, text=None
+    *, user, status=None, provider=None, since=None, until=None, text=None, feedback=None
 ) -> QuerySet[QueryRun]:
-    """Return the user's runs filtered by status, provider, date range and text."""
+    """Return the user's runs filtered by status, provider, date range, text and feedback."""
     runs = run_list_for_user(user=user).select_related("user")
     if status:
         runs = runs.filter(status__in=status.split(","))
@@ -55,4 +57,90 @@ def run_search(
         runs = runs.filter(created_at__lt=until)
     if text:
         runs = runs.filter(Q(query__icontains=text) | Q(answer__icontains=text))
+    if feedback:
+        runs = runs.filter(feedback_filter(feedback))
+    runs = runs.annotate(
+        feedback_up=_rating_count(RunFeedback.Rating.UP),
+        feedback_down=_rating_count(RunFeedback.Rating.DOWN),
+    )
     return runs.order_by("-created_at")
+
+
+def _rating_count(rating: str) -> Coalesce:
+    ratings = (
+        RunFeedback.objects.filter(run=OuterRef("pk"), rating=rating)
+        .order_by()
+        .values("run")
+        .annotate(n=Count("id"))
+        .values("n")[:1]
+    )
+    return Coalesce(Subquery(ratings), 0)
+
+
+# ?feedback= on the history: a rating anyone gave the run, any rating, or none.
+FEEDBACK_FILTERS = ("up", "down", "any", "none")
+
+
+def feedback_filter(value: str) -> Q:
+    """Return the condition on runs for a `feedback` filter value (one of FEEDBACK_FILTERS)."""
+    rated = RunFeedback.objects.filter(run=OuterRef("pk"))
+    if value in (RunFeedback.Rating.UP, RunFeedback.Rating.DOWN):
+        return Q(Exists(rated.filter(rating=value)))
+    if value == "any":
+        return Q(Exists(rated))
+    return ~Q(Exists(rated))
+
+
+def feedback_summary(*, run: QueryRun, user) -> dict:
+    """Return the user's own rating of a run and the counts of every rating it has."""
+    counts = {
+        row["rating"]: row["n"]
+        for row in RunFeedback.objects.filter(run=run)
+        .order_by()
+        .values("rating")
+        .annotate(n=Count("id"))
+    }
+    mine = RunFeedback.objects.filter(run=run, user=user).first()
+    return {
+        "mine": feedback_output(mine) if mine else None,
+        "up": counts.get(RunFeedback.Rating.UP, 0),
+        "down": counts.get(RunFeedback.Rating.DOWN, 0),
+    }
+
+
+def feedback_output(feedback: RunFeedback) -> dict:
+    return {
+        "rating": feedback.rating,
+        "comment": feedback.comment,
+        "created_at": feedback.created_at,
+        "updated_at": feedback.updated_at,
+    }
+
+
+def feedback_export_rows(*, user, rating: str | None = None) -> Iterator[dict]:
+    """Yield one record per rating of a run the user may see (staff: all), newest first.
+
+    Each record holds what an evaluation set needs: the question (and its standalone form),
+    the answer, its sources, the rating and comment, who rated, and the run's id and time.
+    """
+    ratings = RunFeedback.objects.filter(
+        run__in=run_list_for_user(user=user).values("id")
+    ).select_related("run", "user")
+    if rating:
+        ratings = ratings.filter(rating=rating)
+    for feedback in ratings.order_by("-updated_at", "-id").iterator(chunk_size=200):
+        run = feedback.run
+        yield {
+            "run_id": str(run.id),
+            "created_at": run.created_at.isoformat(),
+            "question": run.query,
+            "standalone_query": run.standalone_query or run.query,
+            "answer": run.answer,
+            "sources": run.sources,
+            "rating": feedback.rating,
+            "comment": feedback.comment,
+            "rated_by": feedback.user.get_username(),
+            "rated_at": feedback.updated_at.isoformat(),
+            "provider": run.provider,
+            "model": run.model,
+        }

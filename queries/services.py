@@ -12,17 +12,18 @@ from django.utils import timezone
 from adrag_site.errors import ServiceError
 from queries.eventlog import run_terminate
 from queries.execution import CANCELLED_MESSAGE
-from queries.models import QueryRun
+from queries.models import QueryRun, RunFeedback
 
 logger = logging.getLogger(__name__)
 
 
-def config_snapshot(*, provider_name: str, model: str) -> dict:
-    """Record the settings a run ran with, so its results can be read later."""
+def config_snapshot(*, provider_name: str, model: str, overrides: dict | None = None) -> dict:
+    """Record the settings a run ran with (a re-run's overrides applied), to read its results."""
     from knowledge.retrieval.fusion import fusion_weights
     from providers.reranker import status as reranker_status
+    from queries.overrides import config_apply
 
-    return {
+    snapshot = {
         "provider": provider_name,
         "model": model,
         "embedding_model": settings.EMBEDDING_MODEL,
@@ -39,6 +40,7 @@ def config_snapshot(*, provider_name: str, model: str) -> dict:
         "web_results": 5,
         "web_score": 0.7,
     }
+    return config_apply(snapshot, overrides or {})
 
 
 # The namespace of the per-user advisory lock that serialises run creation.
@@ -108,7 +110,9 @@ def run_create(
             provider=provider_name,
             model=resolved_model,
             kb_ids=list(kb_ids),
-            config=config_snapshot(provider_name=provider_name, model=resolved_model),
+            config=config_snapshot(
+                provider_name=provider_name, model=resolved_model, overrides=overrides
+            ),
             request_id=request_id,
             conversation=conversation,
             filters=filters or {},
@@ -145,3 +149,64 @@ def run_cancel(*, run: QueryRun) -> QueryRun:
             app.job_manager.cancel_job_by_id(run.job_id, abort=True)
     run.refresh_from_db()
     return run
+
+
+def run_rerun(*, run: QueryRun, user, overrides, request_id: str = "") -> QueryRun:
+    """Start a new run of a past run's question with some settings changed, linked to it.
+
+    The re-run inherits the original's overrides, provider, model, knowledge bases and filters,
+    then applies the new overrides (checked here: ServiceError 400, 404 for a KB the user
+    cannot read). It asks the question as it stood alone (a follow-up's standalone form) and
+    belongs to no conversation: it is an experiment beside the thread, not a turn of it.
+    Rate limits apply as for any run (429).
+    """
+    from queries.overrides import overrides_validate
+
+    changes = overrides_validate(raw=overrides, user=user)
+    effective = {**(run.overrides or {}), **changes}
+    provider_name = changes.get("provider", run.provider)
+    if "model" in changes:
+        model = changes["model"]
+    elif provider_name != run.provider:
+        model = None  # another provider: its own default model
+    else:
+        model = run.model or None
+    kb_ids = changes.get("knowledge_bases", list(run.kb_ids or []))
+    return run_create(
+        user=user,
+        query=run.standalone_query or run.query,
+        provider_name=provider_name,
+        model=model,
+        kb_ids=kb_ids,
+        request_id=request_id,
+        conversation=None,
+        filters=dict(run.filters or {}),
+        overrides=effective,
+        rerun_of=run,
+    )
+
+
+# A comment says why an answer was good or bad, not a document.
+FEEDBACK_COMMENT_MAX_CHARS = 2000
+
+
+def feedback_set(*, run: QueryRun, user, rating: str, comment: str = "") -> RunFeedback:
+    """Record the user's rating of a run, replacing their earlier one (one per user per run)."""
+    if rating not in RunFeedback.Rating.values:
+        raise ServiceError(400, "invalid_rating", "rating must be 'up' or 'down'.")
+    limit = FEEDBACK_COMMENT_MAX_CHARS
+    comment = (comment or "").strip()
+    if len(comment) > limit:
+        raise ServiceError(
+            400, "comment_too_long", f"The comment is too long: the limit is {limit} characters."
+        )
+    feedback, _ = RunFeedback.objects.update_or_create(
+        run=run, user=user, defaults={"rating": rating, "comment": comment}
+    )
+    return feedback
+
+
+def feedback_delete(*, run: QueryRun, user) -> bool:
+    """Remove the user's rating of a run; tell whether there was one."""
+    deleted, _ = RunFeedback.objects.filter(run=run, user=user).delete()
+    return bool(deleted)

@@ -7,7 +7,12 @@ from queries import apis, views
 urlpatterns = [
     path("query", views.query_view, name="query"),
     path("runs", apis.RunListApi.as_view(), name="run-list"),
+    # Before runs/<run_id>: "compare" is no run id.
+    path("runs/compare", apis.RunCompareApi.as_view(), name="run-compare"),
+    path("feedback/export", apis.FeedbackExportApi.as_view(), name="feedback-export"),
     path("runs/<str:run_id>", apis.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<str:run_id>/events", views.run_events_view, name="run-events"),
     path("runs/<str:run_id>/cancel", apis.RunCancelApi.as_view(), name="run-cancel"),
+    path("runs/<str:run_id>/rerun", views.run_rerun_view, name="run-rerun"),
+    path("runs/<str:run_id>/feedback", apis.RunFeedbackApi.as_view(), name="run-feedback"),
 ]

@@ -200,3 +200,65 @@ async def run_events_view(request, run_id):
         response[header] = value
     response["X-Run-Id"] = str(run.id)
     return response
+
+
+def _parse_overrides(request) -> dict | JsonResponse:
+    """Read a re-run's body: a JSON object of settings to change (empty: change nothing)."""
+    if not request.body or not request.body.strip():
+        return {}
+    try:
+        body = json.loads(request.body)
+        check_value(body)
+    except RecursionError:
+        return json_error(400, TOO_DEEP_MESSAGE, TOO_DEEP_CODE)
+    except BodyRefused as exc:
+        return json_error(400, exc.message, exc.code)
+    except (ValueError, UnicodeDecodeError):
+        return json_error(400, "The body must be a JSON object.", "invalid_request")
+    if body is None:
+        return {}
+    if not isinstance(body, dict):
+        return json_error(400, "The body must be a JSON object of settings.", "invalid_override")
+    return body
+
+
+def _prepare_rerun(user, run_id, overrides: dict, request_id: str) -> QueryRun | JsonResponse:
+    from django.http import Http404
+
+    from adrag_site.errors import ServiceError
+    from queries.selectors import run_get_for_user
+    from queries.services import run_rerun
+
+    try:
+        original = run_get_for_user(run_id=run_id, user=user)
+        return run_rerun(run=original, user=user, overrides=overrides, request_id=request_id)
+    except Http404:
+        return json_error(404, "No such run.", "not_found")
+    except ServiceError as exc:
+        return exc.response()
+
+
+async def run_rerun_view(request, run_id):
+    """Re-run a past run's question with some settings changed; stream it like POST /api/query."""
+    if request.method != "POST":
+        response = json_error(405, "Method not allowed.", "method_not_allowed")
+        response["Allow"] = "POST"
+        return response
+    overrides = _parse_overrides(request)
+    if isinstance(overrides, JsonResponse):
+        return overrides
+    run = await sync_to_async(_prepare_rerun)(
+        request.user, run_id, overrides, getattr(request, "request_id", "")
+    )
+    if isinstance(run, JsonResponse):
+        return run
+    await _release_request_connection()
+    response = StreamingHttpResponse(
+        run_stream(run_id=run.id, after=0, style=STYLE_POST),
+        content_type="text/event-stream",
+    )
+    for header, value in SSE_HEADERS.items():
+        response[header] = value
+    response["X-Run-Id"] = str(run.id)
+    response["X-Rerun-Of"] = str(run.rerun_of_id)
+    return response

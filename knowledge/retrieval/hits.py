@@ -60,6 +60,12 @@ class Hit:
         return cls(**{key: data.get(key) for key in cls.__dataclass_fields__ if key in data})
 
 
+def hit_ref(hit: dict) -> int | str:
+    """Return what names a hit in a run's events: its chunk id, else its URL (a web result)."""
+    chunk_id = hit.get("chunk_id")
+    return chunk_id if chunk_id is not None else (hit.get("url") or hit.get("title") or "")
+
+
 def hydrate(scored: list[tuple[int, float]], source_type: str) -> list[Hit]:
     """Load chunk text and document fields for (chunk_id, score) pairs, keeping their order."""
     from knowledge.models import Chunk

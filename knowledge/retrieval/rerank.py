@@ -7,7 +7,7 @@ import numpy as np
 from knowledge.models import Chunk
 from knowledge.retrieval.bm25 import corpus_stats, term_idfs
 from knowledge.retrieval.hits import Hit
-from providers.reranker import FallbackReranker, Passage, Reranker, get_reranker
+from providers.reranker import FallbackReranker, FusedRankOrder, Passage, Reranker, get_reranker
 from providers.tokenize import bm25_tokens
 
 
@@ -23,6 +23,12 @@ def rerank(
     reranker = reranker or get_reranker()
     if not hits:
         return []
+    if isinstance(reranker, FusedRankOrder):
+        # Reranking off: the aggregator's fused order stands (a stable sort keeps its ties).
+        for hit in hits:
+            hit.rerank_score = float(hit.fusion_score)
+        ranked = sorted(hits, key=lambda hit: hit.rerank_score, reverse=True)
+        return ranked[:top_k] if top_k else ranked
     passages = [Passage(text=hit.text) for hit in hits]
     if isinstance(reranker, FallbackReranker):
         ids = [hit.chunk_id for hit in hits if hit.chunk_id]

@@ -90,6 +90,8 @@ class CallContext:
     is_cancelled: Callable[[], bool] = lambda: False
     usage: dict[str, Usage] = field(default_factory=dict)
     on_answer_text: Callable[[str], None] | None = None
+    # The size compression aims for: the run's context limit (None: MAX_CONTEXT_CHARS).
+    context_chars: int | None = None
 
     def record(self, stage: str, usage: Usage) -> None:
         self.usage.setdefault(stage, Usage()).add(usage)

@@ -31,6 +31,8 @@ class RunContext:
     web_score: float = 0.7
     web_search: WebSearch | None = None
     reranker: Any = None
+    # The RRF weight of each candidate list (vector, bm25, graph, web); None: the settings'.
+    fusion_weights: dict[str, float] | None = None
     answer_delta_seconds: float = field(default_factory=lambda: settings.ANSWER_DELTA_SECONDS)
     answer_delta_max_events: int = field(default_factory=lambda: settings.ANSWER_DELTA_MAX_EVENTS)
     timings_ms: dict[str, float] = field(default_factory=dict)

@@ -11,7 +11,7 @@
   var rows = document.getElementById("run-rows");
   var prev = document.getElementById("page-prev");
   var next = document.getElementById("page-next");
-  var FIELDS = ["q", "status", "provider", "since", "until"];
+  var FIELDS = ["q", "status", "provider", "since", "until", "feedback"];
   var columns = staff ? 7 : 6;
 
   function params() {
@@ -46,6 +46,7 @@
     if (values.q) query.set("q", values.q);
     if (values.status) query.set("status", values.status);
     if (values.provider) query.set("provider", values.provider);
+    if (values.feedback) query.set("feedback", values.feedback);
     if (values.since) query.set("since", values.since);
     // "Until" a day includes that day.
     if (values.until) query.set("until", nextDay(values.until));
@@ -59,6 +60,16 @@
       A.append(rows, el("tr", null, el("td", { colspan: columns, className: "error", text: "Could not load runs: " + err.message })));
       document.getElementById("run-count").textContent = "";
     });
+  }
+
+  // A re-run's mark and the run's ratings, beside its question.
+  function reviewMarks(run) {
+    var ratings = run.ratings || {};
+    var marks = [];
+    if (run.rerun_of) marks.push(el("span", { className: "chip", text: "re-run" }));
+    if (ratings.up) marks.push(el("span", { className: "chip ok", title: "Rated good", text: "✓ " + ratings.up }));
+    if (ratings.down) marks.push(el("span", { className: "chip err", title: "Rated bad", text: "✗ " + ratings.down }));
+    return marks.length ? el("div", { className: "history-rating" }, marks) : null;
   }
 
   function render(body, page) {
@@ -76,7 +87,8 @@
         el("td", { className: "when" }, el("time", { datetime: run.created_at, text: A.formatTime(run.created_at) })),
         el("td", { className: "query-cell" }, [
           el("a", { href: "/history/" + encodeURIComponent(run.id) + "/", text: String(run.query) }),
-          run.error_code ? el("div", { className: "doc-error", text: run.error_code }) : null
+          run.error_code ? el("div", { className: "doc-error", text: run.error_code }) : null,
+          reviewMarks(run)
         ]),
         staff ? el("td", { text: String(run.user) }) : null,
         el("td", null, el("span", { className: "badge " + run.status, text: run.status })),

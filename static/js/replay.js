@@ -122,6 +122,8 @@
     events = (run.events || []).filter(function (event) { return event && event.frame; });
     times = events.map(function (event) { return Date.parse(event.time); });
     renderFacts(run);
+    // The run page's other parts (feedback, re-run, lineage) build from the same record.
+    document.dispatchEvent(new CustomEvent("adrag:run-loaded", { detail: run }));
     showFinal();
     if (!events.length) {
       setState("empty", "No events were recorded for this run yet.");

@@ -22,7 +22,8 @@
   // (the stage's `reranker` key, providers/reranker.py); runs stored without the key say "scores".
   var RERANKER_SCORES = {
     "cross-encoder": "Cross-encoder scores",
-    "embedding-cosine+lexical": "Fallback scores (embedding cosine + term match)"
+    "embedding-cosine+lexical": "Fallback scores (embedding cosine + term match)",
+    "fused-rank": "Fused-rank scores (reranker off)"
   };
   function rerankerScoresLabel(reranker) {
     var kind = reranker && reranker.kind ? String(reranker.kind) : "";

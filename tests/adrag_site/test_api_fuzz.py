@@ -54,7 +54,9 @@ CHECKS = [
     response_headers_conformance,
     response_schema_conformance,
 ]
-STREAMING_PATHS = {"/api/query", "/api/runs/{run_id}/events"}
+STREAMING_PATHS = {"/api/query", "/api/runs/{run_id}/events", "/api/runs/{run_id}/rerun"}
+# Bodies that are not JSON but documented: event streams and the feedback export (JSON Lines).
+OTHER_MEDIA_TYPES = ("text/event-stream", "application/x-ndjson")
 # Values that broke this API before (NUL, Unicode digits, dates that parse but do not exist,
 # ids past 64 bits), mixed into generated strings and integers: random text alone almost never
 # holds them. (schemathesis cannot send a lone surrogate; tests/adrag_site/test_bad_requests.py
@@ -110,6 +112,10 @@ KNOWN_GOOD = [
     ("POST", "/api/documents/{document_id}/reindex", {}),
     ("POST", "/api/documents/{document_id}/cancel", {}),
     ("GET", "/api/runs/{run_id}/events", {"params": {"after": 1}}),
+    ("POST", "/api/runs/{run_id}/feedback", {"json": {"rating": "down", "comment": "Too short"}}),
+    ("GET", "/api/runs/{run_id}/feedback", {}),
+    ("GET", "/api/feedback/export", {"params": {"rating": "down"}}),
+    ("GET", "/api/runs/compare", {"params": {"a": "{run_id}", "b": "{run_id}"}}),
 ]
 
 
@@ -299,7 +305,7 @@ class Fuzzer:
         if response.status_code >= 500:
             tally.server_errors.append(_describe(case, response, "5xx"))
         if response.status_code != 204 and not content_type.startswith(
-            ("application/json", "text/event-stream")
+            ("application/json", *OTHER_MEDIA_TYPES)
         ):
             tally.not_json.append(_describe(case, response, f"non-JSON {content_type}"))
         try:
@@ -317,6 +323,14 @@ class Fuzzer:
                 for parameter in operation.path_parameters
             }
             case = operation.Case(path_parameters=ids)
+            if "params" in kwargs:  # query parameters may name the fixture's ids too
+                kwargs = {
+                    **kwargs,
+                    "params": {
+                        name: value.format(**self.world.ids) if isinstance(value, str) else value
+                        for name, value in kwargs["params"].items()
+                    },
+                }
             response = self.session.request(
                 method,
                 self.world.url + path.format(**ids),

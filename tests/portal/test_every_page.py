@@ -13,6 +13,7 @@ from rest_framework.authtoken.models import Token
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.execution import run_execute
+from queries.models import RunFeedback
 from queries.services import run_create
 from tests.portal.conftest import sign_in
 from tests.portal.test_pages import CURIE, ask, current_run_id, wait_state
@@ -77,6 +78,7 @@ def test_every_page_loads_without_a_console_error(portal, new_page, django_user_
         model=None, kb_ids=[kb.id],
     )  # fmt: skip
     run_execute(run_id=run.id)
+    RunFeedback.objects.create(run=run, user=root, rating="down", comment="Too short")
     # A failed sign-in leaves rows for the throttling admin pages.
     requests.post(portal.url + "/accounts/login/", data={"username": "root", "password": "no"})
 
@@ -92,6 +94,8 @@ def test_every_page_loads_without_a_console_error(portal, new_page, django_user_
         f"/knowledge/?kb={kb.id}",
         "/history/",
         f"/history/{run.id}/",
+        f"/history/compare/?a={run.id}",
+        f"/history/compare/?a={run.id}&b={run.id}",
         "/providers/",
         "/chat",
         "/knowledge-base",

@@ -247,7 +247,7 @@ class ExtractiveProvider(AnswerProvider):
         from django.conf import settings
 
         self._start("compressor", ctx)
-        limit = int(settings.MAX_CONTEXT_CHARS)
+        limit = int(ctx.context_chars or settings.MAX_CONTEXT_CHARS)
         parsed = parse_context_blocks(context)
         labels = {block.index: label for label, block in parsed}
         sentences = block_sentences([block for _, block in parsed])

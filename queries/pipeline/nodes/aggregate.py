@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from knowledge.retrieval.fusion import aggregate as aggregate_hits
-from knowledge.retrieval.hits import Hit
+from knowledge.retrieval.hits import Hit, hit_ref
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
 from queries.pipeline.state import RAGState
@@ -22,6 +22,7 @@ def aggregate(state: RAGState, config) -> dict:
         bm25=[Hit.from_state(h) for h in state.get("bm25_hits", [])],
         graph=[Hit.from_state(h) for h in state.get("graph_hits", [])],
         web=[Hit.from_state(h) for h in state.get("web_hits", [])],
+        weights=run.fusion_weights,
     )
     run.emit(
         stages.STAGE_COMPLETE,
@@ -32,6 +33,8 @@ def aggregate(state: RAGState, config) -> dict:
             "before": result.before,
             "after": result.after,
             "sources": result.sources,
+            # Additive: the candidates in fused order (chunk ids; URLs for web results).
+            "ranked": [hit_ref(hit.to_state()) for hit in result.hits],
         },
     )
     return {"candidates": [hit.to_state() for hit in result.hits]}

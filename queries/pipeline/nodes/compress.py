@@ -52,6 +52,7 @@ def compress(state: RAGState, config) -> dict:
             },
         )
         return {"context": context}
+    run.call.context_chars = run.max_context_chars
     try:
         compressed = run.provider.compress(state["query"], context[:COMPRESS_INPUT_CHARS], run.call)
         if not compressed.strip():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from knowledge.retrieval.hits import Hit
+from knowledge.retrieval.hits import Hit, hit_ref
 from knowledge.retrieval.rerank import rerank as rerank_hits
 from providers.llm.base import RunCancelled, public_error
 from providers.reranker import FallbackReranker, get_reranker
@@ -67,6 +67,8 @@ def rerank(state: RAGState, config) -> dict:
             "scores": scores,
             "sources": [hit.source_type for hit in ranked],
             "reranker": reranker.describe(),
+            # Additive: what each score belongs to (chunk ids; URLs for web results).
+            "ids": [hit_ref(hit.to_state()) for hit in ranked],
         },
     )
     return {"context_docs": [hit.to_state() for hit in ranked], "reranker": reranker.describe()}

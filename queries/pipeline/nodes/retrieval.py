@@ -41,6 +41,12 @@ def retrieval(state: RAGState, config) -> dict:
             "bm25_count": counts[1],
             "graph_count": counts[2],
             "message": f"Vector: {counts[0]} | BM25: {counts[1]} | Graph: {counts[2]}",
+            # Additive: each store's chunk ids, best first, for comparing runs.
+            "hits": {
+                "vector": [hit.chunk_id for hit in result.vector],
+                "bm25": [hit.chunk_id for hit in result.bm25],
+                "graph": [hit.chunk_id for hit in result.graph],
+            },
         },
     )
     return {

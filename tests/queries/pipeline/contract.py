@@ -39,7 +39,12 @@ KEYS = {
     ("finalize", "reflection"): [START | {"grounded"}],
 }
 # Additions the contract allows: new keys that no reference client reads.
-ADDITIVE = {("stage_complete", "reranker"): {"reranker"}}
+ADDITIVE = {
+    ("stage_complete", "reranker"): {"reranker", "ids"},
+    # The hits of each store and the fused order, by chunk id (for comparing runs).
+    ("retrieval_result", "retrieval"): {"hits"},
+    ("stage_complete", "aggregator"): {"ranked"},
+}
 
 
 def check_frame(frame: dict) -> None:
