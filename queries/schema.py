@@ -37,6 +37,13 @@ SSE_HEADERS = {
     "Cache-Control": {"schema": {"type": "string", "enum": ["no-cache"]}},
     "X-Accel-Buffering": {"schema": {"type": "string", "enum": ["no"]}},
 }
+QUERY_HEADERS = {
+    **SSE_HEADERS,
+    "X-Conversation-Id": {
+        "description": "The run's conversation: send it as `conversation` to ask a follow-up.",
+        "schema": {"type": "string", "format": "uuid"},
+    },
+}
 EVENT_STREAM = {"text/event-stream": {"schema": SSE_EVENT}}
 CURSOR = {"type": "integer", "minimum": 0}
 
@@ -72,6 +79,13 @@ def _query_body() -> dict:
                 "description": "The knowledge bases to search; default every one the caller "
                 "may read.",
             },
+            "conversation": {
+                "type": "string",
+                "format": "uuid",
+                "nullable": True,
+                "description": "Ask a follow-up in this conversation of the caller's (the "
+                "`X-Conversation-Id` of an earlier answer); omitted or null starts a new one.",
+            },
         },
         "required": ["query"],
     }
@@ -92,7 +106,7 @@ def _query_operation() -> dict:
         "responses": {
             "200": {
                 "description": "The run's events, streamed.",
-                "headers": SSE_HEADERS,
+                "headers": QUERY_HEADERS,
                 "content": EVENT_STREAM,
             },
             "400": error_response(
@@ -101,7 +115,11 @@ def _query_operation() -> dict:
                 "missing query and an unknown provider are kept).",
             ),
             "403": error_response(403, "CSRF check failed (session clients)."),
-            "404": error_response(404, "A knowledge base in `knowledge_bases` is not readable."),
+            "404": error_response(
+                404,
+                "A knowledge base in `knowledge_bases` is not readable, or `conversation` is "
+                "not one of the caller's.",
+            ),
             "413": error_response(413),
             "429": {
                 **error_response(429),

@@ -10,4 +10,10 @@ urlpatterns = [
     path("runs/<str:run_id>", apis.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<str:run_id>/events", views.run_events_view, name="run-events"),
     path("runs/<str:run_id>/cancel", apis.RunCancelApi.as_view(), name="run-cancel"),
+    path("conversations", apis.ConversationListApi.as_view(), name="conversation-list"),
+    path(
+        "conversations/<str:conversation_id>",
+        apis.ConversationDetailApi.as_view(),
+        name="conversation-detail",
+    ),
 ]

@@ -39,7 +39,10 @@ KEYS = {
     ("finalize", "reflection"): [START | {"grounded"}],
 }
 # Additions the contract allows: new keys that no reference client reads.
-ADDITIVE = {("stage_complete", "reranker"): {"reranker"}}
+ADDITIVE = {
+    ("stage_complete", "reranker"): {"reranker"},
+    ("stage_complete", "planner"): {"standalone_query"},
+}
 
 
 def check_frame(frame: dict) -> None:
