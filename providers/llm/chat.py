@@ -52,6 +52,7 @@ REWRITE = "rewrite"
 CONDENSE = "condense"
 # The longest standalone question kept from a model's reply.
 MAX_STANDALONE_CHARS = 500
+_FENCE_MARKER = re.compile(r"<<<?\s*(?:BEGIN|END)\b[^>]*>*|<{2,}|>{2,}")
 # What small models put before the question: "Standalone question:", "User:".
 _ANSWER_LABEL = re.compile(
     r"^(?:user|(?:(?:standalone|rewritten|reformulated|new)\s+)?(?:question|query))\s*:\s*",
@@ -74,8 +75,10 @@ def parse_json(text: str) -> dict[str, Any]:
 
 
 def standalone_line(reply: str) -> str:
-    """Return the question in a condense reply: its first line, without labels or quotes."""
+    """Return the question in a condense reply: its first line, without labels, quotes or the
+    prompt's fence markers (which small models echo)."""
     for line in (reply or "").splitlines():
+        line = _FENCE_MARKER.sub(" ", line)
         line = _ANSWER_LABEL.sub("", line.strip()).strip().strip("\"'`“”").strip()
         if line:
             return line[:MAX_STANDALONE_CHARS].strip()

@@ -84,7 +84,8 @@ CONDENSE_SYSTEM = (
     "conversation: replace pronouns and references such as it, they, this or that with what "
     "they refer to in the earlier turns, and fill in what a short follow-up leaves out. Keep "
     "the question's meaning and language, do not answer it, and output only the rewritten "
-    "question on one line. "
+    "question on one line. For example, after the turn `User: When was the Eiffel Tower "
+    "built?`, the follow-up `Who designed it?` becomes `Who designed the Eiffel Tower?`. "
     + FENCE_NOTE.format(label="CONVERSATION")
     + " "
     + FENCE_NOTE.format(label="QUESTION")
