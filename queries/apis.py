@@ -224,7 +224,10 @@ class ConversationRunOutput(serializers.ModelSerializer):
     @extend_schema_field(SourceRefOutput(many=True))
     def get_sources(self, run: QueryRun) -> list[dict]:
         return [
-            {"index": int(source.get("index") or 0), "file_name": str(source.get("file_name") or "")}
+            {
+                "index": int(source.get("index") or 0),
+                "file_name": str(source.get("file_name") or ""),
+            }
             for source in (run.sources or [])
             if isinstance(source, dict)
         ]

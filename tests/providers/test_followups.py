@@ -56,7 +56,11 @@ TOWER = turn("When was the Eiffel Tower built?", "It was built from 1887 to 1889
         # ...else added to it.
         ("and when?", [FALCON, FALCON_DEPLOYED], "Who deployed Project Falcon first, and when?"),
         # "What about X?" asks the previous question about X.
-        ("What about Project Heron?", [FALCON, FALCON_DEPLOYED], "Who deployed Project Heron first?"),
+        (
+            "What about Project Heron?",
+            [FALCON, FALCON_DEPLOYED],
+            "Who deployed Project Heron first?",
+        ),
         # Already standalone: unchanged.
         ("What is Project Heron?", [FALCON], "What is Project Heron?"),
         (
@@ -64,7 +68,11 @@ TOWER = turn("When was the Eiffel Tower built?", "It was built from 1887 to 1889
             [FALCON],
             "What does this document say about refunds?",
         ),
-        ("Is Project Falcon still running, and is it fast?", [FALCON], "Is Project Falcon still running, and is it fast?"),
+        (
+            "Is Project Falcon still running, and is it fast?",
+            [FALCON],
+            "Is Project Falcon still running, and is it fast?",
+        ),
         ("thanks!", [FALCON], "thanks!"),
         # No earlier turn: the question itself.
         ("Who deployed it first?", [], "Who deployed it first?"),

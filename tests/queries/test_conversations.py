@@ -262,7 +262,12 @@ def test_the_conversations_api_lists_ones_own_newest_first_and_shows_their_turns
             "succeeded",
             "About What does Project Falcon do? [1].",
         ),
-        ("Who deployed it?", "Who deployed it? (standalone)", "succeeded", "About Who deployed it? [1]."),
+        (
+            "Who deployed it?",
+            "Who deployed it? (standalone)",
+            "succeeded",
+            "About Who deployed it? [1].",
+        ),
     ]
     assert detail["runs"][0]["sources"] == [{"index": 1, "file_name": "falcon.md"}]
     assert set(detail["runs"][0]) == {

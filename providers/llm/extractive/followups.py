@@ -34,7 +34,7 @@ _NOT_NAMES = frozenset(
         "what", "who", "whom", "whose", "when", "where", "which", "why", "how", "is", "are",
         "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will",
         "would", "should", "may", "might", "must", "shall", "the", "a", "an", "and", "but",
-        "or", "so", "also", "then", "and", "in", "on", "at", "for", "from", "by", "with",
+        "or", "so", "also", "then", "in", "on", "at", "for", "from", "by", "with",
         "about", "of", "to", "tell", "explain", "describe", "list", "give", "show", "name",
         "please", "summarise", "summarize", "compare", "i", "it", "its", "they", "their",
         "this", "that", "these", "those", "he", "she", "his", "her", "we", "you", "our",

@@ -53,7 +53,9 @@ def compress(state: RAGState, config) -> dict:
         )
         return {"context": context}
     try:
-        compressed = run.provider.compress(question(state), context[:COMPRESS_INPUT_CHARS], run.call)
+        compressed = run.provider.compress(
+            question(state), context[:COMPRESS_INPUT_CHARS], run.call
+        )
         if not compressed.strip():
             raise ValueError("compression returned no text")
     except RunCancelled:

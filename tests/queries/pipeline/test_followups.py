@@ -172,11 +172,20 @@ def test_the_extractive_provider_answers_a_follow_up_from_the_first_turns_subjec
     ("reply", "line"),
     [
         ("Who deployed Project Falcon first?", "Who deployed Project Falcon first?"),
-        ('Rewritten question: "Who deployed Project Falcon first?"\nmore', "Who deployed Project Falcon first?"),
+        (
+            'Rewritten question: "Who deployed Project Falcon first?"\nmore',
+            "Who deployed Project Falcon first?",
+        ),
         ("\n\nUser: When was it built?", "When was it built?"),
         # Small models echo the prompt's fences: never a question.
-        ("<<<BEGIN QUESTION>>\nWho deployed it first?\n<<<END QUESTION>>>", "Who deployed it first?"),
-        ("<<<BEGIN QUESTION>>> Who deployed Project Falcon first? <<<END QUESTION>>>", "Who deployed Project Falcon first?"),
+        (
+            "<<<BEGIN QUESTION>>\nWho deployed it first?\n<<<END QUESTION>>>",
+            "Who deployed it first?",
+        ),
+        (
+            "<<<BEGIN QUESTION>>> Who deployed Project Falcon first? <<<END QUESTION>>>",
+            "Who deployed Project Falcon first?",
+        ),
         ("<<<END CONVERSATION>>>", ""),
         ("   \n", ""),
     ],
