@@ -65,7 +65,7 @@ CORS_ALLOWED_ORIGINS = list(
 CORS_ALLOW_CREDENTIALS = env_bool("CORS_ALLOW_CREDENTIALS", True)
 CORS_URLS_REGEX = r"^/api/"
 CORS_ALLOW_HEADERS = (*cors_default_headers, "last-event-id", "x-request-id")
-CORS_EXPOSE_HEADERS = ["X-Run-Id", "X-Request-ID", "Retry-After"]
+CORS_EXPOSE_HEADERS = ["X-Run-Id", "X-Request-ID", "Retry-After", "X-Conversation-Id"]
 CSRF_TRUSTED_ORIGINS = list(dict.fromkeys(env_list("CSRF_TRUSTED_ORIGINS") + CORS_ALLOWED_ORIGINS))
 # Lax (the default) sends the cookies to a front end on the same site (app.example.com and
 # api.example.com); one on another site needs None, which browsers accept only with Secure.
@@ -364,6 +364,7 @@ LLM_MAX_TOKENS = {
     "direct": env_int("LLM_MAX_TOKENS_DIRECT", 400),
     "reflect": env_int("LLM_MAX_TOKENS_REFLECT", 300),
     "rewrite": env_int("LLM_MAX_TOKENS_REWRITE", 60),
+    "condense": env_int("LLM_MAX_TOKENS_CONDENSE", 80),
     "default": env_int("LLM_MAX_TOKENS_DEFAULT", 400),
 }
 # JSON stages send their schema: auto (json_schema, downgraded per server when rejected),

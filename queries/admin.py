@@ -5,7 +5,7 @@ from django.utils.html import format_html
 
 from adrag_site.errors import ServiceError
 from queries import services
-from queries.models import QueryRun, RunEvent, RunFeedback
+from queries.models import Conversation, QueryRun, RunEvent, RunFeedback
 
 
 class RunEventInline(admin.TabularInline):
@@ -75,6 +75,8 @@ class QueryRunAdmin(admin.ModelAdmin):
         "last_seq",
         "request_id",
         "replay_link",
+        "conversation",
+        "standalone_query",
     ]
     exclude = ["knowledge_bases"]
 
@@ -153,3 +155,38 @@ class RunFeedbackAdmin(admin.ModelAdmin):
     @admin.display(description="run")
     def run_link(self, feedback: RunFeedback):
         return format_html('<a href="/history/{}/">open run</a>', feedback.run_id)
+
+
+class ConversationRunInline(admin.TabularInline):
+    model = QueryRun
+    fk_name = "conversation"
+    fields = ["created_at", "query", "standalone_query", "status", "replay_link"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ["created_at"]
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.display(description="replay")
+    def replay_link(self, run: QueryRun):
+        return format_html('<a href="/history/{}/">replay</a>', run.id)
+
+
+@admin.register(Conversation)
+class ConversationAdmin(admin.ModelAdmin):
+    list_display = ["title", "user", "turns", "created_at", "updated_at"]
+    list_filter = ["user", "updated_at"]
+    search_fields = ["title", "id", "user__username", "runs__query"]
+    date_hierarchy = "updated_at"
+    readonly_fields = ["id", "user", "created_at", "updated_at"]
+    inlines = [ConversationRunInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    @admin.display(description="turns")
+    def turns(self, conversation: Conversation) -> int:
+        return conversation.runs.count()

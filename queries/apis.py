@@ -1,4 +1,4 @@
-"""The runs API: list, detail (with events), cancel."""
+"""The runs API: list, detail (with events), cancel; and conversations: list, detail, delete."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 from adrag_site.errors import ServiceError
 from adrag_site.schema import error_responses
 from queries import selectors, services
-from queries.models import QueryRun, RunFeedback
+from queries.models import Conversation, QueryRun, RunFeedback
 
 
 class RatingCountsOutput(serializers.Serializer):
@@ -58,6 +58,8 @@ class RunSummaryOutput(serializers.ModelSerializer):
             "last_seq",
             "rerun_of",
             "ratings",
+            "conversation",
+            "standalone_query",
         ]
 
     @extend_schema_field(RatingCountsOutput)
@@ -494,3 +496,125 @@ class FeedbackExportApi(APIView):
         stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
         response["Content-Disposition"] = f'attachment; filename="feedback-{stamp}.jsonl"'
         return response
+
+
+class SourceRefOutput(serializers.Serializer):
+    index = serializers.IntegerField()
+    file_name = serializers.CharField()
+
+
+class ConversationRunOutput(serializers.ModelSerializer):
+    """One turn of a conversation: the question as asked and as it stood alone, the answer."""
+
+    sources = serializers.SerializerMethodField(help_text="The answer's sources, by file.")
+
+    class Meta:
+        model = QueryRun
+        fields = [
+            "id",
+            "query",
+            "standalone_query",
+            "status",
+            "answer",
+            "error_code",
+            "created_at",
+            "sources",
+        ]
+
+    @extend_schema_field(SourceRefOutput(many=True))
+    def get_sources(self, run: QueryRun) -> list[dict]:
+        return [
+            {
+                "index": int(source.get("index") or 0),
+                "file_name": str(source.get("file_name") or ""),
+            }
+            for source in (run.sources or [])
+            if isinstance(source, dict)
+        ]
+
+
+class ConversationSummaryOutput(serializers.ModelSerializer):
+    user = serializers.CharField(source="user.username")
+    run_count = serializers.IntegerField()
+
+    class Meta:
+        model = Conversation
+        fields = ["id", "title", "user", "created_at", "updated_at", "run_count"]
+
+
+class ConversationDetailOutput(serializers.ModelSerializer):
+    user = serializers.CharField(source="user.username")
+    runs = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Conversation
+        fields = ["id", "title", "user", "created_at", "updated_at", "runs"]
+
+    @extend_schema_field(ConversationRunOutput(many=True))
+    def get_runs(self, conversation: Conversation) -> list[dict]:
+        runs = selectors.conversation_runs(conversation=conversation)
+        return ConversationRunOutput(runs, many=True).data
+
+
+class ConversationPageOutput(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = ConversationSummaryOutput(many=True)
+
+
+CONVERSATION_ID = OpenApiParameter("conversation_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
+
+
+class ConversationListApi(APIView):
+    """The caller's conversations, most recently used first, paginated like the runs."""
+
+    class Pagination(PageNumberPagination):
+        page_size_query_param = "page_size"
+        max_page_size = 200
+
+    @extend_schema(
+        operation_id="conversations_list",
+        tags=["conversations"],
+        parameters=[
+            OpenApiParameter("user", str, description="Staff only: one user's conversations."),
+            OpenApiParameter("page", int),
+            OpenApiParameter("page_size", int, description="At most 200."),
+        ],
+        responses={200: ConversationPageOutput, **error_responses(404)},
+    )
+    def get(self, request):
+        conversations = selectors.conversation_list_for_user(
+            user=request.user, username=request.query_params.get("user")
+        )
+        paginator = self.Pagination()
+        page = paginator.paginate_queryset(conversations, request, view=self)
+        return paginator.get_paginated_response(ConversationSummaryOutput(page, many=True).data)
+
+
+class ConversationDetailApi(APIView):
+    """One conversation with its runs in order (its owner, or staff); its owner may delete it."""
+
+    @extend_schema(
+        tags=["conversations"],
+        parameters=[CONVERSATION_ID],
+        responses={200: ConversationDetailOutput, **error_responses(404)},
+    )
+    def get(self, request, conversation_id):
+        conversation = selectors.conversation_get_for_user(
+            conversation_id=conversation_id, user=request.user
+        )
+        return Response(ConversationDetailOutput(conversation).data)
+
+    @extend_schema(
+        tags=["conversations"],
+        parameters=[CONVERSATION_ID],
+        responses={204: None, **error_responses(404)},
+        description="Delete the conversation; its runs stay in the history, in no conversation.",
+    )
+    def delete(self, request, conversation_id):
+        conversation = selectors.conversation_get_for_user(
+            conversation_id=conversation_id, user=request.user, own=True
+        )
+        services.conversation_delete(conversation=conversation)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -136,9 +136,11 @@ class RunEventSink:
         self.run_id = run_id
         self.outcome_updates: dict[str, Any] = {}
 
-    def record_outcome(self, *, usage: dict, timings: dict) -> None:
-        """Save usage and timings with the terminal event that follows."""
+    def record_outcome(self, *, usage: dict, timings: dict, standalone_query: str = "") -> None:
+        """Save usage, timings and the standalone question with the terminal event that follows."""
         self.outcome_updates = {"usage": usage, "timings": timings}
+        if standalone_query:
+            self.outcome_updates["standalone_query"] = standalone_query
 
     def write(self, event_type: str, data: dict[str, Any] | None) -> None:
         updates = None

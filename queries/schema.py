@@ -37,6 +37,13 @@ SSE_HEADERS = {
     "Cache-Control": {"schema": {"type": "string", "enum": ["no-cache"]}},
     "X-Accel-Buffering": {"schema": {"type": "string", "enum": ["no"]}},
 }
+QUERY_HEADERS = {
+    **SSE_HEADERS,
+    "X-Conversation-Id": {
+        "description": "The run's conversation: send it as `conversation` to ask a follow-up.",
+        "schema": {"type": "string", "format": "uuid"},
+    },
+}
 EVENT_STREAM = {"text/event-stream": {"schema": SSE_EVENT}}
 CURSOR = {"type": "integer", "minimum": 0}
 
@@ -73,6 +80,13 @@ def _query_body() -> dict:
                 "may read.",
             },
             "filters": _filters_body(),
+            "conversation": {
+                "type": "string",
+                "format": "uuid",
+                "nullable": True,
+                "description": "Ask a follow-up in this conversation of the caller's (the "
+                "`X-Conversation-Id` of an earlier answer); omitted or null starts a new one.",
+            },
         },
         "required": ["query"],
     }
@@ -134,7 +148,7 @@ def _query_operation() -> dict:
         "responses": {
             "200": {
                 "description": "The run's events, streamed.",
-                "headers": SSE_HEADERS,
+                "headers": QUERY_HEADERS,
                 "content": EVENT_STREAM,
             },
             "400": error_response(
@@ -146,7 +160,7 @@ def _query_operation() -> dict:
             "404": error_response(
                 404,
                 "A knowledge base in `knowledge_bases` or a document in `filters.documents` is "
-                "not readable.",
+                "not readable, or `conversation` is not one of the caller's.",
             ),
             "413": error_response(413),
             "429": {

@@ -1,4 +1,4 @@
-"""Reads of query runs, scoped to who may see them: the run's owner, or staff."""
+"""Reads of query runs and conversations, scoped to who may see them: the owner, or staff."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
-from queries.models import QueryRun, RunFeedback
+from queries.models import Conversation, QueryRun, RunFeedback
 
 
 def run_list_for_user(*, user) -> QuerySet[QueryRun]:
@@ -144,3 +144,46 @@ def feedback_export_rows(*, user, rating: str | None = None) -> Iterator[dict]:
             "provider": run.provider,
             "model": run.model,
         }
+
+
+def _conversation_id(value) -> uuid.UUID:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        raise Http404("No such conversation.") from None
+
+
+def conversation_list_for_user(*, user, username: str | None = None) -> QuerySet[Conversation]:
+    """Return the user's own conversations (staff: another user's by `username`), most recently
+    used first, with their run counts."""
+    if not user or not user.is_authenticated:
+        return Conversation.objects.none()
+    owner = Q(user__username=username) if username and user.is_staff else Q(user=user)
+    return (
+        Conversation.objects.filter(owner)
+        .select_related("user")
+        .annotate(run_count=Count("runs"))
+        .order_by("-updated_at")
+    )
+
+
+def conversation_get_for_user(*, conversation_id, user, own: bool = False) -> Conversation:
+    """Return a conversation the user may read (their own; staff: any), or raise Http404.
+
+    `own` narrows it to the user's own conversations: the ones a new run may join.
+    """
+    conversation_id = _conversation_id(conversation_id)
+    conversations = Conversation.objects.select_related("user")
+    if not user or not user.is_authenticated:
+        raise Http404("No such conversation.")
+    if own or not user.is_staff:
+        conversations = conversations.filter(user=user)
+    conversation = conversations.filter(id=conversation_id).first()
+    if conversation is None:
+        raise Http404("No such conversation.")
+    return conversation
+
+
+def conversation_runs(*, conversation: Conversation) -> QuerySet[QueryRun]:
+    """Return a conversation's runs in the order they were asked."""
+    return conversation.runs.order_by("created_at")

@@ -12,7 +12,7 @@ from django.utils import timezone
 from adrag_site.errors import ServiceError
 from queries.eventlog import run_terminate
 from queries.execution import CANCELLED_MESSAGE
-from queries.models import QueryRun, RunFeedback
+from queries.models import Conversation, QueryRun, RunFeedback
 
 logger = logging.getLogger(__name__)
 
@@ -87,11 +87,14 @@ def run_create(
     filters: dict | None = None,
     overrides: dict | None = None,
     rerun_of: QueryRun | None = None,
+    start_conversation: bool = False,
 ) -> QueryRun:
     """Check the user's run limits, record a run and queue its job, in one transaction.
 
     The user's advisory lock makes check-then-insert atomic: of N parallel requests, exactly
-    as many as the limits allow are accepted. Raises ServiceError (429).
+    as many as the limits allow are accepted. With `start_conversation` the run opens a new
+    conversation titled from its question; a run in a `conversation` brings it to the top of
+    the user's list. Raises ServiceError (429, or 404 for a conversation deleted meanwhile).
     """
     from providers.llm.registry import get_provider
     from queries.tasks import run_query
@@ -104,6 +107,10 @@ def run_create(
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [RUN_LIMIT_LOCK, user.pk])
         run_check_limits(user=user)
+        if start_conversation and conversation is None:
+            conversation = Conversation.objects.create(user=user, title=conversation_title(query))
+        elif conversation is not None:
+            conversation_touch(conversation=conversation)
         run = QueryRun.objects.create(
             user=user,
             query=query,
@@ -123,6 +130,30 @@ def run_create(
         run.job_id = run_query.defer(run_id=str(run.id))
         run.save(update_fields=["job_id"])
     return run
+
+
+TITLE_CHARS = 80
+
+
+def conversation_title(query: str) -> str:
+    """Return a conversation's title: its first question on one line, cut at a word."""
+    title = " ".join(query.split())
+    if len(title) <= TITLE_CHARS:
+        return title
+    cut = title[: TITLE_CHARS - 1].rsplit(" ", 1)[0] or title[: TITLE_CHARS - 1]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def conversation_touch(*, conversation: Conversation) -> None:
+    """Mark a conversation as just used; 404 when it was deleted meanwhile."""
+    touched = Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+    if not touched:
+        raise ServiceError(404, "not_found", "No such conversation.")
+
+
+def conversation_delete(*, conversation: Conversation) -> None:
+    """Delete a conversation; its runs stay in the history, in no conversation."""
+    conversation.delete()
 
 
 def run_cancel(*, run: QueryRun) -> QueryRun:

@@ -15,4 +15,10 @@ urlpatterns = [
     path("runs/<str:run_id>/cancel", apis.RunCancelApi.as_view(), name="run-cancel"),
     path("runs/<str:run_id>/rerun", views.run_rerun_view, name="run-rerun"),
     path("runs/<str:run_id>/feedback", apis.RunFeedbackApi.as_view(), name="run-feedback"),
+    path("conversations", apis.ConversationListApi.as_view(), name="conversation-list"),
+    path(
+        "conversations/<str:conversation_id>",
+        apis.ConversationDetailApi.as_view(),
+        name="conversation-detail",
+    ),
 ]

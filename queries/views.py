@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import uuid
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -75,6 +76,9 @@ def _parse_body(request) -> dict | JsonResponse:
             f"'model' is too long: the limit is {MAX_MODEL_CHARS} characters.",
             "model_too_long",
         )
+    conversation = _conversation_field(body)
+    if isinstance(conversation, JsonResponse):
+        return conversation
     kbs = body.get("knowledge_bases", body.get("knowledgeBases"))
     if kbs is not None and (
         not isinstance(kbs, list)
@@ -90,7 +94,23 @@ def _parse_body(request) -> dict | JsonResponse:
         "knowledge_bases": kbs,
         # Checked in _prepare_run (queries/filters.py): documents need the user's access.
         "filters": body.get("filters"),
+        "conversation": conversation,
     }
+
+
+def _conversation_field(body: dict) -> str | None | JsonResponse:
+    """Return the follow-up's conversation id (None: a new conversation), or a 400."""
+    value = body.get("conversation")
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            return str(uuid.UUID(value))
+        except ValueError:
+            pass
+    return json_error(
+        400, "'conversation' must be a conversation id (a UUID).", "invalid_conversation"
+    )
 
 
 def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun | JsonResponse:
@@ -107,6 +127,18 @@ def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun | JsonResponse
         if unknown:
             return json_error(404, f"No such knowledge base: {unknown[0]}.", "not_found")
         kb_ids = list(dict.fromkeys(parsed["knowledge_bases"]))
+    conversation = None
+    if parsed.get("conversation"):
+        from django.http import Http404
+
+        from queries.selectors import conversation_get_for_user
+
+        try:
+            conversation = conversation_get_for_user(
+                conversation_id=parsed["conversation"], user=user, own=True
+            )
+        except Http404:
+            return json_error(404, "No such conversation.", "not_found")
     try:
         filters = filters_validate(raw=parsed.get("filters"), user=user, kb_ids=kb_ids)
         return run_create(
@@ -117,6 +149,8 @@ def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun | JsonResponse
             kb_ids=kb_ids,
             request_id=request_id,
             filters=filters,
+            conversation=conversation,
+            start_conversation=conversation is None,
         )
     except ServiceError as exc:
         return exc.response()
@@ -144,6 +178,8 @@ async def query_view(request):
     for header, value in SSE_HEADERS.items():
         response[header] = value
     response["X-Run-Id"] = str(run.id)
+    if run.conversation_id:
+        response["X-Conversation-Id"] = str(run.conversation_id)
     return response
 
 

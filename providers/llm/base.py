@@ -147,6 +147,14 @@ class AnswerProvider:
         """Return a retrieval query for a retry that takes the critic's feedback into account."""
         return query
 
+    def condense_query(self, query: str, history: list[dict[str, str]], ctx: CallContext) -> str:
+        """Return a follow-up rewritten to stand alone, given the earlier turns (oldest first).
+
+        Each turn is {"query", "standalone_query", "answer"}. A provider that cannot rewrite
+        returns the question as asked.
+        """
+        return query
+
     # Reported by GET /api/providers.
     def available(self) -> bool:
         raise NotImplementedError

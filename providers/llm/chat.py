@@ -49,6 +49,15 @@ ANSWER_PLAIN = "answer_plain"
 DIRECT = "direct"
 REFLECT = "reflect"
 REWRITE = "rewrite"
+CONDENSE = "condense"
+# The longest standalone question kept from a model's reply.
+MAX_STANDALONE_CHARS = 500
+_FENCE_MARKER = re.compile(r"<<<?\s*(?:BEGIN|END)\b[^>]*>*|<{2,}|>{2,}")
+# What small models put before the question: "Standalone question:", "User:".
+_ANSWER_LABEL = re.compile(
+    r"^(?:user|(?:(?:standalone|rewritten|reformulated|new)\s+)?(?:question|query))\s*:\s*",
+    re.IGNORECASE,
+)
 
 
 def parse_json(text: str) -> dict[str, Any]:
@@ -63,6 +72,17 @@ def parse_json(text: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ProviderError("the model's JSON is not an object", code="invalid_json")
     return value
+
+
+def standalone_line(reply: str) -> str:
+    """Return the question in a condense reply: its first line, without labels, quotes or the
+    prompt's fence markers (which small models echo)."""
+    for line in (reply or "").splitlines():
+        line = _FENCE_MARKER.sub(" ", line)
+        line = _ANSWER_LABEL.sub("", line.strip()).strip().strip("\"'`“”").strip()
+        if line:
+            return line[:MAX_STANDALONE_CHARS].strip()
+    return ""
 
 
 def partial_answer(text: str) -> str:
@@ -392,3 +412,16 @@ class ChatModelProvider(AnswerProvider):
             REWRITE, "reflection", prompts.REWRITE_SYSTEM, user, ctx, json_mode=False
         ).strip()
         return rewritten.splitlines()[0][:500] if rewritten else query
+
+    def condense_query(self, query: str, history: list[dict[str, str]], ctx: CallContext) -> str:
+        if not history:
+            return query
+        user = (
+            prompts.fence("CONVERSATION", prompts.conversation_transcript(history))
+            + "\n\n"
+            + prompts.fence("QUESTION", query)
+        )
+        reply = self._call(
+            CONDENSE, "condense", prompts.CONDENSE_SYSTEM, user, ctx, json_mode=False
+        )
+        return standalone_line(reply) or query

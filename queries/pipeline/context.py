@@ -40,6 +40,8 @@ class RunContext:
     filters: dict[str, Any] = field(default_factory=dict)
     # The conversation's earlier turns, oldest first: {"query", "standalone_query", "answer"}.
     history: list[dict[str, str]] = field(default_factory=list)
+    # Set by the planner: the question as rewritten to stand alone, recorded with the outcome.
+    standalone_query: str = ""
 
     def emit(self, event_type: str, data: dict[str, Any] | None = None) -> None:
         emit(self.sink, event_type, data)

@@ -32,6 +32,8 @@ class Outcome:
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
     reranker: dict[str, Any] = field(default_factory=dict)
+    # The question as the planner rewrote it to stand alone ("" if the planner never ran).
+    standalone_query: str = ""
 
 
 def run_pipeline(
@@ -88,11 +90,17 @@ def run_pipeline(
     run.timings_ms["total_ms"] = round((time.perf_counter() - started) * 1000, 2)
     outcome.usage = {stage: usage.as_dict() for stage, usage in call.usage.items()}
     outcome.timings_ms = dict(run.timings_ms)
-    # Usage and timings are recorded with the terminal event, in its transaction where the
-    # sink is the run's log: a client that reads the run on `done` finds them.
+    outcome.standalone_query = run.standalone_query
+    # Usage, timings and the standalone question are recorded with the terminal event, in its
+    # transaction where the sink is the run's log: a client that reads the run on `done`
+    # finds them.
     record = getattr(sink, "record_outcome", None)
     if record is not None:
-        record(usage=outcome.usage, timings=outcome.timings_ms)
+        record(
+            usage=outcome.usage,
+            timings=outcome.timings_ms,
+            standalone_query=outcome.standalone_query,
+        )
     emit(sink, *terminal)
     if frame_stream_end:
         emit(sink, stages.STREAM_END, None)

@@ -7,6 +7,8 @@ from typing import Any, TypedDict
 
 class RAGState(TypedDict, total=False):
     query: str
+    # The question rewritten to stand alone (a follow-up in a conversation), else the query.
+    standalone_query: str
     retrieval_query: str
     retrieve: bool
     use_external: bool
@@ -33,3 +35,8 @@ class RAGState(TypedDict, total=False):
     final_sources: list[dict[str, Any]]
     pipeline_metadata: dict[str, Any]
     timings_ms: dict[str, float]
+
+
+def question(state: RAGState) -> str:
+    """Return the question the nodes work on: the standalone one once the planner has set it."""
+    return state.get("standalone_query") or state["query"]

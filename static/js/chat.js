@@ -1,5 +1,7 @@
 // The chat page: ask, stream the run live (fetch + ReadableStream), stop it, and resume it after a
 // refresh from the run's event log (GET /api/runs/<id>, then EventSource on /api/runs/<id>/events).
+// Questions form conversations: a follow-up is sent with its conversation's id, earlier turns show
+// above it, and the sidebar lists recent conversations (GET /api/conversations) to reopen one.
 (function () {
   "use strict";
   var A = window.Adrag;
@@ -18,10 +20,18 @@
   var askButton = document.getElementById("ask-button");
   var stopButton = document.getElementById("stop-button");
   var formStatus = document.getElementById("form-status");
+  var threadCard = document.getElementById("thread-card");
+  var thread = document.getElementById("thread");
+  var threadMeta = document.getElementById("thread-meta");
+  var convList = document.getElementById("conv-list");
+  var currentTurn = document.getElementById("current-turn");
+  var FIRST_PLACEHOLDER = question.placeholder;
 
   var providers = null;
   var kbsLoaded = false;
   var current = null;
+  // The open conversation: its id (null until the first answer starts one) and its earlier turns.
+  var conversation = { id: null, turns: [] };
 
   function status(text) { formStatus.textContent = text || ""; }
 
@@ -80,6 +90,9 @@
       }
       return;
     }
+    if (frame.type === "stage_complete" && frame.data && frame.data.stage === "planner") {
+      noteStandalone(run, frame.data.standalone_query);
+    }
     view.apply(frame, at);
     if (frame.type === "done" || frame.type === "error") {
       run.terminal = true;
@@ -98,8 +111,10 @@
       question.focus();
       return;
     }
+    keepTurn(current);
     detach(current);
-    var run = current = { runId: null, lastSeq: 0, mode: "post", controller: new AbortController() };
+    var run = current = { runId: null, lastSeq: 0, mode: "post", controller: new AbortController(), query: query };
+    showCurrentTurn(query, "");
     view.reset("Waiting for the first stage…");
     view.setStatus("starting");
     root.dataset.state = "running";
@@ -113,6 +128,7 @@
     if (kbs) body.knowledge_bases = kbs;
     var filters = A.chatFilters ? A.chatFilters() : null; // chat-filters.js
     if (filters) body.filters = filters;
+    if (conversation.id) body.conversation = conversation.id;
     fetch("/api/query", {
       method: "POST",
       credentials: "same-origin",
@@ -132,6 +148,10 @@
         });
       }
       run.runId = res.headers.get("X-Run-Id");
+      if (run === current) {
+        joinConversation(run, res.headers.get("X-Conversation-Id"));
+        question.value = "";
+      }
       if (run.runId && run === current) {
         rememberRun(run.runId);
         // The events endpoint sends the same frames plus the answer as it is written
@@ -234,7 +254,10 @@
     });
   }
 
-  function resume(runId) {
+  // options.fillQuestion (default true) puts the run's question back in the box (after a refresh);
+  // options.conversation is the run's conversation, already loaded (reopened from the sidebar).
+  function resume(runId, options) {
+    options = options || {};
     detach(current);
     var run = current = { runId: runId, lastSeq: 0, mode: "resume" };
     view.reset("Resuming the run…");
@@ -245,7 +268,10 @@
     setBusy(true);
     A.api("/api/runs/" + encodeURIComponent(runId)).then(function (detail) {
       if (run !== current) return;
-      question.value = detail.query || "";
+      if (options.fillQuestion !== false) question.value = detail.query || "";
+      run.query = detail.query || "";
+      showCurrentTurn(run.query, detail.standalone_query);
+      openThreadOf(run, detail.conversation || null, options.conversation);
       (detail.events || []).forEach(function (event) {
         run.lastSeq = event.seq;
         handleFrame(run, event.frame, Date.parse(event.time));
@@ -261,6 +287,7 @@
       window.history.replaceState(null, "", url.toString());
       view.reset();
       view.setRunId(null);
+      showCurrentTurn("", "");
       setBusy(false);
       root.dataset.state = "unavailable";
       status(err.status === 404 ? "That run is not available." : "The run could not be loaded: " + err.message);
@@ -283,6 +310,199 @@
       status("Could not stop the run: " + err.message);
     });
   });
+
+  // ---- conversations ----
+
+  function sameQuestion(a, b) {
+    return String(a || "").replace(/\s+/g, " ").trim().toLowerCase() === String(b || "").replace(/\s+/g, " ").trim().toLowerCase();
+  }
+
+  function setUrlParam(name, value) {
+    var url = new URL(window.location.href);
+    if (value) url.searchParams.set(name, value); else url.searchParams.delete(name);
+    window.history.replaceState(null, "", url.toString());
+  }
+
+  function showCurrentTurn(query, standalone) {
+    currentTurn.hidden = !query;
+    document.getElementById("current-question").textContent = query || "";
+    var line = document.getElementById("current-standalone");
+    var differs = standalone && !sameQuestion(standalone, query);
+    line.textContent = differs ? "Searched as: " + standalone : "";
+    line.hidden = !differs;
+  }
+
+  // The planner's stage_complete says how a follow-up was read on its own.
+  function noteStandalone(run, standalone) {
+    if (typeof standalone !== "string" || !standalone) return;
+    run.standalone = standalone;
+    if (run === current) showCurrentTurn(run.query, standalone);
+  }
+
+  // A new question moves the run on screen, if it belongs to the open conversation, into the thread.
+  function keepTurn(run) {
+    if (!run || !run.runId || !conversation.id || run.conversationId !== conversation.id) return;
+    if (conversation.turns.some(function (turn) { return turn.id === run.runId; })) return;
+    var result = view.result || {};
+    conversation.turns.push({
+      id: run.runId, query: run.query || "", standalone_query: run.standalone || "",
+      status: view.outcome || "running", answer: result.answer || "", sources: result.sources || []
+    });
+    renderThread();
+  }
+
+  function setConversation(id) {
+    if (conversation.id !== id) conversation = { id: id, turns: [] };
+    if (id) root.dataset.conversationId = id; else delete root.dataset.conversationId;
+    setUrlParam("conversation", id);
+    renderThread();
+    markActive();
+  }
+
+  // The answer to a question names its conversation (a new one for a first question).
+  function joinConversation(run, id) {
+    if (!id) return;
+    run.conversationId = id;
+    setConversation(id);
+    // The conversation is new, or moves to the top of the list.
+    loadConversations();
+  }
+
+  // Show the turns of a run's conversation that came before it.
+  function openThreadOf(run, id, loaded) {
+    run.conversationId = id;
+    setConversation(id);
+    if (!id) return;
+    var got = loaded ? Promise.resolve(loaded) : A.api("/api/conversations/" + encodeURIComponent(id));
+    got.then(function (detail) {
+      if (conversation.id !== id || run !== current) return;
+      var runs = detail.runs || [];
+      var at = runs.map(function (turn) { return turn.id; }).indexOf(run.runId);
+      conversation.turns = at === -1 ? runs : runs.slice(0, at);
+      renderThread();
+    }).catch(function () { /* the run still shows; only its earlier turns are missing */ });
+  }
+
+  function openConversation(id) {
+    status("");
+    A.api("/api/conversations/" + encodeURIComponent(id)).then(function (detail) {
+      var runs = detail.runs || [];
+      if (!runs.length) { newConversation(); return; }
+      var last = runs[runs.length - 1];
+      question.value = "";
+      setUrlParam("run", last.id);
+      resume(last.id, { fillQuestion: false, conversation: detail });
+    }).catch(function (err) {
+      setUrlParam("conversation", null);
+      status(err.status === 404 ? "That conversation is not available." : "The conversation could not be loaded: " + err.message);
+    });
+  }
+
+  function newConversation() {
+    detach(current);
+    current = null;
+    forgetActive();
+    setUrlParam("run", null);
+    setConversation(null);
+    view.reset();
+    view.setRunId(null);
+    delete root.dataset.runId;
+    root.dataset.state = "new";
+    setBusy(false);
+    showCurrentTurn("", "");
+    status("");
+    question.value = "";
+    question.focus();
+  }
+
+  var TURN_STATUS_TEXT = {
+    running: "Still running: open the run to follow it.", queued: "Still running: open the run to follow it.",
+    cancelled: "No answer: the run was stopped.", failed: "No answer: the run ended with an error.",
+    interrupted: "No answer: the run was interrupted."
+  };
+
+  function turnNode(turn) {
+    var sources = Array.isArray(turn.sources) ? turn.sources : [];
+    var byIndex = {};
+    sources.forEach(function (source) { if (source) byIndex[String(source.index)] = source; });
+    var answer = el("div", { className: "answer-body turn-answer-body" });
+    if (turn.answer && String(turn.answer).trim()) {
+      A.renderMarkdown(String(turn.answer), answer, function (n) {
+        var source = byIndex[n];
+        return source ? el("span", { className: "cite-ref", title: String(source.file_name || ""), text: "[" + n + "]" }) : null;
+      });
+    } else {
+      answer.appendChild(el("p", { className: "muted placeholder", text: TURN_STATUS_TEXT[turn.status] || "No answer." }));
+    }
+    var files = sources.map(function (source) { return A.chip("[" + source.index + "]", String(source.file_name || "unknown")); });
+    var standalone = turn.standalone_query && !sameQuestion(turn.standalone_query, turn.query)
+      ? el("p", { className: "turn-standalone muted", text: "Searched as: " + turn.standalone_query }) : null;
+    return el("li", { className: "turn", dataset: { runId: turn.id, status: turn.status || "" } }, [
+      el("div", { className: "turn-question" }, [
+        el("span", { className: "turn-label", text: "You" }),
+        el("p", { className: "turn-text", text: String(turn.query || "") }),
+        standalone
+      ]),
+      el("div", { className: "turn-answer" }, [
+        answer,
+        el("div", { className: "turn-foot" }, files.concat([
+          el("a", { className: "run-link", href: "/history/" + encodeURIComponent(turn.id) + "/", text: "run " + String(turn.id).slice(0, 8) })
+        ]))
+      ])
+    ]);
+  }
+
+  function renderThread() {
+    A.clear(thread);
+    var turns = conversation.id ? conversation.turns : [];
+    threadCard.hidden = !turns.length;
+    threadMeta.textContent = turns.length ? turns.length + (turns.length === 1 ? " earlier turn" : " earlier turns") : "";
+    turns.forEach(function (turn) { thread.appendChild(turnNode(turn)); });
+    question.placeholder = conversation.id ? "Ask a follow-up…" : FIRST_PLACEHOLDER;
+  }
+
+  function ago(iso) {
+    var seconds = (Date.now() - Date.parse(iso)) / 1000;
+    if (isNaN(seconds)) return "";
+    if (seconds < 60) return "just now";
+    if (seconds < 3600) return Math.floor(seconds / 60) + " min ago";
+    if (seconds < 86400) return Math.floor(seconds / 3600) + " h ago";
+    return new Date(iso).toLocaleDateString(undefined, { month: "short", day: "numeric" });
+  }
+
+  function markActive() {
+    Array.prototype.forEach.call(convList.querySelectorAll(".conv-item"), function (item) {
+      if (item.dataset.conversationId === conversation.id) item.setAttribute("aria-current", "true");
+      else item.removeAttribute("aria-current");
+    });
+  }
+
+  function loadConversations() {
+    return A.api("/api/conversations?page_size=30").then(function (body) {
+      A.clear(convList);
+      var items = body.results || [];
+      if (!items.length) {
+        convList.appendChild(el("li", { className: "muted small", text: "No conversations yet: your questions start them." }));
+      }
+      items.forEach(function (item) {
+        var turns = item.run_count + (item.run_count === 1 ? " turn" : " turns");
+        convList.appendChild(el("li", null, el("button", {
+          type: "button", className: "conv-item", title: String(item.title || ""),
+          dataset: { conversationId: item.id },
+          onclick: function () { openConversation(item.id); }
+        }, [
+          el("span", { className: "conv-title", text: String(item.title || "Untitled") }),
+          el("span", { className: "conv-meta" }, [turns + " · ", el("time", { datetime: item.updated_at, title: A.formatTime(item.updated_at), text: ago(item.updated_at) })])
+        ])));
+      });
+      markActive();
+    }).catch(function (err) {
+      A.clear(convList);
+      convList.appendChild(el("li", { className: "error small", text: "Conversations could not be loaded (" + err.message + ")." }));
+    });
+  }
+
+  document.getElementById("new-conversation").addEventListener("click", newConversation);
 
   // ---- pickers ----
 
@@ -378,7 +598,10 @@
     root.dataset.ready = "1";
   });
   var fromUrl = new URL(window.location.href).searchParams.get("run");
+  var conversationFromUrl = new URL(window.location.href).searchParams.get("conversation");
   var stored = null;
   try { stored = sessionStorage.getItem(ACTIVE_KEY); } catch (e) { stored = null; }
-  if (fromUrl || stored) resume(fromUrl || stored);
+  if (fromUrl || (stored && !conversationFromUrl)) resume(fromUrl || stored);
+  else if (conversationFromUrl) openConversation(conversationFromUrl);
+  loadConversations();
 })();

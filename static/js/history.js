@@ -1,5 +1,6 @@
 // The history page: the user's runs (staff: everyone's) with search, filters and pages, kept in
-// the URL so a filtered view can be bookmarked and the back button works.
+// the URL so a filtered view can be bookmarked and the back button works. The runs of a page that
+// belong to one conversation are grouped under its header, in the order they were asked.
 (function () {
   "use strict";
   var A = window.Adrag;
@@ -81,27 +82,62 @@
         "No runs match. ", el("a", { href: "/", text: "Ask a question" }), " to start one."
       ])));
     }
-    results.forEach(function (run) {
-      var provider = String(run.provider) + (run.model ? " · " + run.model : "");
-      A.append(rows, el("tr", { dataset: { runId: run.id, status: run.status } }, [
-        el("td", { className: "when" }, el("time", { datetime: run.created_at, text: A.formatTime(run.created_at) })),
-        el("td", { className: "query-cell" }, [
-          el("a", { href: "/history/" + encodeURIComponent(run.id) + "/", text: String(run.query) }),
-          run.error_code ? el("div", { className: "doc-error", text: run.error_code }) : null,
-          reviewMarks(run)
-        ]),
-        staff ? el("td", { text: String(run.user) }) : null,
-        el("td", null, el("span", { className: "badge " + run.status, text: run.status })),
-        el("td", { className: "num", text: A.formatDuration(run.duration_ms) }),
-        el("td", { text: provider }),
-        el("td", { className: "num", text: A.formatNumber(run.total_tokens) })
-      ]));
+    groupByConversation(results).forEach(function (group) {
+      if (group.length < 2) { A.append(rows, runRow(group[0], 0)); return; }
+      A.append(rows, conversationRow(group));
+      group.forEach(function (run, i) { A.append(rows, runRow(run, i + 1)); });
     });
     prev.disabled = !body.previous;
     next.disabled = !body.next;
     document.getElementById("page-label").textContent = body.count ? "Page " + page : "";
     prev.onclick = function () { go({ page: page - 1 > 1 ? String(page - 1) : "" }); };
     next.onclick = function () { go({ page: String(page + 1) }); };
+  }
+
+  // Runs in groups, newest group first: a conversation's runs (oldest first) where the page holds
+  // more than one of them, else one run alone.
+  function groupByConversation(results) {
+    var groups = [];
+    var byConversation = {};
+    results.forEach(function (run) {
+      var key = run.conversation;
+      if (key && byConversation[key]) { byConversation[key].unshift(run); return; }
+      var group = [run];
+      if (key) byConversation[key] = group;
+      groups.push(group);
+    });
+    return groups;
+  }
+
+  function conversationRow(group) {
+    var id = group[0].conversation;
+    return el("tr", { className: "conv-row", dataset: { conversationId: id } }, el("td", { colspan: columns }, [
+      el("span", { className: "conv-label", text: "Conversation" }),
+      el("strong", { text: String(group[0].query) }),
+      el("span", { className: "muted", text: " · " + group.length + " runs" }),
+      el("a", { className: "conv-open", href: "/?conversation=" + encodeURIComponent(id), text: "Open in chat" })
+    ]));
+  }
+
+  // `turn` is the run's place in its conversation's group (0: not in a group).
+  function runRow(run, turn) {
+    var provider = String(run.provider) + (run.model ? " · " + run.model : "");
+    var rewritten = run.standalone_query && run.standalone_query !== run.query;
+    return el("tr", { className: turn ? "in-conv" : null, dataset: { runId: run.id, status: run.status } }, [
+      el("td", { className: "when" }, el("time", { datetime: run.created_at, text: A.formatTime(run.created_at) })),
+      el("td", { className: "query-cell" }, [
+        turn ? el("span", { className: "turn-no", text: turn + "." }) : null,
+        el("a", { href: "/history/" + encodeURIComponent(run.id) + "/", text: String(run.query) }),
+        rewritten ? el("div", { className: "muted small", text: "Searched as: " + run.standalone_query }) : null,
+        run.error_code ? el("div", { className: "doc-error", text: run.error_code }) : null,
+        reviewMarks(run)
+      ]),
+      staff ? el("td", { text: String(run.user) }) : null,
+      el("td", null, el("span", { className: "badge " + run.status, text: run.status })),
+      el("td", { className: "num", text: A.formatDuration(run.duration_ms) }),
+      el("td", { text: provider }),
+      el("td", { className: "num", text: A.formatNumber(run.total_tokens) })
+    ]);
   }
 
   function go(changes) {

@@ -147,7 +147,7 @@ def _make_world(media_root) -> dict:
 
     from knowledge.bulk import TextItem, documents_ingest_inline
     from knowledge.services import kb_create
-    from queries.models import QueryRun, RunEvent
+    from queries.models import Conversation, QueryRun, RunEvent
 
     user = get_user_model().objects.create_user("fuzzer", "fuzzer@example.com", "fuzz-pass-123")
     user.groups.add(Group.objects.create(name=TEAM))
@@ -165,8 +165,11 @@ def _make_world(media_root) -> dict:
     document = kb.documents.get()
     assert document.status == "ready", document.error
     now = timezone.now()
+    conversation = Conversation.objects.create(user=user, title="What did Marie Curie discover?")
     run = QueryRun.objects.create(
         user=user,
+        conversation=conversation,
+        standalone_query="What did Marie Curie discover?",
         query="What did Marie Curie discover?",
         provider="extractive",
         status=QueryRun.Status.SUCCEEDED,
@@ -192,6 +195,7 @@ def _make_world(media_root) -> dict:
             "kb_id": kb.id,
             "document_id": document.id,
             "run_id": str(run.id),
+            "conversation_id": str(conversation.id),
         },
     }
 

@@ -65,7 +65,15 @@ def test_the_two_streams_are_event_streams_with_json_errors(schema):
         assert "X-Run-Id" in operation["responses"]["200"]["headers"]
     body = query["requestBody"]["content"]["application/json"]["schema"]
     assert body["required"] == ["query"]
-    assert set(body["properties"]) == {"query", "provider", "model", "knowledge_bases", "filters"}
+    assert set(body["properties"]) == {
+        "query",
+        "provider",
+        "model",
+        "knowledge_bases",
+        "conversation",
+        "filters",
+    }
+    assert "X-Conversation-Id" in query["responses"]["200"]["headers"]
     assert {"400", "401", "404", "429"} <= set(query["responses"])
     assert {"204", "400", "401", "404"} <= set(events["responses"])
 

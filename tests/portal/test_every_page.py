@@ -75,7 +75,7 @@ def test_every_page_loads_without_a_console_error(portal, new_page, django_user_
     documents_ingest_inline(kb=kb, items=[TextItem("curie.txt", CURIE.encode())])
     run = run_create(
         user=root, query="What did Marie Curie discover?", provider_name="extractive",
-        model=None, kb_ids=[kb.id],
+        model=None, kb_ids=[kb.id], start_conversation=True,
     )  # fmt: skip
     run_execute(run_id=run.id)
     RunFeedback.objects.create(run=run, user=root, rating="down", comment="Too short")
@@ -90,6 +90,7 @@ def test_every_page_loads_without_a_console_error(portal, new_page, django_user_
     portal_pages = [
         "/",
         f"/?run={run.id}",
+        f"/?conversation={run.conversation_id}",
         "/knowledge/",
         f"/knowledge/?kb={kb.id}",
         "/history/",

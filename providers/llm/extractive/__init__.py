@@ -1,9 +1,10 @@
 """The offline `extractive` answer provider, one module per concern.
 
-`questions` reads the question (the planner's rules, answer types, parts), `arithmetic`
-computes arithmetic safely, `sentences` splits sources into quotable sentences, `entities`
-spots the entity a question asks for, `scoring` ranks sentences, `feedback` reads the
-critic's feedback, and `provider` puts them together behind the AnswerProvider interface.
+`followups` makes a follow-up stand alone, `questions` reads the question (the planner's
+rules, answer types, parts), `arithmetic` computes arithmetic safely, `sentences` splits
+sources into quotable sentences, `entities` spots the entity a question asks for, `scoring`
+ranks sentences, `feedback` reads the critic's feedback, and `provider` puts them together
+behind the AnswerProvider interface.
 """
 
 from __future__ import annotations

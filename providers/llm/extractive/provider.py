@@ -26,6 +26,7 @@ from providers.llm.extractive.feedback import (
     is_rejected,
     query_with_feedback,
 )
+from providers.llm.extractive.followups import condense
 from providers.llm.extractive.questions import (
     FAREWELL,
     THANKS,
@@ -291,6 +292,12 @@ class ExtractiveProvider(AnswerProvider):
         if not (feedback or "").strip():
             return query
         return query_with_feedback(query, feedback)
+
+    def condense_query(self, query: str, history: list[dict[str, str]], ctx: CallContext) -> str:
+        if not history:
+            return query
+        self._start("condense", ctx)
+        return condense(query, history) or query
 
     def available(self) -> bool:
         return True

@@ -7,7 +7,7 @@ import logging
 from providers.llm.base import RunCancelled, public_error
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
-from queries.pipeline.state import RAGState
+from queries.pipeline.state import RAGState, question
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +54,9 @@ def compress(state: RAGState, config) -> dict:
         return {"context": context}
     run.call.context_chars = run.max_context_chars
     try:
-        compressed = run.provider.compress(state["query"], context[:COMPRESS_INPUT_CHARS], run.call)
+        compressed = run.provider.compress(
+            question(state), context[:COMPRESS_INPUT_CHARS], run.call
+        )
         if not compressed.strip():
             raise ValueError("compression returned no text")
     except RunCancelled:

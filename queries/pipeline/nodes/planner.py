@@ -1,4 +1,5 @@
-"""Planner: decide whether to retrieve, whether to search the web, and what kind of question."""
+"""Planner: make a follow-up stand alone, then decide whether to retrieve, whether to search
+the web, and what kind of question it is."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import logging
 
 from providers.llm.base import RunCancelled, public_error
 from queries.pipeline import stages
-from queries.pipeline.context import run_context
+from queries.pipeline.context import RunContext, run_context
 from queries.pipeline.state import RAGState
 
 logger = logging.getLogger(__name__)
@@ -14,13 +15,33 @@ logger = logging.getLogger(__name__)
 FALLBACK = {"retrieve": True, "use_external": False, "query_type": "factual", "reasoning": ""}
 
 
+def standalone_question(run: RunContext, query: str) -> str:
+    """Return the question rewritten from the conversation's earlier turns to stand alone.
+
+    With no earlier turn it is the question itself, and no model is asked. A rewrite that
+    fails leaves the question as asked: a follow-up searched on its own words still answers.
+    """
+    if not run.history:
+        return query
+    try:
+        standalone = run.provider.condense_query(query, run.history, run.call)
+    except RunCancelled:
+        raise
+    except Exception as exc:
+        logger.warning("follow-up rewrite failed; using the question as asked: %s", exc)
+        return query
+    return (standalone or "").strip() or query
+
+
 def planner(state: RAGState, config) -> dict:
     """Ask the provider for a plan; on any failure, fail toward plain retrieval."""
     run = run_context(config)
     run.check_cancelled()
     run.emit(stages.STAGE_START, {"stage": stages.PLANNER, "message": "Analyzing query..."})
+    standalone = standalone_question(run, state["query"])
+    run.standalone_query = standalone
     try:
-        plan = run.provider.plan(state["query"], run.call)
+        plan = run.provider.plan(standalone, run.call)
         decision = {
             "retrieve": bool(plan.get("retrieve", True)),
             "use_external": bool(plan.get("use_external", False)),
@@ -44,6 +65,7 @@ def planner(state: RAGState, config) -> dict:
                     f"({decision['query_type']})"
                 ),
                 **decision,
+                "standalone_query": standalone,
             },
         )
     return {
@@ -51,7 +73,8 @@ def planner(state: RAGState, config) -> dict:
         "use_external": decision["use_external"],
         "query_type": decision["query_type"],
         "planner_reasoning": decision["reasoning"],
-        "retrieval_query": state["query"],
+        "standalone_query": standalone,
+        "retrieval_query": standalone,
         "retry_count": 0,
         "feedback": "",
     }

@@ -10,7 +10,7 @@ from queries.pipeline import stages
 from queries.pipeline.answer_stream import AnswerStream
 from queries.pipeline.context import RunContext, run_context
 from queries.pipeline.nodes.compress import block_label
-from queries.pipeline.state import RAGState
+from queries.pipeline.state import RAGState, question
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         run.call.temperature = run.retry_temperature
     if not docs:
         try:
-            answer = run.provider.direct_answer(state["query"], run.call)
+            answer = run.provider.direct_answer(question(state), run.call)
             stream.flush()
         except RunCancelled:
             raise
@@ -120,7 +120,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
     feedback = state.get("feedback", "") if retrying else ""
     try:
         result = run.provider.answer(
-            state["query"], state.get("context", ""), blocks, run.call, feedback=feedback
+            question(state), state.get("context", ""), blocks, run.call, feedback=feedback
         )
         stream.flush()
         answer = str(result.get("answer") or "").strip()
@@ -135,7 +135,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         run.emit(stages.STAGE_ERROR, {"stage": stages.REASONING, "error": public_error(exc)})
         try:
             answer = run.provider.answer_plain(
-                state["query"], state.get("context", ""), blocks, run.call, feedback=feedback
+                question(state), state.get("context", ""), blocks, run.call, feedback=feedback
             ).strip()
             stream.flush()
         except RunCancelled:

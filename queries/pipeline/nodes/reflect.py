@@ -9,7 +9,7 @@ from providers.reranker import get_reranker
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
 from queries.pipeline.nodes.reason import UNABLE
-from queries.pipeline.state import RAGState
+from queries.pipeline.state import RAGState, question
 
 logger = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ def reflect(state: RAGState, config) -> dict:
                 for i, doc in enumerate(docs, start=1)
             ]
             verdict = run.provider.reflect(
-                state["query"],
+                question(state),
                 (state.get("context") or "")[:REFLECT_CONTEXT_CHARS],
                 answer,
                 blocks,
@@ -175,18 +175,18 @@ def reflect(state: RAGState, config) -> dict:
     )
     try:
         retrieval_query = run.provider.rewrite_query(
-            state["query"], feedback or "; ".join(issues), run.call
+            question(state), feedback or "; ".join(issues), run.call
         )
     except RunCancelled:
         raise
     except Exception as exc:
         logger.warning("query rewrite failed: %s", exc)
-        retrieval_query = state["query"]
+        retrieval_query = question(state)
     return {
         "retry_count": retry_count + 1,
         "feedback": feedback or "; ".join(issues),
         "use_external": state.get("use_external", False) or escalate,
-        "retrieval_query": retrieval_query or state["query"],
+        "retrieval_query": retrieval_query or question(state),
         "grounded": False,
         "issues": issues,
         "final_answer": "",

@@ -44,6 +44,7 @@ ADDITIVE = {
     # The hits of each store and the fused order, by chunk id (for comparing runs).
     ("retrieval_result", "retrieval"): {"hits"},
     ("stage_complete", "aggregator"): {"ranked"},
+    ("stage_complete", "planner"): {"standalone_query"},
 }
 
 
