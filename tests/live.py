@@ -29,6 +29,9 @@ class LiveStack:
         self.log_dir = log_dir
         self.webs: list[tuple[subprocess.Popen, int]] = []
         self.workers: list[subprocess.Popen] = []
+        # Procrastinate's worker rows that existed before this stack's first worker: they belong
+        # to another stack that is still running, and must outlive this one.
+        self.workers_before: list[int] | None = None
         self.env = child_env(
             ADRAG_PROVIDER_PLUGINS=PLUGINS,
             SCRIPTED_PROVIDER_FILE=str(script_file),
@@ -68,6 +71,12 @@ class LiveStack:
             time.sleep(0.2)
 
     def start_worker(self, queues: str = "runs,default") -> subprocess.Popen:
+        if self.workers_before is None:
+            from django.db import connection
+
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT id FROM procrastinate_workers")
+                self.workers_before = [row[0] for row in cursor.fetchall()]
         process = subprocess.Popen(
             [
                 sys.executable,
