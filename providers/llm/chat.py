@@ -420,6 +420,8 @@ class ChatModelProvider(AnswerProvider):
             prompts.fence("CONVERSATION", prompts.conversation_transcript(history))
             + "\n\n"
             + prompts.fence("QUESTION", query)
+            + "\n\n"
+            + prompts.CONDENSE_REMINDER
         )
         reply = self._call(
             CONDENSE, "condense", prompts.CONDENSE_SYSTEM, user, ctx, json_mode=False

@@ -84,11 +84,19 @@ CONDENSE_SYSTEM = (
     "conversation: replace pronouns and references such as it, they, this or that with what "
     "they refer to in the earlier turns, and fill in what a short follow-up leaves out. Keep "
     "the question's meaning and language, do not answer it, and output only the rewritten "
-    "question on one line. For example, after the turn `User: When was the Eiffel Tower "
-    "built?`, the follow-up `Who designed it?` becomes `Who designed the Eiffel Tower?`. "
+    "question on one line. For example, after `User: When was the Eiffel Tower built?` the "
+    "follow-up `Who designed it?` becomes `Who designed the Eiffel Tower?`, and after "
+    "`User: Who designed the Eiffel Tower?` the follow-up `And when?` becomes `When was the "
+    "Eiffel Tower designed?`. "
     + FENCE_NOTE.format(label="CONVERSATION")
     + " "
     + FENCE_NOTE.format(label="QUESTION")
+)
+
+# Small models follow the last instruction they read: the condense prompt ends with this.
+CONDENSE_REMINDER = (
+    "Rewrite the follow-up QUESTION above so that it stands alone: keep its words and replace "
+    "only what refers to the conversation. Do not answer it. Output only the question."
 )
 
 
