@@ -65,7 +65,13 @@ CORS_ALLOWED_ORIGINS = list(
 CORS_ALLOW_CREDENTIALS = env_bool("CORS_ALLOW_CREDENTIALS", True)
 CORS_URLS_REGEX = r"^/api/"
 CORS_ALLOW_HEADERS = (*cors_default_headers, "last-event-id", "x-request-id")
-CORS_EXPOSE_HEADERS = ["X-Run-Id", "X-Request-ID", "Retry-After", "X-Conversation-Id"]
+CORS_EXPOSE_HEADERS = [
+    "X-Run-Id",
+    "X-Request-ID",
+    "Retry-After",
+    "X-Conversation-Id",
+    "X-Rerun-Of",
+]
 CSRF_TRUSTED_ORIGINS = list(dict.fromkeys(env_list("CSRF_TRUSTED_ORIGINS") + CORS_ALLOWED_ORIGINS))
 # Lax (the default) sends the cookies to a front end on the same site (app.example.com and
 # api.example.com); one on another site needs None, which browsers accept only with Secure.

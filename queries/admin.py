@@ -77,6 +77,9 @@ class QueryRunAdmin(admin.ModelAdmin):
         "replay_link",
         "conversation",
         "standalone_query",
+        "rerun_of",
+        "overrides",
+        "filters",
     ]
     exclude = ["knowledge_bases"]
 

@@ -118,7 +118,8 @@ def feedback_output(feedback: RunFeedback) -> dict:
 
 
 def feedback_export_rows(*, user, rating: str | None = None) -> Iterator[dict]:
-    """Yield one record per rating of a run the user may see (staff: all), newest first.
+    """Yield one record per rating the user may export, newest first: staff every rating,
+    anyone else their own ratings of their own runs (as the run's page shows only one's own).
 
     Each record holds what an evaluation set needs: the question (and its standalone form),
     the answer, its sources, the rating and comment, who rated, and the run's id and time.
@@ -126,6 +127,8 @@ def feedback_export_rows(*, user, rating: str | None = None) -> Iterator[dict]:
     ratings = RunFeedback.objects.filter(
         run__in=run_list_for_user(user=user).values("id")
     ).select_related("run", "user")
+    if not user.is_staff:
+        ratings = ratings.filter(user=user)
     if rating:
         ratings = ratings.filter(rating=rating)
     for feedback in ratings.order_by("-updated_at", "-id").iterator(chunk_size=200):

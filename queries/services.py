@@ -191,18 +191,40 @@ def run_rerun(*, run: QueryRun, user, overrides, request_id: str = "") -> QueryR
     belongs to no conversation: it is an experiment beside the thread, not a turn of it.
     Rate limits apply as for any run (429).
     """
+    from knowledge.selectors import kb_ids_for_user
+    from queries.filters import filters_validate
     from queries.overrides import overrides_validate
 
+    if run.conversation_id and not run.standalone_query:
+        # A follow-up's standalone question is recorded when it finishes: without it, the
+        # re-run would ask the bare follow-up ("and when?") with no conversation to read it by.
+        raise ServiceError(
+            409,
+            "run_unfinished",
+            "This follow-up has no standalone question yet; re-run it once it has finished.",
+        )
     changes = overrides_validate(raw=overrides, user=user)
-    effective = {**(run.overrides or {}), **changes}
+    inherited = dict(run.overrides or {})
+    effective = {**inherited, **changes}
+    if "fusion_weights" in changes and "fusion_weights" in inherited:
+        # Weights not named this time keep the original's.
+        effective["fusion_weights"] = {**inherited["fusion_weights"], **changes["fusion_weights"]}
     provider_name = changes.get("provider", run.provider)
     if "model" in changes:
         model = changes["model"]
     elif provider_name != run.provider:
         model = None  # another provider: its own default model
+        effective.pop("model", None)
     else:
         model = run.model or None
-    kb_ids = changes.get("knowledge_bases", list(run.kb_ids or []))
+    if "knowledge_bases" in changes:
+        kb_ids = changes["knowledge_bases"]  # checked readable by overrides_validate
+    else:
+        # A knowledge base deleted or unshared since the original ran is not searched again.
+        readable = set(kb_ids_for_user(user=user))
+        kb_ids = [kb_id for kb_id in run.kb_ids or [] if kb_id in readable]
+    # The original's filters, checked again against the knowledge bases searched now.
+    filters = filters_validate(raw=run.filters or None, user=user, kb_ids=kb_ids)
     return run_create(
         user=user,
         query=run.standalone_query or run.query,
@@ -211,7 +233,7 @@ def run_rerun(*, run: QueryRun, user, overrides, request_id: str = "") -> QueryR
         kb_ids=kb_ids,
         request_id=request_id,
         conversation=None,
-        filters=dict(run.filters or {}),
+        filters=filters,
         overrides=effective,
         rerun_of=run,
     )

@@ -170,6 +170,14 @@ async def query_view(request):
     )
     if isinstance(run, JsonResponse):
         return run
+    response = await _run_stream_response(run)
+    if run.conversation_id:
+        response["X-Conversation-Id"] = str(run.conversation_id)
+    return response
+
+
+async def _run_stream_response(run: QueryRun) -> StreamingHttpResponse:
+    """Stream a new run's log from its first event, as POST /api/query does."""
     await _release_request_connection()
     response = StreamingHttpResponse(
         run_stream(run_id=run.id, after=0, style=STYLE_POST),
@@ -178,8 +186,6 @@ async def query_view(request):
     for header, value in SSE_HEADERS.items():
         response[header] = value
     response["X-Run-Id"] = str(run.id)
-    if run.conversation_id:
-        response["X-Conversation-Id"] = str(run.conversation_id)
     return response
 
 
@@ -288,13 +294,6 @@ async def run_rerun_view(request, run_id):
     )
     if isinstance(run, JsonResponse):
         return run
-    await _release_request_connection()
-    response = StreamingHttpResponse(
-        run_stream(run_id=run.id, after=0, style=STYLE_POST),
-        content_type="text/event-stream",
-    )
-    for header, value in SSE_HEADERS.items():
-        response[header] = value
-    response["X-Run-Id"] = str(run.id)
+    response = await _run_stream_response(run)
     response["X-Rerun-Of"] = str(run.rerun_of_id)
     return response

@@ -141,6 +141,11 @@
           var data = {};
           try { data = JSON.parse(text); } catch (e) { data = { error: "The server answered " + res.status + "." }; }
           if (run !== current) return;
+          // A conversation deleted meanwhile, or one that is not ours to continue (staff
+          // reading another user's): the next question starts a new conversation instead.
+          if (res.status === 404 && body.conversation && /conversation/i.test(data.error || "")) {
+            setConversation(null);
+          }
           view.setStatus("failed", "not started");
           view.showError(data.error || "The question could not be asked.", data.code || "http_" + res.status, res.status === 429 ? "Too many runs" : "Not started");
           run.terminal = true;

@@ -162,6 +162,9 @@ def test_export_is_json_lines_of_the_rated_runs_the_caller_sees(
     theirs = make_run(other_user, "their question")
     rate(auth_client, run, "down", "Missed the year")
     RunFeedback.objects.create(run=theirs, user=other_user, rating="up")
+    # Staff's own rating of alice's run is staff's: alice's export (like her run page) holds
+    # only her own ratings.
+    rate(staff_client, run, "up", "Reviewer: fine")
 
     response, lines = _export(auth_client)
     assert response["Content-Type"] == "application/x-ndjson"
@@ -180,9 +183,11 @@ def test_export_is_json_lines_of_the_rated_runs_the_caller_sees(
     assert line["created_at"].startswith(str(run.created_at.date()))
     # Staff export every user's rated runs; ?rating= narrows.
     _, everyone = _export(staff_client)
-    assert sorted(line["question"] for line in everyone) == sorted([run.query, "their question"])
+    assert sorted(line["question"] for line in everyone) == sorted(
+        [run.query, run.query, "their question"]
+    )
     _, up_only = _export(staff_client, rating="up")
-    assert [line["question"] for line in up_only] == ["their question"]
+    assert sorted(line["question"] for line in up_only) == sorted([run.query, "their question"])
     response = staff_client.get("/api/feedback/export", {"rating": "maybe"})
     assert response.status_code == 400 and response.json()["code"] == "invalid_rating"
     # An Accept the API does not render still gets JSON errors and the JSON Lines body.
