@@ -126,7 +126,12 @@ def main() -> None:
                 usage = ctx.usage.get(stage)
                 tokens[(mode, stage)].append(usage.output_tokens if usage else 0)
             if n % 10 == 0:
-                print(f"  {mode}: {n} questions", flush=True)
+                parts = ", ".join(f"{stage} {parsed[(mode, stage)] / n:.0%}" for stage in STAGES)
+                print(
+                    f"  {mode}: {n} questions: parsed {parts}; "
+                    f"answer holds a gold span {contains[mode] / n:.0%}",
+                    flush=True,
+                )
     total = len(items)
     print(
         f"provider {args.provider}, model {args.model or args.model_path or 'default'}, {total} questions"
