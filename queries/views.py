@@ -39,6 +39,12 @@ def _close_connection() -> None:
     connection.close()
 
 
+def _method_not_allowed(allowed: str) -> JsonResponse:
+    response = json_error(405, "Method not allowed.", "method_not_allowed")
+    response["Allow"] = allowed
+    return response
+
+
 def _parse_body(request) -> dict | JsonResponse:
     """Validate the spec's body; wrongly typed fields are JSON 400s, never a 500."""
     from providers.llm.registry import default_provider_name, provider_names
@@ -159,9 +165,7 @@ def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun | JsonResponse
 async def query_view(request):
     """Start a run and stream its events: the spec's contract, plus id lines and heartbeats."""
     if request.method != "POST":
-        response = json_error(405, "Method not allowed.", "method_not_allowed")
-        response["Allow"] = "POST"
-        return response
+        return _method_not_allowed("POST")
     parsed = _parse_body(request)
     if isinstance(parsed, JsonResponse):
         return parsed
@@ -218,9 +222,7 @@ async def run_events_view(request, run_id):
     from django.http import Http404
 
     if request.method != "GET":
-        response = json_error(405, "Method not allowed.", "method_not_allowed")
-        response["Allow"] = "GET"
-        return response
+        return _method_not_allowed("GET")
     after = _cursor(request)
     if after is None:
         return json_error(
@@ -283,9 +285,7 @@ def _prepare_rerun(user, run_id, overrides: dict, request_id: str) -> QueryRun |
 async def run_rerun_view(request, run_id):
     """Re-run a past run's question with some settings changed; stream it like POST /api/query."""
     if request.method != "POST":
-        response = json_error(405, "Method not allowed.", "method_not_allowed")
-        response["Allow"] = "POST"
-        return response
+        return _method_not_allowed("POST")
     overrides = _parse_overrides(request)
     if isinstance(overrides, JsonResponse):
         return overrides
