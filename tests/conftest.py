@@ -9,9 +9,18 @@ from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
 import pytest
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# `make test` runs two test processes on a 2-core machine. Each process and the servers it
+# starts get their share of the cores: math libraries and llama.cpp spin their threads while
+# waiting, and two processes that each use every core spend much of it waiting on each other.
+TEST_PROCESSES = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+THREADS = str(max(1, (os.cpu_count() or 1) // TEST_PROCESSES))
+os.environ.setdefault("OMP_NUM_THREADS", THREADS)  # read when torch loads, after this
+os.environ.setdefault("LOCAL_N_THREADS", THREADS)
 
 
 def child_env(**extra: str) -> dict[str, str]:
@@ -45,6 +54,127 @@ def run_manage(*args: str, timeout: float = 120, **env: str) -> subprocess.Compl
         text=True,
         timeout=timeout,
     )
+
+
+# The modules that use the model server (llama.cpp's, started once per test process) run in
+# one test process, so that it starts once.
+MODEL_SERVER_GROUP = "llama-server"
+MODEL_SERVER_MODULES = {
+    "tests/providers/test_openai_server.py",
+    "tests/queries/test_conversations_real_model.py",
+    "tests/queries/test_real_model_server.py",
+}
+
+
+def _group(item) -> str:
+    """The unit a test process takes: a module, or all the model server's modules."""
+    module = item.nodeid.split("::", 1)[0]
+    if "llama_server" in item.fixturenames and module not in MODEL_SERVER_MODULES:
+        raise pytest.UsageError(f"{module} uses the model server: add it to MODEL_SERVER_MODULES")
+    return MODEL_SERVER_GROUP if module in MODEL_SERVER_MODULES else module
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`make test` runs two test processes (`-n 2 --dist loadscope`). Each takes whole groups
+    (`_group`), so that a module's live stacks and the model server start once per process, in
+    the order the collection gives (`pytest_collection_modifyitems`)."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return MODEL_SERVER_GROUP if module in MODEL_SERVER_MODULES else module
+
+    config.option.loadscopereorder = False
+    return GroupScheduling(config, log)
+
+
+def _kind(items) -> int:
+    """Where a group of tests runs: the model server's first, then the groups that start
+    processes of their own, then those on the shared stack, then those on the shared portal,
+    then the in-process tests. Long groups first keep the two test processes finishing close
+    together; groups on the same shared stack next to each other start it once."""
+    names = set().union(*(item.fixturenames for item in items))
+    if _group(items[0]) == MODEL_SERVER_GROUP:
+        return 0
+    if "portal_stack" in names:
+        return 3
+    if "shared_stack" in names:
+        return 2
+    return 1 if any(item.get_closest_marker("slow") for item in items) else 4
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Order the groups by `_kind` (after pytest-django's own ordering, which a group keeps)."""
+    groups: dict[str, list] = {}
+    for item in items:
+        groups.setdefault(_group(item), []).append(item)
+    kinds = {group: _kind(members) for group, members in groups.items()}
+    order = {group: n for n, group in enumerate(groups)}
+    items.sort(key=lambda item: (kinds[_group(item)], order[_group(item)]))
+
+
+class FastPBKDF2PasswordHasher(PBKDF2PasswordHasher):
+    """Django's PBKDF2 at one iteration, for the users tests make (hundreds of them: at the
+    default 1,000,000 iterations each costs a third of a second of CPU). The count is stored in
+    the hash, so the live servers, on the default hashers, verify these passwords as they are
+    and re-hash them at full strength on the first sign-in."""
+
+    iterations = 1
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hashing():
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["tests.conftest.FastPBKDF2PasswordHasher"]):
+        yield
+
+
+class MemoEncoder:
+    """The real sentence embedder, which remembers each text's vector for this test process.
+
+    Tests ingest the same documents and ask the same questions again and again (a corpus per
+    test, hypothesis drawing a hundred filters for one query); the model gives a text the same
+    vector each time, so each distinct text is encoded once. Nothing else changes: every vector
+    is the model's own, and the live servers' processes encode as in production."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.memo: dict[tuple, object] = {}
+
+    def encode(self, texts, **options):
+        import numpy as np
+
+        settings = tuple(sorted(options.items()))
+        missing = [text for text in dict.fromkeys(texts) if (text, settings) not in self.memo]
+        if missing:
+            for text, vector in zip(missing, self.model.encode(missing, **options)):
+                self.memo[text, settings] = vector
+        return np.stack([self.memo[text, settings] for text in texts])
+
+    def __getattr__(self, name):
+        return getattr(self.model, name)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _embedder_memo():
+    from providers import embedder
+
+    load = embedder.get_model
+    memo: list[MemoEncoder] = []
+
+    def get_model():
+        if not memo:
+            memo.append(MemoEncoder(load()))
+        return memo[0]
+
+    embedder.get_model = get_model
+    yield
+    embedder.get_model = load
 
 
 @pytest.fixture
@@ -138,14 +268,34 @@ def stack(transactional_db, tmp_path):
         _stop_stack(stack)
 
 
-@pytest.fixture(scope="module")
-def module_stack(django_db_setup, django_db_blocker, tmp_path_factory):
-    """One web process and one worker for a whole module: its tests make their own data."""
-    from tests.live import started_stack
+@pytest.fixture(scope="session")
+def _shared_stacks(django_db_setup, django_db_blocker):
+    """Stops the shared stacks at the end, before the test database goes."""
+    from tests import live
+
+    yield
+    with django_db_blocker.unblock():
+        live.stop_shared()
+
+
+SHARED_STACKS = {"shared_stack", "portal_stack"}
+
+
+@pytest.fixture(autouse=True)
+def _shared_stacks_only_where_used(request):
+    """A test that uses no shared stack runs with none: their workers would take its jobs."""
+    from tests import live
+
+    keep = SHARED_STACKS & set(request.fixturenames)
+    if live.shared_running(keep=keep):
+        live.stop_shared(keep=keep)
+
+
+@pytest.fixture
+def shared_stack(_shared_stacks, django_db_blocker, tmp_path_factory):
+    """One web process and one worker shared by consecutive tests that only need processes to
+    talk to: each test makes its own users and data, and writes its own scripts."""
+    from tests import live
 
     with django_db_blocker.unblock():
-        stack = started_stack(tmp_path_factory.mktemp("stack"))
-        try:
-            yield stack
-        finally:
-            _stop_stack(stack)
+        return live.shared("shared_stack", tmp_path_factory.mktemp("stack"))

@@ -1,7 +1,12 @@
 """The live stack of the stream, portal and process tests: web processes (uvicorn) and
 Procrastinate workers in subprocesses, on this test run's database. The fixtures that start
-it are in tests/conftest.py: `stack` (a fresh one per test) and `module_stack` (one per module,
-for tests that only need processes to talk to)."""
+it are in tests/conftest.py: `stack` (a fresh one per test), `shared_stack` and `portal_stack`
+(shared by consecutive tests that only need processes to talk to).
+
+A shared stack's worker takes any job on its queues, so it must not run beside a test that
+starts a worker of its own or queues work it expects to find untouched: it lives only while
+consecutive tests use it (`stop_shared`), and the test ordering in tests/conftest.py keeps the
+tests that use it together."""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import requests
@@ -109,8 +115,10 @@ class LiveStack:
         raise AssertionError("no worker heartbeat")
 
     def write_scripts(self, scripts: dict) -> None:
+        """Add per-query scripts; a query's script written again starts from its first reply."""
         existing = json.loads(self.script_file.read_text()) if self.script_file.exists() else {}
-        existing.update(scripts)
+        for query, script in scripts.items():
+            existing[query] = {**script, "_written": uuid.uuid4().hex}
         self.script_file.write_text(json.dumps(existing))
 
     def stop(self) -> None:
@@ -136,3 +144,24 @@ def started_stack(
     stack.start_worker(queues=queues)
     stack.wait_for_worker()
     return stack
+
+
+_shared: dict[str, LiveStack] = {}
+
+
+def shared(name: str, folder: Path, **options) -> LiveStack:
+    """Return the running shared stack `name` (its fixture's name), starting it in `folder` if
+    it is not running."""
+    if name not in _shared:
+        _shared[name] = started_stack(folder, **options)
+    return _shared[name]
+
+
+def shared_running(*, keep: set[str]) -> bool:
+    return any(name not in keep for name in _shared)
+
+
+def stop_shared(*, keep: set[str] = frozenset()) -> None:
+    """Stop the shared stacks but `keep`. Their workers stop cleanly and remove their own rows."""
+    for name in [name for name in _shared if name not in keep]:
+        _shared.pop(name).stop()

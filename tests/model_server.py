@@ -68,7 +68,7 @@ class LlamaServer:
                 "--n_ctx",
                 "4096",
                 "--n_threads",
-                str(os.cpu_count() or 1),
+                os.environ.get("LOCAL_N_THREADS") or str(os.cpu_count() or 1),
             ],  # fmt: skip
             stdout=self.log,
             stderr=subprocess.STDOUT,

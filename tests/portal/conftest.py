@@ -46,28 +46,24 @@ class Portal:
         self.stack.write_scripts(scripts)
 
 
-@pytest.fixture(scope="module")
-def portal_stack(django_db_setup, django_db_blocker, tmp_path_factory):
-    """One web process and worker for a module's browser tests (the portal uploads, so the
-    worker ingests too)."""
-    from tests.conftest import _stop_stack
-    from tests.live import started_stack
+@pytest.fixture
+def portal_stack(_shared_stacks, django_db_blocker, tmp_path_factory):
+    """One web process and worker shared by consecutive browser tests (the portal uploads, so
+    the worker ingests too)."""
+    from tests import live
 
     with django_db_blocker.unblock():
-        stack = started_stack(
+        return live.shared(
+            "portal_stack",
             tmp_path_factory.mktemp("portal"),
             env={"ADRAG_PROVIDER_PLUGINS": PLUGINS},
             queues="runs,default,ingest",
         )
-        try:
-            yield stack
-        finally:
-            _stop_stack(stack)
 
 
 @pytest.fixture
 def portal(portal_stack, transactional_db) -> Portal:
-    """The module's portal; each test makes its own users and data."""
+    """The shared portal; each test makes its own users and data."""
     return Portal(url=portal_stack.url, stack=portal_stack)
 
 

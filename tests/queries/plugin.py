@@ -15,7 +15,10 @@ from collections import defaultdict
 from providers.llm.base import ProviderError
 from tests.queries.pipeline.scripted import Script, ScriptedProvider
 
-_consumed: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+# Replies consumed per script: keyed by the query and the script's "_written" stamp, so that a
+# script written again (a later test or module asking the same question of a shared worker)
+# starts from its first reply.
+_consumed: dict[tuple, dict[str, int]] = defaultdict(lambda: defaultdict(int))
 
 
 class FileScript(Script):
@@ -24,17 +27,19 @@ class FileScript(Script):
     def __init__(self) -> None:
         super().__init__()
         self.query = ""
+        self.key: tuple = ("", None)
 
     def load(self, query: str) -> None:
         self.query = query
         with open(os.environ["SCRIPTED_PROVIDER_FILE"], encoding="utf-8") as handle:
             scripts = json.load(handle)
         script = scripts.get(query, {})
+        self.key = (query, script.get("_written"))
         self.replies.clear()
         for stage, replies in script.items():
             if stage.startswith("_"):
                 continue
-            start = _consumed[query][stage]
+            start = _consumed[self.key][stage]
             self.replies[stage] = [_decode(reply) for reply in replies[start:]]
         self.delays = script.get("_delays", {})
         self.token_delays = script.get("_token_delays", {})
@@ -56,7 +61,7 @@ class ScriptedFromFile(ScriptedProvider):
     def _call(self, task, stage, system, user, ctx, **kwargs):
         query = user.split("<<<BEGIN QUESTION>>>\n", 1)[-1].split("\n<<<END QUESTION>>>", 1)[0]
         self.script.load(query)
-        _consumed[query][stage] += 1
+        _consumed[self.script.key][stage] += 1
         return super()._call(task, stage, system, user, ctx, **kwargs)
 
 

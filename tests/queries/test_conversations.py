@@ -102,10 +102,10 @@ def transcript(details: list[dict]) -> str:
 
 
 @pytest.mark.slow
-def test_a_three_turn_conversation_with_the_extractive_provider(module_stack, user):
+def test_a_three_turn_conversation_with_the_extractive_provider(shared_stack, user):
     platform_kb(user)
     headers = {"Authorization": f"Token {Token.objects.create(user=user).key}"}
-    details = ask_conversation(module_stack.url, headers, "extractive")
+    details = ask_conversation(shared_stack.url, headers, "extractive")
     print("\nextractive conversation:\n" + transcript(details))
     first, second, third = details
     assert [run["query"] for run in details] == TURNS
@@ -121,7 +121,7 @@ def test_a_three_turn_conversation_with_the_extractive_provider(module_stack, us
         assert cited_files(run["answer"], run["sources"]) == ["falcon.md"]
     # The conversation lists its three turns in order, with both questions of each.
     conversation = requests.get(
-        f"{module_stack.url}/api/conversations/{first['conversation']}",
+        f"{shared_stack.url}/api/conversations/{first['conversation']}",
         headers=headers,
         timeout=30,
     ).json()

@@ -105,12 +105,12 @@ def test_a_document_outside_the_searched_knowledge_bases_is_400(auth_client, use
 
 
 @pytest.fixture
-def world(module_stack, transactional_db, user):
+def world(shared_stack, transactional_db, user):
     kb = kb_create(owner=user, name="Missions")
     documents = ingest_filter_corpus(kb, user)
     token = Token.objects.create(user=user).key
     return {
-        "url": module_stack.url,
+        "url": shared_stack.url,
         "headers": {"Authorization": f"Token {token}"},
         "kb": kb,
         "documents": documents,

@@ -26,8 +26,33 @@ EIFFEL = (
 )
 
 
+@pytest.fixture(scope="module")
+def model_stack(llama_server, django_db_setup, django_db_blocker, tmp_path_factory):
+    """One web process and worker for the module, answering with the model server."""
+    from tests.live import started_stack
+
+    with django_db_blocker.unblock():
+        stack = started_stack(
+            tmp_path_factory.mktemp("model-stack"),
+            env={
+                "OPENAI_BASE_URL": llama_server.url,
+                "OPENAI_API_KEY": "",
+                "MAX_REFLECTION_RETRIES": "0",
+                "STREAM_IDLE_TIMEOUT_SECONDS": "120",
+                # Budgets that a small model fills in seconds; the answer still streams.
+                "LLM_MAX_TOKENS_PLAN": "80",
+                "LLM_MAX_TOKENS_ANSWER": "128",
+                "LLM_MAX_TOKENS_REFLECT": "80",
+            },
+        )
+        try:
+            yield stack
+        finally:
+            stack.stop()
+
+
 @pytest.fixture
-def world(stack, user, llama_server):
+def world(model_stack, transactional_db, user):
     kb = kb_create(owner=user, name="Landmarks")
     documents_ingest_inline(
         kb=kb,
@@ -36,17 +61,8 @@ def world(stack, user, llama_server):
             TextItem("risotto.txt", b"Risotto is cooked with arborio rice and stock added slowly."),
         ],
     )
-    stack.env.update(
-        OPENAI_BASE_URL=llama_server.url,
-        OPENAI_API_KEY="",
-        MAX_REFLECTION_RETRIES="0",
-        STREAM_IDLE_TIMEOUT_SECONDS="120",
-    )
     token = Token.objects.create(user=user).key
-    url = stack.start_web()
-    stack.start_worker()
-    stack.wait_for_worker()
-    return {"url": url, "headers": {"Authorization": f"Token {token}"}}
+    return {"url": model_stack.url, "headers": {"Authorization": f"Token {token}"}}
 
 
 def post_query(world, query: str):

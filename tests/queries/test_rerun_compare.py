@@ -53,7 +53,7 @@ COOKING = [
 
 
 @pytest.fixture
-def world(module_stack, transactional_db, user):
+def world(shared_stack, transactional_db, user):
     physics = kb_create(owner=user, name="Physics")
     documents_ingest_inline(
         kb=physics, items=[TextItem(name, text.encode()) for name, text in PHYSICS]
@@ -64,7 +64,7 @@ def world(module_stack, transactional_db, user):
     )
     token = Token.objects.create(user=user).key
     return {
-        "url": module_stack.url,
+        "url": shared_stack.url,
         "headers": {"Authorization": f"Token {token}"},
         "physics": physics,
         "cooking": cooking,

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def world(module_stack, transactional_db, user):
+def world(shared_stack, transactional_db, user):
     # One web process and worker serve the whole module; each test makes its own user and KB.
     kb = kb_create(owner=user, name="Physics")
     documents_ingest_inline(
@@ -35,10 +35,10 @@ def world(module_stack, transactional_db, user):
     )
     token = Token.objects.create(user=user).key
     return {
-        "url": module_stack.url,
+        "url": shared_stack.url,
         "headers": {"Authorization": f"Token {token}"},
         "kb": kb,
-        "stack": module_stack,
+        "stack": shared_stack,
     }
 
 
