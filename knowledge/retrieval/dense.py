@@ -83,6 +83,19 @@ def search_sql(
     return sql, params
 
 
+def search_settings(top_k: int | None, exact: bool) -> list[str]:
+    """Return the statements that set up the dense query's transaction."""
+    if exact:
+        # Whatever the table's statistics say, the exact search never walks the HNSW graph.
+        return ["SET LOCAL enable_indexscan = off"]
+    # The KB filter runs after the HNSW scan; an iterative scan keeps going until it has top_k
+    # rows that pass the filter, so a small KB in a big table still gets its hits.
+    return [
+        "SET LOCAL hnsw.iterative_scan = strict_order",
+        f"SET LOCAL hnsw.ef_search = {max(40, min(1000, 2 * (top_k or 0)))}",
+    ]
+
+
 def _search(
     kb_ids: list[int],
     vector: str,
@@ -92,12 +105,7 @@ def _search(
 ) -> list[tuple[int, float]]:
     sql, params = search_sql(kb_ids, vector, top_k, exact, document_filter)
     with transaction.atomic(), connection.cursor() as cursor:
-        if exact:
-            cursor.execute("SET LOCAL enable_indexscan = off")
-        else:
-            # The KB filter runs after the HNSW scan; an iterative scan keeps going until it has
-            # top_k rows that pass the filter, so a small KB in a big table still gets its hits.
-            cursor.execute("SET LOCAL hnsw.iterative_scan = strict_order")
-            cursor.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, 2 * (top_k or 0)))}")
+        for statement in search_settings(top_k, exact):
+            cursor.execute(statement)
         cursor.execute(sql, params)
         return [(chunk_id, float(score)) for chunk_id, score in cursor.fetchall()]

@@ -43,8 +43,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 # Examples per operation and generation mode, with random ids and (where the path has an id)
 # with the fixture's real ids; enough for well over 1,000 requests in all.
-EXAMPLES_RANDOM_IDS = 6
-EXAMPLES_REAL_IDS = 4
+EXAMPLES_RANDOM_IDS = 3
+EXAMPLES_REAL_IDS = 2
 MIN_REQUESTS = 1000
 STREAM_READ_SECONDS = 1.0
 CHECKS = [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -142,8 +142,12 @@ def test_a_filter_narrows_only_the_kbs_searched(corpus, other_user):
         assert retrieved(store, kb, TARGET_QUERY, {"documents": [foreign]}) == [], store
 
 
-def explain(sql: str, params: dict) -> str:
-    with connection.cursor() as cursor:
+def explain(kb_ids, vector, top_k, exact, document_filter) -> str:
+    """The plan of the dense query, in a transaction set up as the search sets it up."""
+    sql, params = dense.search_sql(kb_ids, vector, top_k, exact, document_filter)
+    with transaction.atomic(), connection.cursor() as cursor:
+        for statement in dense.search_settings(top_k, exact):
+            cursor.execute(statement)
         cursor.execute("EXPLAIN " + sql, params)
         return "\n".join(row[0] for row in cursor.fetchall())
 
@@ -183,7 +187,7 @@ def test_a_narrow_filter_is_searched_exactly_through_the_document_index(crowded)
     assert dense.filtered_chunk_count([kb.id], document_filter) == kept == 12
     assert kept <= dense.EXACT_FILTER_MAX_CHUNKS
     vector = _literal(embedder.embed_query(LANDER_QUERY))
-    plan = explain(*dense.search_sql([kb.id], vector, 10, True, document_filter))
+    plan = explain([kb.id], vector, 10, True, document_filter)
     assert "chunk_embedding_hnsw" not in plan and "document_id" in plan
     served = dense_scores(
         kb_ids=[kb.id], query_vector=embedder.embed_query(LANDER_QUERY), top_k=10, filters=CSV_ONLY
@@ -217,7 +221,7 @@ def test_hnsw_search_returns_k_filtered_hits_when_enough_documents_match(
     monkeypatch.setattr(dense, "EXACT_FILTER_MAX_CHUNKS", 0)
     document_filter = parse_filters(CSV_ONLY)
     vector = embedder.embed_query(LANDER_QUERY)
-    plan = explain(*dense.search_sql([kb.id], _literal(vector), 10, False, document_filter))
+    plan = explain([kb.id], _literal(vector), 10, False, document_filter)
     assert "chunk_embedding_hnsw" in plan
     # The 40 nearest chunks (ef_search) are all notes; the iterative scan goes on past them.
     unfiltered = dense_scores(kb_ids=[kb.id], query_vector=vector, top_k=40)
@@ -237,7 +241,7 @@ def test_dense_falls_back_to_exact_search_when_the_iterative_scan_stops_short(
     kb = crowded
     monkeypatch.setattr(dense, "EXACT_FILTER_MAX_CHUNKS", 0)
     vector = embedder.embed_query(LANDER_QUERY)
-    plan = explain(*dense.search_sql([kb.id], _literal(vector), 10, False, parse_filters(CSV_ONLY)))
+    plan = explain([kb.id], _literal(vector), 10, False, parse_filters(CSV_ONLY))
     assert "chunk_embedding_hnsw" in plan
     with connection.cursor() as cursor:
         # A tiny scan budget stands in for a filter that keeps few chunks of a huge table.

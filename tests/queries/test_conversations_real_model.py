@@ -22,8 +22,8 @@ def test_a_three_turn_conversation_on_a_real_model_server(stack, user, llama_ser
         MAX_REFLECTION_RETRIES="0",
         STREAM_IDLE_TIMEOUT_SECONDS="120",
         LLM_MAX_TOKENS_PLAN="80",
-        LLM_MAX_TOKENS_ANSWER="160",
-        LLM_MAX_TOKENS_REFLECT="100",
+        LLM_MAX_TOKENS_ANSWER="96",
+        LLM_MAX_TOKENS_REFLECT="64",
     )
     url = stack.start_web()
     stack.start_worker()

@@ -20,8 +20,7 @@ from tests.queries.pipeline.scripted import PLAN_RETRIEVE, answer, verdict
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def world(stack, user):
+def make_world(stack, user) -> dict:
     kb = kb_create(owner=user, name="Physics")
     documents_ingest_inline(
         kb=kb,
@@ -34,6 +33,18 @@ def world(stack, user):
     )
     headers = {"Authorization": f"Token {Token.objects.create(user=user).key}"}
     return {"stack": stack, "headers": headers, "kb": kb}
+
+
+@pytest.fixture
+def world(stack, user):
+    """A stack of the test's own, which it starts, kills and restarts as it needs."""
+    return make_world(stack, user)
+
+
+@pytest.fixture
+def shared_world(shared_stack, transactional_db, user):
+    """The shared stack (one web process and a worker), for tests that only talk to processes."""
+    return make_world(shared_stack, user)
 
 
 def script(stack, query, delays=None):
@@ -53,11 +64,11 @@ def data_lines(events):
     return [e["data"] for e in events if "data" in e]
 
 
-def test_a_run_started_on_web_a_streams_identically_through_web_b(world):
+def test_a_run_started_on_web_a_streams_identically_through_web_b(shared_world):
+    world = shared_world
     stack = world["stack"]
-    web_a, web_b = stack.start_web(), stack.start_web()
-    stack.start_worker()
-    stack.wait_for_worker()
+    # A second web process joins the shared stack (and stays for its later tests).
+    web_a, web_b = stack.url, stack.start_web()
     query = "What did Marie Curie discover?"
     script(stack, query, {"reasoning": 1.5})
     post = requests.post(
@@ -95,11 +106,10 @@ def test_a_run_started_on_web_a_streams_identically_through_web_b(world):
     assert json.loads(raw_a[-1]) == {"type": "stream_end"}
 
 
-def test_resume_after_k_events_gives_exactly_the_rest(world):
+def test_resume_after_k_events_gives_exactly_the_rest(shared_world):
+    world = shared_world
     stack = world["stack"]
-    web = stack.start_web()
-    stack.start_worker()
-    stack.wait_for_worker()
+    web = stack.url
     query = "Curie and radium, slowly"
     script(stack, query, {"reasoning": 1.0})
     post = requests.post(
@@ -174,57 +184,10 @@ def test_resume_after_k_events_gives_exactly_the_rest(world):
     assert bad.status_code == 400 and bad.json()["code"] == "invalid_cursor"
 
 
-def test_a_killed_worker_leaves_an_interrupted_run_with_terminal_frames(world):
+def test_runs_api_lists_details_and_scopes_runs(shared_world, other_user):
+    world = shared_world
     stack = world["stack"]
-    web = stack.start_web()
-    worker = stack.start_worker()
-    stack.wait_for_worker()
-    query = "A query whose worker dies"
-    script(stack, query, {"reasoning": 60})
-    post = requests.post(
-        web + "/api/query",
-        json={"query": query, "provider": "scripted"},
-        headers=world["headers"],
-        stream=True,
-        timeout=(5, 90),
-    )
-    run_id = post.headers["X-Run-Id"]
-    killed_at = []
-
-    def kill_at_reasoning(seen):
-        last = seen[-1]
-        if last["type"] == "stage_start" and last["data"]["stage"] == "reasoning" and not killed_at:
-            worker.send_signal(signal.SIGKILL)
-            killed_at.append(time.monotonic())
-            # A process manager starts a worker again; its periodic reaper ends the dead run
-            # (readers never do), and the stream, woken by the reaper's frames, ends.
-            stack.start_worker()
-        return False
-
-    frames, _ = js_reader_frames(post, stop_after=kill_at_reasoning)
-    assert killed_at
-    detected_after = time.monotonic() - killed_at[0]
-    assert frames[-2:] == [
-        {
-            "type": "error",
-            "data": {
-                "message": "The worker running this query stopped before it finished.",
-                "stage": "pipeline",
-                "code": "interrupted",
-            },
-        },
-        {"type": "stream_end"},
-    ]
-    run = QueryRun.objects.get(id=run_id)
-    assert run.status == "interrupted" and run.error_code == "interrupted"
-    assert detected_after < 30
-
-
-def test_runs_api_lists_details_and_scopes_runs(world, other_user):
-    stack = world["stack"]
-    web = stack.start_web()
-    stack.start_worker()
-    stack.wait_for_worker()
+    web = stack.url
     for query in ("First Curie question", "Second Curie question"):
         script(stack, query)
         response = requests.post(
@@ -269,6 +232,52 @@ def test_runs_api_lists_details_and_scopes_runs(world, other_user):
         requests.post(f"{web}/api/runs/{run_id}/cancel", headers=stranger, timeout=10).status_code
         == 404
     )
+
+
+def test_a_killed_worker_leaves_an_interrupted_run_with_terminal_frames(world):
+    stack = world["stack"]
+    web = stack.start_web()
+    worker = stack.start_worker()
+    stack.wait_for_worker()
+    query = "A query whose worker dies"
+    script(stack, query, {"reasoning": 60})
+    post = requests.post(
+        web + "/api/query",
+        json={"query": query, "provider": "scripted"},
+        headers=world["headers"],
+        stream=True,
+        timeout=(5, 90),
+    )
+    run_id = post.headers["X-Run-Id"]
+    killed_at = []
+
+    def kill_at_reasoning(seen):
+        last = seen[-1]
+        if last["type"] == "stage_start" and last["data"]["stage"] == "reasoning" and not killed_at:
+            worker.send_signal(signal.SIGKILL)
+            killed_at.append(time.monotonic())
+            # A process manager starts a worker again; its periodic reaper ends the dead run
+            # (readers never do), and the stream, woken by the reaper's frames, ends.
+            stack.start_worker()
+        return False
+
+    frames, _ = js_reader_frames(post, stop_after=kill_at_reasoning)
+    assert killed_at
+    detected_after = time.monotonic() - killed_at[0]
+    assert frames[-2:] == [
+        {
+            "type": "error",
+            "data": {
+                "message": "The worker running this query stopped before it finished.",
+                "stage": "pipeline",
+                "code": "interrupted",
+            },
+        },
+        {"type": "stream_end"},
+    ]
+    run = QueryRun.objects.get(id=run_id)
+    assert run.status == "interrupted" and run.error_code == "interrupted"
+    assert detected_after < 30
 
 
 def test_a_query_starts_at_once_while_many_ingestions_are_pending(world):
