@@ -278,7 +278,7 @@ def _shared_stacks(django_db_setup, django_db_blocker):
         live.stop_shared()
 
 
-SHARED_STACKS = {"shared_stack", "portal_stack"}
+SHARED_STACKS = {"shared_stack", "portal_stack", "model_stack"}
 
 
 @pytest.fixture(autouse=True)
@@ -291,6 +291,16 @@ def _shared_stacks_only_where_used(request):
         live.stop_shared(keep=keep)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Close the shared browser after the last of consecutive tests that use it: Playwright's
+    event loop must be gone before the next test touches the database."""
+    if nextitem is None or "browser" not in nextitem.fixturenames:
+        from tests import live
+
+        live.close_browser()
+
+
 @pytest.fixture
 def shared_stack(_shared_stacks, django_db_blocker, tmp_path_factory):
     """One web process and one worker shared by consecutive tests that only need processes to
@@ -299,3 +309,25 @@ def shared_stack(_shared_stacks, django_db_blocker, tmp_path_factory):
 
     with django_db_blocker.unblock():
         return live.shared("shared_stack", tmp_path_factory.mktemp("stack"))
+
+
+@pytest.fixture
+def model_stack(llama_server, _shared_stacks, django_db_blocker, tmp_path_factory):
+    """A web process and worker answering with the model server, shared by consecutive tests."""
+    from tests import live
+
+    with django_db_blocker.unblock():
+        return live.shared(
+            "model_stack",
+            tmp_path_factory.mktemp("model-stack"),
+            env={
+                "OPENAI_BASE_URL": llama_server.url,
+                "OPENAI_API_KEY": "",
+                "MAX_REFLECTION_RETRIES": "0",
+                "STREAM_IDLE_TIMEOUT_SECONDS": "120",
+                # Budgets a small model fills in seconds; the answer still streams in pieces.
+                "LLM_MAX_TOKENS_PLAN": "80",
+                "LLM_MAX_TOKENS_ANSWER": "128",
+                "LLM_MAX_TOKENS_REFLECT": "80",
+            },
+        )

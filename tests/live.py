@@ -165,3 +165,21 @@ def stop_shared(*, keep: set[str] = frozenset()) -> None:
     """Stop the shared stacks but `keep`. Their workers stop cleanly and remove their own rows."""
     for name in [name for name in _shared if name not in keep]:
         _shared.pop(name).stop()
+
+
+_browser: list = []  # [(playwright, browser)] while a browser is open
+
+
+def shared_browser(start, launch):
+    """Return the open browser, starting Playwright and launching one if none is open."""
+    if not _browser:
+        playwright = start()
+        _browser.append((playwright, launch(playwright)))
+    return _browser[0][1]
+
+
+def close_browser() -> None:
+    if _browser:
+        playwright, browser = _browser.pop()
+        browser.close()
+        playwright.stop()

@@ -67,6 +67,8 @@ class LlamaServer:
                 str(self.port),
                 "--n_ctx",
                 "4096",
+                "--cache",
+                "true",
                 "--n_threads",
                 os.environ.get("LOCAL_N_THREADS") or str(os.cpu_count() or 1),
             ],  # fmt: skip

@@ -67,18 +67,28 @@ def portal(portal_stack, transactional_db) -> Portal:
     return Portal(url=portal_stack.url, stack=portal_stack)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    # Module scope: Playwright's sync API keeps an event loop in this thread while it runs,
-    # which must be gone before other modules' tests use the ORM.
+@pytest.fixture(scope="session")
+def _browser_closer():
+    from tests import live
+
+    yield
+    live.close_browser()
+
+
+@pytest.fixture
+def browser(_browser_closer):
+    """Chromium, launched once and shared by consecutive browser tests. Playwright's sync API
+    keeps an event loop in this thread while it runs, which Django's async-safety check takes
+    for async code calling the ORM: the browser is closed before any test that needs none
+    (tests/conftest.py)."""
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    from tests import live
+
+    return live.shared_browser(
+        lambda: sync_playwright().start(),
+        lambda playwright: playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS),
+    )
 
 
 class PageProblems:

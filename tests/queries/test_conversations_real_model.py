@@ -14,20 +14,9 @@ from tests.queries.test_conversations import TURNS, ask_conversation, platform_k
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_three_turn_conversation_on_a_real_model_server(stack, user, llama_server):
+def test_a_three_turn_conversation_on_a_real_model_server(model_stack, user):
     platform_kb(user)
-    stack.env.update(
-        OPENAI_BASE_URL=llama_server.url,
-        OPENAI_API_KEY="",
-        MAX_REFLECTION_RETRIES="0",
-        STREAM_IDLE_TIMEOUT_SECONDS="120",
-        LLM_MAX_TOKENS_PLAN="80",
-        LLM_MAX_TOKENS_ANSWER="96",
-        LLM_MAX_TOKENS_REFLECT="64",
-    )
-    url = stack.start_web()
-    stack.start_worker()
-    stack.wait_for_worker()
+    url = model_stack.url
     headers = {"Authorization": f"Token {Token.objects.create(user=user).key}"}
 
     details = ask_conversation(url, headers, "openai")

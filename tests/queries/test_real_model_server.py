@@ -26,31 +26,6 @@ EIFFEL = (
 )
 
 
-@pytest.fixture(scope="module")
-def model_stack(llama_server, django_db_setup, django_db_blocker, tmp_path_factory):
-    """One web process and worker for the module, answering with the model server."""
-    from tests.live import started_stack
-
-    with django_db_blocker.unblock():
-        stack = started_stack(
-            tmp_path_factory.mktemp("model-stack"),
-            env={
-                "OPENAI_BASE_URL": llama_server.url,
-                "OPENAI_API_KEY": "",
-                "MAX_REFLECTION_RETRIES": "0",
-                "STREAM_IDLE_TIMEOUT_SECONDS": "120",
-                # Budgets that a small model fills in seconds; the answer still streams.
-                "LLM_MAX_TOKENS_PLAN": "80",
-                "LLM_MAX_TOKENS_ANSWER": "128",
-                "LLM_MAX_TOKENS_REFLECT": "80",
-            },
-        )
-        try:
-            yield stack
-        finally:
-            stack.stop()
-
-
 @pytest.fixture
 def world(model_stack, transactional_db, user):
     kb = kb_create(owner=user, name="Landmarks")
