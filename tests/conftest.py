@@ -239,16 +239,25 @@ def llama_server(gguf_model, tmp_path_factory):
         server.stop()
 
 
-def _stop_stack(stack) -> None:
-    from django.db import connection
-
-    stack.stop()
-    if stack.workers_before is None:
-        return
-    # A killed worker leaves its heartbeat row; drop this stack's rows so later tests see no
-    # ghost. Rows of another stack still running stay: deleting a live worker's row makes its
-    # every job fetch fail on the jobs table's foreign key.
+def _last_job_id() -> int:
     with connection.cursor() as cursor:
+        cursor.execute("SELECT coalesce(max(id), 0) FROM procrastinate_jobs")
+        return cursor.fetchone()[0]
+
+
+def _stop_stack(stack, first_job: int) -> None:
+    stack.stop()
+    with connection.cursor() as cursor:
+        # Jobs the test queued that no worker finished (a test may run no worker at all): a
+        # later test of this process would find them waiting.
+        cursor.execute(
+            "DELETE FROM procrastinate_jobs WHERE id > %s AND status IN ('todo', 'doing')",
+            [first_job],
+        )
+        if stack.workers_before is None:
+            return
+        # A killed worker leaves its heartbeat row; drop this stack's rows so later tests see
+        # no ghost (no other stack runs beside a test's own: see _shared_stacks_only_where_used).
         cursor.execute(
             "DELETE FROM procrastinate_workers WHERE NOT (id = ANY(%s))", [stack.workers_before]
         )
@@ -259,13 +268,14 @@ def stack(transactional_db, tmp_path):
     """A live stack of its own for one test (which may kill, restart or reconfigure it)."""
     from tests.live import LiveStack
 
+    first_job = _last_job_id()
     stack = LiveStack(tmp_path / "scripts.json", tmp_path)
     stack.write_scripts({})
     os.environ.setdefault("SCRIPTED_PROVIDER_FILE", str(tmp_path / "scripts.json"))
     try:
         yield stack
     finally:
-        _stop_stack(stack)
+        _stop_stack(stack, first_job)
 
 
 @pytest.fixture(scope="session")
@@ -281,13 +291,27 @@ def _shared_stacks(django_db_setup, django_db_blocker):
 SHARED_STACKS = {"shared_stack", "portal_stack", "model_stack"}
 
 
+def _sees_committed_work(item) -> bool:
+    """Whether a test's rows and jobs are committed, where a shared stack's worker could take
+    them: a transactional test, one with processes of its own, or one on rows a module fixture
+    committed. Any other test's rows stay inside its transaction, unseen by other processes."""
+    marker = item.get_closest_marker("django_db")
+    transactional = marker is not None and bool(
+        marker.kwargs.get("transaction", marker.args[0] if marker.args else False)
+    )
+    return transactional or bool(
+        {"transactional_db", "stack", "django_db_blocker", "live_server"} & set(item.fixturenames)
+    )
+
+
 @pytest.fixture(autouse=True)
 def _shared_stacks_only_where_used(request):
-    """A test that uses no shared stack runs with none: their workers would take its jobs."""
+    """A test that uses no shared stack and sees committed work runs with none running: their
+    workers would take its jobs."""
     from tests import live
 
     keep = SHARED_STACKS & set(request.fixturenames)
-    if live.shared_running(keep=keep):
+    if live.shared_running(keep=keep) and (keep or _sees_committed_work(request.node)):
         live.stop_shared(keep=keep)
 
 

@@ -30,9 +30,9 @@ def test_the_answer_streams_into_the_page_as_the_local_model_writes_it(
     stack.env.update(
         LOCAL_MODEL_PATH=str(gguf_model),
         MAX_REFLECTION_RETRIES="0",
-        LLM_MAX_TOKENS_PLAN="80",
-        LLM_MAX_TOKENS_ANSWER="96",
-        LLM_MAX_TOKENS_REFLECT="64",
+        LLM_MAX_TOKENS_PLAN="64",
+        LLM_MAX_TOKENS_ANSWER="64",
+        LLM_MAX_TOKENS_REFLECT="48",
     )
     url = stack.start_web()
     stack.start_worker()
