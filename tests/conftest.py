@@ -74,6 +74,7 @@ def _group(item) -> str:
     return MODEL_SERVER_GROUP if module in MODEL_SERVER_MODULES else module
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's, which a plain `pytest` may lack
 def pytest_xdist_make_scheduler(config, log):
     """`make test` runs two test processes (`-n 2 --dist loadscope`). Each takes whole groups
     (`_group`), so that a module's live stacks and the model server start once per process, in
