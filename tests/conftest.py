@@ -17,10 +17,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # `make test` runs two test processes on a 2-core machine. Each process and the servers it
 # starts get their share of the cores: math libraries and llama.cpp spin their threads while
 # waiting, and two processes that each use every core spend much of it waiting on each other.
-TEST_PROCESSES = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-THREADS = str(max(1, (os.cpu_count() or 1) // TEST_PROCESSES))
-os.environ.setdefault("OMP_NUM_THREADS", THREADS)  # read when torch loads, after this
-os.environ.setdefault("LOCAL_N_THREADS", THREADS)
+# Set in the test processes only (the controlling process sets nothing for them to inherit);
+# a value given for the run is kept.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    THREADS = str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+    os.environ.setdefault("OMP_NUM_THREADS", THREADS)  # read when torch loads, after this
+    os.environ.setdefault("LOCAL_N_THREADS", THREADS)
 
 
 def child_env(**extra: str) -> dict[str, str]:
@@ -258,7 +260,7 @@ def _stop_stack(stack, first_job: int) -> None:
         if stack.workers_before is None:
             return
         # A killed worker leaves its heartbeat row; drop this stack's rows so later tests see
-        # no ghost (no other stack runs beside a test's own: see _shared_stacks_only_where_used).
+        # no ghost (no shared stack runs beside a test's own: see pytest_runtest_teardown).
         cursor.execute(
             "DELETE FROM procrastinate_workers WHERE NOT (id = ANY(%s))", [stack.workers_before]
         )
@@ -292,32 +294,20 @@ def _shared_stacks(django_db_setup, django_db_blocker):
 SHARED_STACKS = {"shared_stack", "portal_stack", "model_stack"}
 
 
-def _sees_committed_work(item) -> bool:
-    """Whether a test's rows and jobs are committed, where a shared stack's worker could take
-    them: a transactional test, one with processes of its own, or one on rows a module fixture
-    committed. Any other test's rows stay inside its transaction, unseen by other processes."""
-    marker = item.get_closest_marker("django_db")
-    transactional = marker is not None and bool(
-        marker.kwargs.get("transaction", marker.args[0] if marker.args else False)
-    )
-    return transactional or bool(
-        {"transactional_db", "stack", "django_db_blocker", "live_server"} & set(item.fixturenames)
-    )
-
-
-@pytest.fixture(autouse=True)
-def _shared_stacks_only_where_used(request):
-    """A test that uses no shared stack and sees committed work runs with none running: their
-    workers would take its jobs."""
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Stop the shared stacks the next test does not use, before this test's fixtures go (and,
+    after the last test, before the test database goes). A shared stack's worker takes any job
+    on its queues, and its periodic housekeeping adds jobs: no other test runs beside it."""
     from tests import live
 
-    keep = SHARED_STACKS & set(request.fixturenames)
-    if live.shared_running(keep=keep) and (keep or _sees_committed_work(request.node)):
+    keep = SHARED_STACKS & set(nextitem.fixturenames if nextitem else ())
+    if live.shared_running(keep=keep):
         live.stop_shared(keep=keep)
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_runtest_teardown(item, nextitem):
+@pytest.hookimpl(trylast=True, specname="pytest_runtest_teardown")
+def _close_the_browser_after_its_tests(item, nextitem):
     """Close the shared browser after the last of consecutive tests that use it: Playwright's
     event loop must be gone before the next test touches the database."""
     if nextitem is None or "browser" not in nextitem.fixturenames:
