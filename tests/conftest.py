@@ -294,26 +294,26 @@ def _shared_stacks(django_db_setup, django_db_blocker):
 SHARED_STACKS = {"shared_stack", "portal_stack", "model_stack"}
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item, nextitem):
-    """Stop the shared stacks the next test does not use, before this test's fixtures go (and,
-    after the last test, before the test database goes). A shared stack's worker takes any job
-    on its queues, and its periodic housekeeping adds jobs: no other test runs beside it."""
+    """Stop the shared stacks and close the shared browser when the next test does not use them.
+
+    The stacks stop before this test's fixtures go (and, after the last test, before the test
+    database goes): a shared stack's worker takes any job on its queues, and its periodic
+    housekeeping adds jobs, so no other test runs beside it. The browser closes after them (its
+    pages first): Playwright's event loop must be gone before the next test touches the
+    database, which Django's async-safety check would refuse."""
     from tests import live
 
-    keep = SHARED_STACKS & set(nextitem.fixturenames if nextitem else ())
+    upcoming = set(nextitem.fixturenames if nextitem else ())
+    keep = SHARED_STACKS & upcoming
     if live.shared_running(keep=keep):
         live.stop_shared(keep=keep)
-
-
-@pytest.hookimpl(trylast=True, specname="pytest_runtest_teardown")
-def _close_the_browser_after_its_tests(item, nextitem):
-    """Close the shared browser after the last of consecutive tests that use it: Playwright's
-    event loop must be gone before the next test touches the database."""
-    if nextitem is None or "browser" not in nextitem.fixturenames:
-        from tests import live
-
-        live.close_browser()
+    try:
+        return (yield)
+    finally:
+        if "browser" not in upcoming:
+            live.close_browser()
 
 
 @pytest.fixture
