@@ -68,12 +68,17 @@ MODEL_SERVER_MODULES = {
 }
 
 
-def _group(item) -> str:
+def _group_of(nodeid: str) -> str:
     """The unit a test process takes: a module, or all the model server's modules."""
-    module = item.nodeid.split("::", 1)[0]
-    if "llama_server" in item.fixturenames and module not in MODEL_SERVER_MODULES:
-        raise pytest.UsageError(f"{module} uses the model server: add it to MODEL_SERVER_MODULES")
+    module = nodeid.split("::", 1)[0]
     return MODEL_SERVER_GROUP if module in MODEL_SERVER_MODULES else module
+
+
+def _group(item) -> str:
+    if "llama_server" in item.fixturenames and _group_of(item.nodeid) != MODEL_SERVER_GROUP:
+        module = item.nodeid.split("::", 1)[0]
+        raise pytest.UsageError(f"{module} uses the model server: add it to MODEL_SERVER_MODULES")
+    return _group_of(item.nodeid)
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's, which a plain `pytest` may lack
@@ -87,8 +92,7 @@ def pytest_xdist_make_scheduler(config, log):
 
     class GroupScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
-            return MODEL_SERVER_GROUP if module in MODEL_SERVER_MODULES else module
+            return _group_of(nodeid)
 
     config.option.loadscopereorder = False
     return GroupScheduling(config, log)

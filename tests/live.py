@@ -1,12 +1,12 @@
 """The live stack of the stream, portal and process tests: web processes (uvicorn) and
 Procrastinate workers in subprocesses, on this test run's database. The fixtures that start
-it are in tests/conftest.py: `stack` (a fresh one per test), `shared_stack` and `portal_stack`
-(shared by consecutive tests that only need processes to talk to).
+it are in tests/conftest.py: `stack` (a fresh one per test), and `shared_stack`, `portal_stack`
+and `model_stack` (shared by consecutive tests that only need processes to talk to).
 
 A shared stack's worker takes any job on its queues, so it must not run beside a test that
 starts a worker of its own or queues work it expects to find untouched: it lives only while
-consecutive tests use it (`stop_shared`), and the test ordering in tests/conftest.py keeps the
-tests that use it together."""
+consecutive tests use it (`stop_shared`, called from tests/conftest.py's teardown hook), and
+the test ordering there keeps the tests that use it together."""
 
 from __future__ import annotations
 
