@@ -58,3 +58,19 @@ def queue_depths() -> list[tuple[str, str, int]]:
             "SELECT queue_name, status::text, count(*) FROM procrastinate_jobs GROUP BY 1, 2"
         )
         return [(queue, status, int(count)) for queue, status, count in cursor.fetchall()]
+
+
+def is_worker_process() -> bool:
+    """True in a Procrastinate worker (`manage.py procrastinate worker`, as runportal starts it)."""
+    import sys
+
+    return "procrastinate" in sys.argv and "worker" in sys.argv
+
+
+def warm_up_in_worker(name: str, load) -> None:
+    """In a worker, call `load` on a background thread at start, so that the first job does not
+    wait for what it loads (models, LangGraph); elsewhere (web, commands) load nothing."""
+    if is_worker_process():
+        import threading
+
+        threading.Thread(target=load, name=f"warm-up-{name}", daemon=True).start()

@@ -9,16 +9,10 @@ class ProvidersConfig(AppConfig):
 
     def ready(self) -> None:
         from adrag_site.health import register_probe
+        from adrag_site.jobs import warm_up_in_worker
         from providers import embedder, reranker
 
         register_probe("embedder", embedder.status)
         register_probe("reranker", reranker.status)
-        import sys
-
-        if "procrastinate" in sys.argv and "worker" in sys.argv:
-            # A worker loads its models up front, so its first query does not pay for it.
-            import threading
-
-            threading.Thread(
-                target=embedder.get_model, name="preload-embedder", daemon=True
-            ).start()
+        # A worker loads its model up front, so its first query does not pay for it.
+        warm_up_in_worker("embedder", embedder.get_model)

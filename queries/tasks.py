@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from procrastinate.contrib.django import app
 
-# Imported with the tasks, at worker start: LangGraph takes about a second to import, which
-# the first run of a fresh worker would otherwise spend waiting in the queue.
 from queries.execution import run_execute, runs_reap
-from queries.pipeline import runner  # noqa: F401
 
 
 @app.task(queue="runs", name="queries.run_query", pass_context=True)

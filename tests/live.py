@@ -24,6 +24,8 @@ from adrag_site.server import uvicorn_command
 from tests.conftest import ROOT, child_env
 from tests.model_server import free_port
 
+# /metrics answers a scraper with this token (tests/queries/test_metrics.py reads it).
+METRICS_TOKEN = "scrape-the-live-stack-7c1e"
 PLUGINS = "scripted=tests.queries.plugin:ScriptedFromFile,broken=tests.queries.plugin:Broken"
 
 
@@ -48,6 +50,7 @@ class LiveStack:
             WORKER_STALE_SECONDS="4",
             RUNS_MAX_CONCURRENT_PER_USER="50",
             RUNS_PER_HOUR_PER_USER="1000",
+            METRICS_TOKEN=METRICS_TOKEN,
             PYTHONPATH=str(ROOT),
         )
 

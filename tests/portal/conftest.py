@@ -3,6 +3,7 @@ Procrastinate worker on this test run's database (the live stack of tests/querie
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +47,25 @@ class Portal:
         self.stack.write_scripts(scripts)
 
 
+# Another origin's front end that the shared portal allows (FRONTEND_URL), and one it does not
+# know of (CORS_ALLOWED_ORIGINS names only a front end that never runs here).
+# tests/portal/test_cross_origin.py serves the allowed one on this socket, bound once per test
+# process and kept open: its port stays this process's own until the process ends.
+_front_end_socket: list[socket.socket] = []
+ALLOWED_ELSEWHERE = "https://app.example.test"
+
+
+def front_end_socket() -> socket.socket:
+    if not _front_end_socket:
+        sock = socket.create_server(("127.0.0.1", 0))
+        _front_end_socket.append(sock)
+    return _front_end_socket[0]
+
+
+def front_end_origin() -> str:
+    return "http://127.0.0.1:%d" % front_end_socket().getsockname()[1]
+
+
 @pytest.fixture
 def portal_stack(_shared_stacks, django_db_blocker, tmp_path_factory):
     """One web process and worker shared by consecutive browser tests (the portal uploads, so
@@ -56,7 +76,12 @@ def portal_stack(_shared_stacks, django_db_blocker, tmp_path_factory):
         return live.shared(
             "portal_stack",
             tmp_path_factory.mktemp("portal"),
-            env={"ADRAG_PROVIDER_PLUGINS": PLUGINS},
+            env={
+                "ADRAG_PROVIDER_PLUGINS": PLUGINS,
+                # FRONTEND_URL may carry a path: its origin is what is allowed.
+                "FRONTEND_URL": front_end_origin() + "/index.html",
+                "CORS_ALLOWED_ORIGINS": ALLOWED_ELSEWHERE,
+            },
             queues="runs,default,ingest",
         )
 

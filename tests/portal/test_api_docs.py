@@ -10,9 +10,9 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def docs_page(stack, browser, django_user_model):  # noqa: F811
+def docs_page(portal, browser, django_user_model):
     django_user_model.objects.create_user("dora", password="dora-pass-123")
-    url = stack.start_web()
+    url = portal.url
     context = browser.new_context(viewport=DESKTOP)
     context.set_default_timeout(20_000)
     page = context.new_page()

@@ -17,7 +17,7 @@ import requests
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import QueryRun
-from tests.portal.conftest import PLUGINS
+from tests.portal.conftest import ALLOWED_ELSEWHERE, front_end_origin, front_end_socket
 from tests.portal.test_pages import CURIE
 from tests.queries.pipeline.scripted import PLAN_RETRIEVE, answer, verdict
 
@@ -43,36 +43,37 @@ class FrontEndHandler(SimpleHTTPRequestHandler):
 
 @pytest.fixture
 def front_end_server():
-    """Start static servers of the front end, each on its own port: its own origin."""
+    """Start static servers of the front end: on the origin the shared portal allows, or on a
+    port of its own (an origin the portal does not know)."""
     servers = []
 
-    def _start() -> str:
-        server = ThreadingHTTPServer(
-            ("127.0.0.1", 0), partial(FrontEndHandler, directory=str(FRONT_END))
-        )
+    def _start(*, allowed: bool) -> str:
+        handler = partial(FrontEndHandler, directory=str(FRONT_END))
+        if allowed:
+            server = ThreadingHTTPServer(("127.0.0.1", 0), handler, bind_and_activate=False)
+            server.socket.close()
+            server.socket = front_end_socket()  # already listening, and kept for the process
+            server.server_address = server.socket.getsockname()
+        else:
+            server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
+        servers.append((server, allowed))
         return f"http://127.0.0.1:{server.server_address[1]}"
 
     yield _start
-    for server in servers:
+    for server, allowed in servers:
         server.shutdown()
-        server.server_close()
+        if not allowed:
+            server.server_close()
 
 
 def test_a_front_end_on_a_configured_origin_uses_the_session_and_reads_the_stream(
-    stack, front_end_server, new_page, django_user_model
+    portal, front_end_server, new_page, django_user_model
 ):
-    front_end, stranger = front_end_server(), front_end_server()
-    # FRONTEND_URL may carry a path: its origin is what is allowed, beside CORS_ALLOWED_ORIGINS.
-    stack.env.update(
-        ADRAG_PROVIDER_PLUGINS=PLUGINS,
-        FRONTEND_URL=front_end + "/index.html",
-        CORS_ALLOWED_ORIGINS="https://app.example.test",
-    )
-    api = stack.start_web()
-    stack.start_worker()
-    stack.wait_for_worker()
+    front_end, stranger = front_end_server(allowed=True), front_end_server(allowed=False)
+    assert front_end == front_end_origin()
+    api = portal.url
+    stack = portal.stack
     alice = django_user_model.objects.create_user("alice", password="alice-pass-123")
     kb = kb_create(owner=alice, name="Physics")
     documents_ingest_inline(kb=kb, items=[TextItem("curie.txt", CURIE.encode())])
@@ -124,7 +125,7 @@ def test_a_front_end_on_a_configured_origin_uses_the_session_and_reads_the_strea
     assert "Access-Control-Allow-Origin" not in preflight.headers
     allowed = requests.options(
         api + "/api/query",
-        headers={"Origin": "https://app.example.test", "Access-Control-Request-Method": "POST"},
+        headers={"Origin": ALLOWED_ELSEWHERE, "Access-Control-Request-Method": "POST"},
         timeout=10,
     )
-    assert allowed.headers["Access-Control-Allow-Origin"] == "https://app.example.test"
+    assert allowed.headers["Access-Control-Allow-Origin"] == ALLOWED_ELSEWHERE

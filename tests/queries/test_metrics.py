@@ -16,6 +16,7 @@ from knowledge.services import kb_create
 from queries.execution import run_execute
 from queries.models import QueryRun, RunEvent
 from queries.services import run_create
+from tests.live import METRICS_TOKEN
 from tests.metrics_scrape import samples, value
 from tests.queries.pipeline.scripted import PLAN_RETRIEVE, answer, verdict
 
@@ -124,13 +125,15 @@ def test_runs_by_status_and_provider_and_ingestion_from_real_work(scrape, user):
 
 
 @pytest.mark.slow
-def test_open_streams_are_counted_by_the_web_process_that_serves_them(stack, user):
+@pytest.mark.django_db(transaction=True)
+def test_open_streams_are_counted_by_the_web_process_that_serves_them(shared_stack, user):
     from rest_framework.authtoken.models import Token
 
     token = Token.objects.create(user=user).key
     kb = kb_create(owner=user, name="Physics")
     documents_ingest_inline(kb=kb, items=[TextItem("curie.txt", CURIE)])
     query = "A slow question about Curie"
+    stack = shared_stack
     stack.write_scripts(
         {
             query: {
@@ -141,13 +144,11 @@ def test_open_streams_are_counted_by_the_web_process_that_serves_them(stack, use
             }
         }
     )
-    stack.env["METRICS_TOKEN"] = TOKEN
-    url = stack.start_web()
-    stack.start_worker()
+    url = stack.url
 
     def open_streams() -> dict[str, float]:
         response = requests.get(
-            url + "/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10
+            url + "/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=10
         )
         assert response.status_code == 200
         scraped = samples(response.text)
@@ -156,7 +157,14 @@ def test_open_streams_are_counted_by_the_web_process_that_serves_them(stack, use
             for endpoint in ("query", "events")
         }
 
-    assert open_streams() == {"query": 0, "events": 0}
+    def until_none_open() -> None:
+        # Streams of the earlier tests on this shared web process end as their clients go.
+        deadline = time.monotonic() + 20
+        while open_streams() != {"query": 0, "events": 0}:
+            assert time.monotonic() < deadline, open_streams()
+            time.sleep(0.3)
+
+    until_none_open()
     headers = {"Authorization": f"Token {token}"}
     stream = requests.post(
         url + "/api/query", json={"query": query, "provider": "scripted"}, headers=headers,
@@ -179,7 +187,4 @@ def test_open_streams_are_counted_by_the_web_process_that_serves_them(stack, use
 
     # The client that leaves early is uncounted as soon as the server sees it go.
     stream.close()
-    deadline = time.monotonic() + 20
-    while open_streams() != {"query": 0, "events": 0}:
-        assert time.monotonic() < deadline, open_streams()
-        time.sleep(0.3)
+    until_none_open()
