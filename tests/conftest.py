@@ -296,6 +296,7 @@ def _shared_stacks(django_db_setup, django_db_blocker):
 
 
 SHARED_STACKS = {"shared_stack", "portal_stack", "model_stack"}
+SHARED_STREAM_IDLE_TIMEOUT = 8
 
 
 @pytest.hookimpl(wrapper=True)
@@ -327,7 +328,13 @@ def shared_stack(_shared_stacks, django_db_blocker, tmp_path_factory):
     from tests import live
 
     with django_db_blocker.unblock():
-        return live.shared("shared_stack", tmp_path_factory.mktemp("stack"))
+        return live.shared(
+            "shared_stack",
+            tmp_path_factory.mktemp("stack"),
+            # Shorter than a live stack's 15 s, so that the idle-timeout test waits less; no
+            # test on this stack has a pause between two events that long.
+            env={"STREAM_IDLE_TIMEOUT_SECONDS": str(SHARED_STREAM_IDLE_TIMEOUT)},
+        )
 
 
 @pytest.fixture
