@@ -58,27 +58,55 @@ def run_manage(*args: str, timeout: float = 120, **env: str) -> subprocess.Compl
     )
 
 
-# The modules that use the model server (llama.cpp's, started once per test process) run in
-# one test process, so that it starts once.
+# A test process takes whole groups of tests (pytest_xdist_make_scheduler). A group is a module,
+# or all the modules on one expensive thing that a test process starts once for the whole group:
+# the model server (llama.cpp's), the shared stack, the shared portal and its browser.
 MODEL_SERVER_GROUP = "llama-server"
 MODEL_SERVER_MODULES = {
     "tests/providers/test_openai_server.py",
     "tests/queries/test_conversations_real_model.py",
     "tests/queries/test_real_model_server.py",
 }
+SHARED_STACK_GROUP = "shared-stack"
+SHARED_STACK_MODULES = {
+    "tests/queries/test_conversations.py",
+    "tests/queries/test_filters_api.py",
+    "tests/queries/test_metrics.py",
+    "tests/queries/test_multiprocess.py",
+    "tests/queries/test_rerun_compare.py",
+    "tests/queries/test_stream_contract.py",
+}
+PORTAL_GROUP = "portal"
+PORTAL_FOLDER = "tests/portal/"
+# The fixture a group exists for, and so which group a module that uses it must be in.
+GROUP_FIXTURES = {
+    "llama_server": MODEL_SERVER_GROUP,
+    "shared_stack": SHARED_STACK_GROUP,
+    "portal_stack": PORTAL_GROUP,
+}
 
 
 def _group_of(nodeid: str) -> str:
-    """The unit a test process takes: a module, or all the model server's modules."""
+    """The unit a test process takes (the scheduler knows a test by its id alone)."""
     module = nodeid.split("::", 1)[0]
-    return MODEL_SERVER_GROUP if module in MODEL_SERVER_MODULES else module
+    if module in MODEL_SERVER_MODULES:
+        return MODEL_SERVER_GROUP
+    if module in SHARED_STACK_MODULES:
+        return SHARED_STACK_GROUP
+    if module.startswith(PORTAL_FOLDER):
+        return PORTAL_GROUP
+    return module
 
 
 def _group(item) -> str:
-    if "llama_server" in item.fixturenames and _group_of(item.nodeid) != MODEL_SERVER_GROUP:
-        module = item.nodeid.split("::", 1)[0]
-        raise pytest.UsageError(f"{module} uses the model server: add it to MODEL_SERVER_MODULES")
-    return _group_of(item.nodeid)
+    group = _group_of(item.nodeid)
+    for fixture, needed in GROUP_FIXTURES.items():
+        if fixture in item.fixturenames and group != needed:
+            module = item.nodeid.split("::", 1)[0]
+            raise pytest.UsageError(
+                f"{module} uses {fixture}: list it in tests/conftest.py's group {needed!r}"
+            )
+    return group
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's, which a plain `pytest` may lack
@@ -98,30 +126,44 @@ def pytest_xdist_make_scheduler(config, log):
     return GroupScheduling(config, log)
 
 
-def _kind(items) -> int:
+def _kind(group: str, items) -> int:
     """Where a group of tests runs: the model server's first, then the groups that start
-    processes of their own, then those on the shared stack, then those on the shared portal,
-    then the in-process tests. Long groups first keep the two test processes finishing close
-    together; groups on the same shared stack next to each other start it once."""
-    names = set().union(*(item.fixturenames for item in items))
-    if _group(items[0]) == MODEL_SERVER_GROUP:
+    processes of their own, then the shared stack's, then the shared portal's, then the
+    in-process tests. Long groups first keep the two test processes finishing close together."""
+    if group == MODEL_SERVER_GROUP:
         return 0
-    if "portal_stack" in names:
-        return 3
-    if "shared_stack" in names:
+    if group == SHARED_STACK_GROUP:
         return 2
+    if group == PORTAL_GROUP:
+        return 3
     return 1 if any(item.get_closest_marker("slow") for item in items) else 4
+
+
+SHARED_STACK_FIXTURES = {"shared_stack", "portal_stack", "model_stack"}
+
+
+def _place_in_group(item) -> int:
+    """Within a group: tests that need no live stack, then those on the group's shared stack
+    (one after another, so that it starts once), then those that start stacks of their own
+    (the shared one is stopped before them)."""
+    names = set(item.fixturenames)
+    if names & SHARED_STACK_FIXTURES:
+        return 1
+    return 2 if "stack" in names else 0
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """Order the groups by `_kind` (after pytest-django's own ordering, which a group keeps)."""
+    """Order the groups by `_kind`, and the tests of a group by `_place_in_group` (each keeps
+    pytest-django's order of its tests)."""
     groups: dict[str, list] = {}
     for item in items:
         groups.setdefault(_group(item), []).append(item)
-    kinds = {group: _kind(members) for group, members in groups.items()}
+    kinds = {group: _kind(group, members) for group, members in groups.items()}
     order = {group: n for n, group in enumerate(groups)}
-    items.sort(key=lambda item: (kinds[_group(item)], order[_group(item)]))
+    items.sort(
+        key=lambda item: (kinds[_group(item)], order[_group(item)], _place_in_group(item))
+    )
 
 
 class FastPBKDF2PasswordHasher(PBKDF2PasswordHasher):
@@ -295,7 +337,6 @@ def _shared_stacks(django_db_setup, django_db_blocker):
         live.stop_shared()
 
 
-SHARED_STACKS = {"shared_stack", "portal_stack", "model_stack"}
 SHARED_STREAM_IDLE_TIMEOUT = 8
 
 
@@ -311,7 +352,7 @@ def pytest_runtest_teardown(item, nextitem):
     from tests import live
 
     upcoming = set(nextitem.fixturenames if nextitem else ())
-    keep = SHARED_STACKS & upcoming
+    keep = SHARED_STACK_FIXTURES & upcoming
     if live.shared_running(keep=keep):
         live.stop_shared(keep=keep)
     try:
