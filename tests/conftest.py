@@ -161,9 +161,7 @@ def pytest_collection_modifyitems(config, items):
         groups.setdefault(_group(item), []).append(item)
     kinds = {group: _kind(group, members) for group, members in groups.items()}
     order = {group: n for n, group in enumerate(groups)}
-    items.sort(
-        key=lambda item: (kinds[_group(item)], order[_group(item)], _place_in_group(item))
-    )
+    items.sort(key=lambda item: (kinds[_group(item)], order[_group(item)], _place_in_group(item)))
 
 
 class FastPBKDF2PasswordHasher(PBKDF2PasswordHasher):

@@ -68,7 +68,7 @@ def front_end_socket() -> socket.socket:
 
 
 def front_end_origin() -> str:
-    return "http://127.0.0.1:%d" % front_end_socket().getsockname()[1]
+    return f"http://127.0.0.1:{front_end_socket().getsockname()[1]}"
 
 
 @pytest.fixture
