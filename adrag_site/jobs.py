@@ -4,7 +4,14 @@ workers, queue depths), so a change of Procrastinate's schema is a change here a
 
 from __future__ import annotations
 
+import logging
+import sys
+import threading
+import time
+
 from django.db import connection
+
+logger = logging.getLogger(__name__)
 
 # A job is alive while it waits ('todo'), or runs ('doing') on a worker whose heartbeat is
 # fresh. Anything else (finished, failed, cancelled, aborted, gone, or held by a dead worker)
@@ -61,16 +68,26 @@ def queue_depths() -> list[tuple[str, str, int]]:
 
 
 def is_worker_process() -> bool:
-    """True in a Procrastinate worker (`manage.py procrastinate worker`, as runportal starts it)."""
-    import sys
-
-    return "procrastinate" in sys.argv and "worker" in sys.argv
+    """True in a long-running Procrastinate worker (`manage.py procrastinate worker`, as runportal
+    starts it); not in a `--one-shot` worker, which exits after the jobs it finds."""
+    return "procrastinate" in sys.argv and "worker" in sys.argv and "--one-shot" not in sys.argv
 
 
 def warm_up_in_worker(name: str, load) -> None:
     """In a worker, call `load` on a background thread at start, so that the first job does not
-    wait for what it loads (models, LangGraph); elsewhere (web, commands) load nothing."""
-    if is_worker_process():
-        import threading
+    wait for what it loads (models, LangGraph); elsewhere (web, commands) load nothing. The log
+    says when it is done (a job that needs it before then waits for it)."""
+    if not is_worker_process():
+        return
 
-        threading.Thread(target=load, name=f"warm-up-{name}", daemon=True).start()
+    def warm_up() -> None:
+        started = time.monotonic()
+        try:
+            load()
+        except Exception:
+            # The first job that needs it tries again, and fails with the reason.
+            logger.exception("warm-up of the %s failed", name)
+        else:
+            logger.info("warm-up of the %s done in %.1f s", name, time.monotonic() - started)
+
+    threading.Thread(target=warm_up, name=f"warm-up-{name}", daemon=True).start()

@@ -11,6 +11,7 @@ the test ordering there keeps the tests that use it together."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -117,6 +118,21 @@ class LiveStack:
             time.sleep(0.2)
         raise AssertionError("no worker heartbeat")
 
+    def wait_for_warm_up(self, index: int = 0, timeout: float = 90) -> None:
+        """Wait until worker `index` has loaded the embedder and the pipeline (adrag_site/jobs.py
+        logs each), so that a shared stack's first run does not spend its stream's idle timeout
+        waiting for them."""
+        log = self.log_dir / f"worker-{index}.log"
+        deadline = time.monotonic() + timeout
+        while True:
+            text = log.read_text(errors="replace") if log.exists() else ""
+            assert not re.search(r"warm-up of the \w+ failed", text), text[-3000:]
+            if all(f"warm-up of the {name} done" in text for name in ("embedder", "pipeline")):
+                return
+            assert self.workers[index].poll() is None, text[-3000:]
+            assert time.monotonic() < deadline, "the worker did not warm up: " + text[-3000:]
+            time.sleep(0.2)
+
     def write_scripts(self, scripts: dict) -> None:
         """Add per-query scripts; a query's script written again starts from its first reply."""
         existing = json.loads(self.script_file.read_text()) if self.script_file.exists() else {}
@@ -146,6 +162,7 @@ def started_stack(
     stack.url = stack.start_web()
     stack.start_worker(queues=queues)
     stack.wait_for_worker()
+    stack.wait_for_warm_up()
     return stack
 
 

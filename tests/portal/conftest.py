@@ -23,9 +23,10 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     # One renderer and no GPU process: fewer processes to start and feed on a 2-core machine
-    # (site isolation is a defence against other sites' pages, and here there are none).
+    # (site isolation is a defence against other sites' pages, and here there are none). Not
+    # --disable-features: Playwright passes its own, and Chromium keeps only the last one.
     "--in-process-gpu",
-    "--disable-features=IsolateOrigins,site-per-process",
+    "--disable-site-isolation-trials",
     "--renderer-process-limit=1",
 ]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"

@@ -124,6 +124,14 @@ def test_runs_by_status_and_provider_and_ingestion_from_real_work(scrape, user):
     assert value(scraped, "adrag_ingest_duration_seconds_gcount") == 1
 
 
+@pytest.mark.django_db
+def test_open_streams_of_both_endpoints_are_exported_before_any_stream(scrape):
+    # A process that has served no stream says 0 for each endpoint (a missing series is not 0).
+    scraped = scrape()
+    assert value(scraped, "adrag_streams_open", endpoint="query") == 0
+    assert value(scraped, "adrag_streams_open", endpoint="events") == 0
+
+
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_open_streams_are_counted_by_the_web_process_that_serves_them(shared_stack, user):
