@@ -78,6 +78,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=None)
     parser.add_argument("--provider", default="extractive")
     parser.add_argument("--model", default=None)
+    parser.add_argument("--out", default="", help="write each answer as a JSON line here")
     args = parser.parse_args()
     setup()
     from knowledge.bulk import TextItem, documents_ingest_inline
@@ -110,6 +111,7 @@ def main() -> None:
     counter = JsonCounter(get_provider(args.provider))
     cites = contains = first_contains = grounded = direct = 0
     times, lengths = [], []
+    out = open(args.out, "w") if args.out else None  # noqa: SIM115 - closed below
     for n, (question, gold, answers) in enumerate(questions, start=1):
         sink = ListSink()
         started = time.perf_counter()
@@ -124,6 +126,11 @@ def main() -> None:
         first_contains += any(answer.lower() in first for answer in answers)
         lengths.append(answer_words(outcome.answer))
         grounded += bool(outcome.metadata.get("grounded"))
+        if out:
+            record = {"question": question, "gold": answers, "answer": outcome.answer}
+            record["verdict"] = outcome.metadata.get("verdict", "")
+            record["issues"] = outcome.metadata.get("issues", [])
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
         direct += outcome.metadata.get("query_type") not in ("factual", "analytical")
         if n % 25 == 0:
             print(
@@ -132,6 +139,8 @@ def main() -> None:
                 f"median {statistics.median(times) * 1000:.0f} ms",
                 flush=True,
             )
+    if out:
+        out.close()
     total = len(questions)
     print(f"provider: {args.provider}; model: {args.model or 'default'}; questions: {total}")
     print(f"{'measure':<44}{'value':>10}")

@@ -28,6 +28,11 @@ class PreparedChunk:
     page: int | None
     char_start: int
     char_end: int
+    section: tuple[str, ...] = ()
+    kind: str = "prose"
+    structure: dict | None = None
+    # What is embedded and indexed: the text under its section path.
+    index_text: str = ""
     embedding: np.ndarray | None = None
     term_counts: Counter = field(default_factory=Counter)
     entities: dict[str, int] = field(default_factory=dict)
@@ -56,6 +61,9 @@ def write_chunks(*, document: Document, chunks: list[PreparedChunk]) -> dict[str
                 char_end=chunk.char_end,
                 embedding=chunk.embedding,
                 bm25_length=chunk.bm25_length,
+                section=list(chunk.section),
+                kind=chunk.kind,
+                structure=chunk.structure,
             )
             for chunk in chunks
         ],

@@ -38,6 +38,8 @@ def prepare_chunks(segments: Sequence[Segment]) -> list[PreparedChunk]:
     chunks = chunk_segments(segments, settings.CHUNK_SIZE, settings.CHUNK_OVERLAP)
     prepared = []
     for chunk in chunks:
+        # The section path is indexed with the text: a passage is found by its headings too.
+        indexed = chunk.index_text
         prepared.append(
             PreparedChunk(
                 ordinal=chunk.ordinal,
@@ -45,12 +47,16 @@ def prepare_chunks(segments: Sequence[Segment]) -> list[PreparedChunk]:
                 page=chunk.page,
                 char_start=chunk.char_start,
                 char_end=chunk.char_end,
+                section=chunk.section,
+                kind=chunk.kind,
+                structure=chunk.structure,
+                index_text=indexed,
                 term_counts=Counter(
-                    term for term in bm25_tokens(chunk.text) if len(term) <= MAX_TERM_LENGTH
+                    term for term in bm25_tokens(indexed) if len(term) <= MAX_TERM_LENGTH
                 ),
                 entities={
                     name[:MAX_ENTITY_LENGTH]: count
-                    for name, count in extract_entities(chunk.text).items()
+                    for name, count in extract_entities(indexed).items()
                 },
             )
         )
@@ -66,7 +72,9 @@ def embed_chunks(
     """Embed chunks in batches, reporting how many are done after each batch."""
     for start in range(0, len(chunks), batch_size):
         batch = chunks[start : start + batch_size]
-        vectors = embedder.embed_texts([chunk.text for chunk in batch], batch_size=batch_size)
+        vectors = embedder.embed_texts(
+            [chunk.index_text or chunk.text for chunk in batch], batch_size=batch_size
+        )
         for chunk, vector in zip(batch, vectors):
             chunk.embedding = vector
         if on_batch:

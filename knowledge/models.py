@@ -103,6 +103,12 @@ class Document(models.Model):
 
 
 class Chunk(models.Model):
+    class Kind(models.TextChoices):
+        PROSE = "prose"
+        LIST = "list"
+        ROW = "row", "table row"
+        TABLE = "table", "table rows"
+
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
     knowledge_base = models.ForeignKey(
         KnowledgeBase, on_delete=models.CASCADE, related_name="chunks"
@@ -115,6 +121,11 @@ class Chunk(models.Model):
     char_end = models.PositiveIntegerField()
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
     bm25_length = models.PositiveIntegerField()
+    # The headings the chunk sits under, outermost first: context, never text to quote.
+    section = models.JSONField(default=list, blank=True)
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.PROSE)
+    # A row's headers, cells and position; a run of rows; a list's item count.
+    structure = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["document_id", "ordinal"]

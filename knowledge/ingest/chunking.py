@@ -1,4 +1,10 @@
-"""Split text into overlapping chunks that remember where they came from."""
+"""Split text into overlapping chunks that remember where they came from.
+
+Prose and lists are split by LangChain's recursive algorithm within their section; a table
+becomes one chunk per row (a record carrying its column headers) plus, for questions about
+several rows, chunks of whole runs of rows. Every chunk keeps its section path, so the
+headings above it are context for retrieval and display, never text to quote.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,9 @@ import re
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
+
+from knowledge.ingest.structure import LIST, PROSE, TABLE, section_line
 
 DEFAULT_CHUNK_SIZE = 500
 DEFAULT_CHUNK_OVERLAP = 50
@@ -14,6 +22,16 @@ DEFAULT_CHUNK_OVERLAP = 50
 SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", " ", "")
 # Segments (PDF pages) are joined with this to form the document text that offsets index.
 SEGMENT_SEPARATOR = "\n\n"
+# Chunk kinds: a run of prose, part of a list, one table row, or a run of table rows.
+KIND_PROSE = PROSE
+KIND_LIST = LIST
+KIND_ROW = "row"
+KIND_TABLE = TABLE
+CHUNK_KINDS = (KIND_PROSE, KIND_LIST, KIND_ROW, KIND_TABLE)
+LIST_CHUNK_FACTOR = 2
+# A run of rows is chunked whole up to this many characters of records.
+TABLE_CHUNK_CHARS = 1500
+_NUMBERED_ITEM = re.compile(r"^(\d{1,3})\.\s")
 
 
 @dataclass(frozen=True)
@@ -27,23 +45,59 @@ class TextSpan:
 
 @dataclass(frozen=True)
 class Chunk:
-    """A chunk of a document, numbered in reading order, with its page when known."""
+    """A chunk of a document, numbered in reading order, with its page and section.
+
+    `structure` holds what a kind needs beyond its text: a row's headers, cells and
+    position, a run of rows, or how many items the list has.
+    """
 
     ordinal: int
     text: str
     page: int | None
     char_start: int
     char_end: int
+    section: tuple[str, ...] = ()
+    kind: str = KIND_PROSE
+    structure: dict[str, Any] | None = None
+
+    @property
+    def index_text(self) -> str:
+        """Return what retrieval indexes: the section path (and caption), then the text."""
+        return index_text(self.text, self.section, (self.structure or {}).get("caption", ""))
+
+
+def index_text(text: str, section: Sequence[str], caption: str = "") -> str:
+    """Return a chunk's text under its section path, as embedded and indexed for BM25."""
+    path = list(section)
+    if caption and (not path or path[-1] != caption):
+        path.append(caption)
+    line = section_line(path)
+    return f"{line}\n{text}" if line else text
 
 
 class SegmentLike(Protocol):
-    """Anything with the text and page of an extracted segment."""
+    """Anything with the text, page and structure of an extracted segment."""
 
     @property
     def text(self) -> str: ...
 
     @property
     def page(self) -> int | None: ...
+
+    @property
+    def section(self) -> tuple[str, ...]: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def headers(self) -> tuple[str, ...]: ...
+
+    @property
+    def rows(self) -> tuple[tuple[str, ...], ...]: ...
+
+    @property
+    def caption(self) -> str: ...
 
 
 def split_text(
@@ -75,8 +129,19 @@ def chunk_segments(
     chunks: list[Chunk] = []
     offset = 0
     for segment in segments:
-        # Chunks never straddle two segments, so each keeps a single page number.
-        for span in split_text(segment.text, chunk_size, chunk_overlap):
+        # Chunks never straddle two segments, so each keeps a single page and section.
+        section = tuple(getattr(segment, "section", ()) or ())
+        kind = getattr(segment, "kind", KIND_PROSE) or KIND_PROSE
+        if kind == KIND_TABLE and getattr(segment, "rows", ()):
+            pieces = _table_pieces(segment, chunk_size, chunk_overlap)
+        else:
+            structure = _list_structure(segment.text) if kind == KIND_LIST else None
+            # A list is read by its numbers, so it is kept whole up to twice the chunk size.
+            size = chunk_size * LIST_CHUNK_FACTOR if kind == KIND_LIST else chunk_size
+            pieces = [
+                (span, kind, structure) for span in split_text(segment.text, size, chunk_overlap)
+            ]
+        for span, piece_kind, structure in pieces:
             chunks.append(
                 Chunk(
                     ordinal=len(chunks),
@@ -84,10 +149,68 @@ def chunk_segments(
                     page=segment.page,
                     char_start=offset + span.char_start,
                     char_end=offset + span.char_end,
+                    section=section,
+                    kind=piece_kind,
+                    structure=structure,
                 )
             )
         offset += len(segment.text) + len(SEGMENT_SEPARATOR)
     return chunks
+
+
+def _list_structure(text: str) -> dict[str, Any]:
+    """Return how many items a whole list has, so "the last step" can be told."""
+    top = [line for line in text.split("\n") if line[:1] not in (" ", "\t")]
+    numbers = [int(m.group(1)) for line in top if (m := _NUMBERED_ITEM.match(line))]
+    return {"items": len(top), "numbered": bool(numbers), "last": max(numbers, default=len(top))}
+
+
+def _table_pieces(
+    segment: SegmentLike, chunk_size: int, chunk_overlap: int
+) -> list[tuple[TextSpan, str, dict[str, Any]]]:
+    """Return a chunk per row, then chunks of consecutive rows for questions about several."""
+    headers = list(segment.headers)
+    rows = [list(row) for row in segment.rows]
+    caption = segment.caption
+    lines = segment.text.split("\n")
+    starts = []
+    position = 0
+    for line in lines:
+        starts.append(position)
+        position += len(line) + 1
+    pieces: list[tuple[TextSpan, str, dict[str, Any]]] = []
+    for number, (line, start, row) in enumerate(zip(lines, starts, rows), start=1):
+        structure = {
+            "headers": headers, "cells": row, "row": number, "rows": len(rows), "caption": caption
+        }  # fmt: skip
+        if len(line) <= chunk_size * 2:
+            pieces.append((TextSpan(line, start, start + len(line)), KIND_ROW, structure))
+            continue
+        # A row too long to read as one record is split like prose, each piece still a row.
+        for span in split_text(line, chunk_size, chunk_overlap):
+            piece = TextSpan(span.text, start + span.char_start, start + span.char_end)
+            pieces.append((piece, KIND_ROW, structure))
+    if len(rows) < 2:
+        return pieces
+    first = 0
+    while first < len(rows):
+        last, size = first, len(lines[first])
+        while last + 1 < len(rows) and size + 1 + len(lines[last + 1]) <= TABLE_CHUNK_CHARS:
+            last += 1
+            size += 1 + len(lines[last])
+        if last > first:
+            start, end = starts[first], starts[last] + len(lines[last])
+            structure = {
+                "headers": headers,
+                "rows": rows[first : last + 1],
+                "first_row": first + 1,
+                "row_count": len(rows),
+                "caption": caption,
+            }
+            text = "\n".join(lines[first : last + 1])
+            pieces.append((TextSpan(text, start, end), KIND_TABLE, structure))
+        first = last + 1
+    return pieces
 
 
 def _check_sizes(chunk_size: int, chunk_overlap: int) -> None:

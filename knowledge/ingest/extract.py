@@ -7,11 +7,9 @@ import csv
 import io
 import re
 import zipfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import BinaryIO
-
-from bs4 import BeautifulSoup, Comment, NavigableString, PageElement, Tag
 
 from knowledge.ingest.filetypes import (
     KIND_CSV,
@@ -19,9 +17,12 @@ from knowledge.ingest.filetypes import (
     KIND_HTML,
     KIND_MARKDOWN,
     KIND_PDF,
+    KIND_TEXT,
     UnsupportedFileType,
     file_kind,
 )
+from knowledge.ingest.markup import html_structure, markdown_structure
+from knowledge.ingest.structure import Segment, StructureBuilder, plain_structure
 
 # Stable error codes: callers store and match on these, so never rename one.
 CONTENT_MISMATCH = "content_mismatch"
@@ -40,32 +41,6 @@ MAX_ZIP_MEMBERS = 10_000
 
 # Acrobat accepts a header anywhere in the first 1024 bytes; real files rely on it.
 _PDF_HEADER_WINDOW = 1024
-
-_DROPPED_HTML_TAGS = (
-    "script", "style", "noscript", "template", "head", "iframe", "object", "embed",
-    "svg", "canvas", "applet", "frame", "frameset", "meta", "link", "base",
-)  # fmt: skip
-# Blocks that read as paragraphs get a blank line, so the chunker can split there.
-_PARAGRAPH_TAGS = frozenset(
-    {
-        "p", "div", "section", "article", "main", "aside", "header", "footer", "nav",
-        "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "dl", "table", "blockquote",
-        "pre", "figure", "figcaption", "form", "fieldset", "address", "details",
-        "summary", "hr", "body", "title",
-    }
-)  # fmt: skip
-_LINE_TAGS = frozenset({"li", "tr", "dt", "dd", "caption", "legend", "option", "br"})
-_CELL_TAGS = frozenset({"td", "th"})
-
-_UNSAFE_LINK_SCHEMES = ("javascript:", "vbscript:", "data:", "file:")
-
-
-@dataclass(frozen=True)
-class Segment:
-    """A run of extracted text, with its 1-based page number when the format has pages."""
-
-    text: str
-    page: int | None = None
 
 
 @dataclass(frozen=True)
@@ -112,12 +87,17 @@ def extract(
     else:
         text, encoding = decode_text(data)
         if kind == KIND_HTML:
-            text = html_to_text(text)
+            segments = html_structure(text)
         elif kind == KIND_MARKDOWN:
-            text = markdown_to_text(text)
+            segments = markdown_structure(text)
         elif kind == KIND_CSV:
-            text = csv_to_text(text)
-        result = ExtractedText(segments=[Segment(text=text)], encoding=encoding)
+            segments = csv_structure(text, caption=PurePath(file_name).stem)
+        elif kind == KIND_TEXT:
+            segments = plain_structure([(text, None)])
+        else:
+            # Code is taken as it is: its layout is its structure.
+            segments = [Segment(text=text)]
+        result = ExtractedText(segments=segments, encoding=encoding)
 
     # Blank pages stay, so page numbers and the page count match the file.
     if not any(segment.text.strip() for segment in result.segments):
@@ -210,14 +190,16 @@ def _extract_pdf(data: bytes) -> ExtractedText:
         pages = list(reader.pages)
         if not pages:
             raise ExtractionError(CORRUPT_FILE, "The PDF has no readable pages.")
-        segments = [
-            Segment(text=_normalise_newlines(page.extract_text() or ""), page=number)
-            for number, page in enumerate(pages, start=1)
-        ]
+        texts = [_normalise_newlines(page.extract_text() or "") for page in pages]
     except ExtractionError:
         raise
     except Exception as exc:  # noqa: BLE001 - pypdf raises many types on bad input
         raise ExtractionError(CORRUPT_FILE, f"The PDF could not be read: {exc}") from exc
+    segments = plain_structure([(text, number) for number, text in enumerate(texts, start=1)])
+    # Blank pages stay, so page numbers and the page count match the file.
+    present = {segment.page for segment in segments}
+    blanks = [Segment(text="", page=n) for n in range(1, len(texts) + 1) if n not in present]
+    segments = sorted([*segments, *blanks], key=lambda segment: segment.page or 0)
     return ExtractedText(segments=segments)
 
 
@@ -268,203 +250,112 @@ def _extract_docx(data: bytes, *, max_uncompressed_bytes: int) -> ExtractedText:
 
     try:
         document = docx.Document(io.BytesIO(data))
-        blocks = _docx_blocks(document)
+        builder = StructureBuilder()
+        _docx_structure(document, builder)
+        segments = builder.build()
     except Exception as exc:  # noqa: BLE001 - python-docx/lxml raise many types
         raise ExtractionError(CORRUPT_FILE, f"The DOCX could not be read: {exc}") from exc
-    return ExtractedText(segments=[Segment(text="\n\n".join(blocks))])
+    return ExtractedText(segments=segments)
 
 
-def _docx_blocks(container: object) -> list[str]:
-    """Return paragraphs and tables (one line per row) of a DOCX body or cell, in order."""
+_DOCX_HEADING = re.compile(r"^(?:heading\s*(\d)|title)$", re.IGNORECASE)
+
+
+def _docx_structure(document: object, builder: StructureBuilder) -> None:
+    """Add a Word body's headings, paragraphs, list items and tables in document order."""
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
-    blocks: list[str] = []
-    for block in container.iter_inner_content():  # type: ignore[attr-defined]
-        if isinstance(block, Paragraph):
-            if block.text.strip():
-                blocks.append(block.text)
-        elif isinstance(block, Table):
-            rows: list[str] = []
-            for row in block.rows:
-                cells: list[str] = []
-                seen: set[int] = set()
-                for cell in row.cells:
-                    # A merged cell is returned once per grid column it spans.
-                    if id(cell._tc) in seen:
-                        continue
-                    seen.add(id(cell._tc))
-                    cell_text = " ".join(_docx_blocks(cell)).strip()
-                    if cell_text:
-                        cells.append(cell_text)
-                if cells:
-                    rows.append(" | ".join(cells))
-            if rows:
-                blocks.append("\n".join(rows))
-    return blocks
-
-
-# --- HTML --------------------------------------------------------------------------
-
-
-def html_to_text(markup: str) -> str:
-    """Return the visible text of an HTML document, one block per paragraph."""
-    soup = BeautifulSoup(_quiet_markup(markup), "lxml")
-    title = soup.title.get_text(" ", strip=True) if soup.title else ""
-    _drop_invisible(soup)
-    pieces: list[str] = [title] if title else []
-    # Breaks wait until the next visible text so that nested blocks and the
-    # whitespace between them give one separator, not a pile of blank lines.
-    pending = "\n\n" if title else ""
-    # An explicit stack instead of recursion: hostile pages nest thousands deep.
-    stack: list[tuple[PageElement, bool]] = [(soup, False)]
-    pre_depth = 0
-    while stack:
-        node, leaving = stack.pop()
-        if isinstance(node, Tag):
-            if node.name == "pre":
-                pre_depth += -1 if leaving else 1
-            pending = max(pending, _block_break(node.name), key=_BREAK_RANK.index)
-            if not leaving:
-                stack.append((node, True))
-                stack.extend((child, False) for child in reversed(node.contents))
-        # Subclasses (comments, doctypes, CDATA) are not visible text.
-        elif type(node) is NavigableString:
-            text = _MARKERS.sub("", str(node))
-            if pre_depth:
-                # Keep code layout through the whitespace tidying below.
-                text = text.translate(_PRE_TO_MARKERS)
-            else:
-                text = re.sub(r"\s+", " ", text)
-                if not text.strip():
-                    pending = max(pending, text, key=_BREAK_RANK.index)
-                    continue
-            if pieces:
-                pieces.append(pending)
-            pieces.append(text)
-            pending = ""
-    return _tidy_lines("".join(pieces)).translate(_MARKERS_TO_PRE).strip()
-
-
-_BREAK_RANK = ["", " ", "\n", "\n\n"]
-_MARKERS = re.compile("[\x00-\x02]")
-_PRE_TO_MARKERS = str.maketrans({"\n": "\x00", " ": "\x01", "\t": "\x02"})
-_MARKERS_TO_PRE = str.maketrans({"\x00": "\n", "\x01": " ", "\x02": "\t"})
-
-
-def _quiet_markup(markup: str) -> str:
-    # Beautiful Soup warns that short input without tags "looks like a URL or a
-    # filename"; an empty element keeps it quiet without touching warning filters.
-    return markup if "<" in markup else "<span></span>" + markup
-
-
-def _drop_invisible(soup: BeautifulSoup) -> None:
-    for tag in soup.find_all(_DROPPED_HTML_TAGS):
-        tag.decompose()
-    for comment in soup.find_all(string=lambda value: isinstance(value, Comment)):
-        comment.extract()
-
-
-def _block_break(name: str) -> str:
-    if name in _PARAGRAPH_TAGS:
-        return "\n\n"
-    if name in _LINE_TAGS:
-        return "\n"
-    if name in _CELL_TAGS:
-        return " "
-    return ""
-
-
-def _tidy_lines(text: str) -> str:
-    lines = [re.sub(r"\s+", " ", line).strip() for line in text.split("\n")]
-    return "\n".join(lines)
-
-
-# --- Markdown ----------------------------------------------------------------------
-
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-# A code span may wrap lines but, as in CommonMark, never crosses a blank line.
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)((?:(?!\n[ \t]*\n).)+?)(?<!`)\1(?!`)", re.DOTALL)
-_AUTOLINK = re.compile(r"<((?:https?|ftp)://[^\s<>]+|mailto:[^\s<>]+)>", re.IGNORECASE)
-_INLINE_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+[^)\n]*)?\)")
-_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*<?(\S+?)>?(?:\s.*)?$", re.MULTILINE)
-_PLACEHOLDER = "\ue000{}\ue001"
-_PLACEHOLDER_PATTERN = re.compile("\ue000(\\d+)\ue001")
-
-
-def markdown_to_text(markdown: str) -> str:
-    """Return markdown source with raw HTML and script-capable links removed."""
-    protected: list[str] = []
-
-    def protect(value: str) -> str:
-        protected.append(value)
-        return _PLACEHOLDER.format(len(protected) - 1)
-
-    # Private-use characters would collide with the placeholders.
-    markdown = markdown.replace("\ue000", "").replace("\ue001", "")
-    # Code is shown literally by markdown, so tags inside it are text, not markup.
-    markdown = _protect_fenced_code(markdown, protect)
-    markdown = _CODE_SPAN.sub(lambda match: protect(match.group(0)), markdown)
-    markdown = _LINK_DEFINITION.sub(
-        lambda match: "" if _is_unsafe_url(match.group(1)) else protect(match.group(0)),
-        markdown,
-    )
-    markdown = _INLINE_LINK.sub(_neutralise_link, markdown)
-    # Autolinks look like tags to an HTML parser, which would swallow them.
-    markdown = _AUTOLINK.sub(lambda match: protect(match.group(0)), markdown)
-
-    # html.parser keeps surrounding text and whitespace untouched, unlike lxml which
-    # would build a full document around the fragment.
-    soup = BeautifulSoup(_quiet_markup(markdown), "html.parser")
-    _drop_invisible(soup)
-    # Removed blocks leave runs of blank lines behind.
-    text = re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", soup.get_text())
-    for _ in range(2):  # a protected link may contain a protected code span
-        text = _PLACEHOLDER_PATTERN.sub(lambda match: protected[int(match.group(1))], text)
-    return text
-
-
-def _protect_fenced_code(markdown: str, protect: Callable[[str], str]) -> str:
-    out: list[str] = []
-    fence: list[str] = []
-    marker = ""
-    for line in markdown.splitlines(keepends=True):
-        if marker:
-            fence.append(line)
-            stripped = line.strip()
-            if stripped.startswith(marker) and set(stripped) == {marker[0]}:
-                out.append(protect("".join(fence)))
-                fence, marker = [], ""
+    numbers: dict[tuple[str, int], int] = {}
+    for block in document.iter_inner_content():  # type: ignore[attr-defined]
+        if isinstance(block, Table):
+            rows = [_docx_row(row) for row in block.rows]
+            rows = [row for row in rows if any(row)]
+            if len(rows) > 1:
+                builder.table(rows[0], rows[1:])
+            elif rows:
+                builder.table([], rows)
             continue
-        match = _FENCE_OPEN.match(line)
-        if match:
-            marker = match.group(1)
-            fence = [line]
+        if not isinstance(block, Paragraph) or not block.text.strip():
+            continue
+        style = (block.style.name if block.style is not None else "") or ""
+        heading = _DOCX_HEADING.match(style.strip())
+        if heading:
+            numbers.clear()
+            builder.heading(int(heading.group(1) or 0), block.text)
+            continue
+        marker = _docx_list_marker(block, style, numbers)
+        if marker:
+            builder.list_item(marker, block.text)
         else:
-            out.append(line)
-    if fence:
-        out.append(protect("".join(fence)))
-    return "".join(out)
+            numbers.clear()
+            builder.paragraph(block.text)
 
 
-def _is_unsafe_url(url: str) -> bool:
-    compact = re.sub(r"[\s\x00-\x1f]", "", url).lower()
-    return compact.startswith(_UNSAFE_LINK_SCHEMES)
+def _docx_row(row: object) -> list[str]:
+    cells: list[str] = []
+    seen: set[int] = set()
+    for cell in row.cells:  # type: ignore[attr-defined]
+        # A merged cell is returned once per grid column it spans.
+        if id(cell._tc) in seen:
+            continue
+        seen.add(id(cell._tc))
+        texts = [p.text for p in cell.paragraphs if p.text.strip()]
+        # A table inside a cell stays in that cell, row by row.
+        for table in cell.tables:
+            texts.extend(" ".join(c.text for c in inner.cells) for inner in table.rows)
+        cells.append(" ".join(texts))
+    return cells
 
 
-def _neutralise_link(match: re.Match[str]) -> str:
-    label, url = match.groups()
-    if _is_unsafe_url(url):
-        # Keep the words a reader saw, drop the target a renderer could run.
-        return label
-    return match.group(0)
+def _docx_list_marker(paragraph: object, style: str, numbers: dict[tuple[str, int], int]) -> str:
+    """Return "3." for the third item of a numbered list, "-" for a bullet, "" for prose."""
+    lowered = style.lower()
+    properties = paragraph._p.pPr  # type: ignore[attr-defined]
+    numbering = properties.numPr if properties is not None else None
+    if numbering is None and not lowered.startswith("list"):
+        return ""
+    ordered = "number" in lowered
+    key = (style, 0)
+    if numbering is not None and numbering.numId is not None:
+        level = numbering.ilvl.val if numbering.ilvl is not None else 0
+        key = (f"num{numbering.numId.val}", level)
+        ordered = ordered or _docx_numbering_is_ordered(paragraph, numbering.numId.val, level)
+    if not ordered:
+        return "-"
+    numbers[key] = numbers.get(key, 0) + 1
+    return f"{numbers[key]}."
+
+
+def _docx_numbering_is_ordered(paragraph: object, num_id: int, level: int) -> bool:
+    try:
+        numbering = paragraph.part.numbering_part.element  # type: ignore[attr-defined]
+        ns = {"w": "http://schemas.openxmlformats.org/wordprocessingml/2006/main"}
+        abstract = numbering.xpath(
+            f"./w:num[@w:numId='{num_id}']/w:abstractNumId/@w:val", namespaces=ns
+        )
+        formats = numbering.xpath(
+            f"./w:abstractNum[@w:abstractNumId='{abstract[0]}']/w:lvl[@w:ilvl='{level}']/w:numFmt/@w:val",
+            namespaces=ns,
+        )
+        return bool(formats) and formats[0] not in ("bullet", "none")
+    except Exception:  # noqa: BLE001 - no numbering part, or an unusual one: call it a bullet
+        return False
 
 
 # --- CSV ---------------------------------------------------------------------------
 
 
-def csv_to_text(text: str) -> str:
-    """Return one "column: value, ..." line per CSV row, named by the header row."""
+def _column_name(name: str, index: int) -> str:
+    name = name.strip()
+    # "head_count" and "headCount" are how spreadsheets spell "head count".
+    if name and " " not in name and ("_" in name or re.search(r"[a-z][A-Z]", name)):
+        name = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name.replace("_", " ")).lower()
+    return name or f"column {index + 1}"
+
+
+def csv_structure(text: str, *, caption: str = "") -> list[Segment]:
+    """Return a CSV as one table: its first row names the columns, each other row a record."""
     sample = text[: 64 * 1024]
     try:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample, delimiters=",;\t|")
@@ -477,18 +368,11 @@ def csv_to_text(text: str) -> str:
     except csv.Error as exc:
         raise ExtractionError(CORRUPT_FILE, f"The CSV could not be parsed: {exc}") from exc
     if not rows:
-        return ""
-    header = [name.strip() for name in rows[0]]
+        return []
+    builder = StructureBuilder()
     if len(rows) == 1:
-        return ", ".join(name for name in header if name)
-    lines = []
-    for row in rows[1:]:
-        pairs = []
-        for index, value in enumerate(row):
-            value = value.strip()
-            if not value:
-                continue
-            name = header[index] if index < len(header) and header[index] else f"column {index + 1}"
-            pairs.append(f"{name}: {value}")
-        lines.append(", ".join(pairs))
-    return "\n".join(lines)
+        builder.paragraph(", ".join(name.strip() for name in rows[0] if name.strip()))
+    else:
+        header = [_column_name(name, i) for i, name in enumerate(rows[0])]
+        builder.table(header, rows[1:], caption=caption)
+    return builder.build()

@@ -90,7 +90,7 @@ def extract_sandboxed(
                 message = f"Extracting {file_name!r} needed more than {memory_mb} MB."
             raise ExtractionError(result["error"]["code"], message)
         return ExtractedText(
-            segments=[Segment(text=text, page=page) for text, page in result["segments"]],
+            segments=[Segment.from_json(segment) for segment in result["segments"]],
             encoding=result.get("encoding"),
         )
     if "MemoryError" in errors:
@@ -138,7 +138,7 @@ def main(argv: list[str]) -> int:
         return 0
     json.dump(
         {
-            "segments": [[segment.text, segment.page] for segment in extracted.segments],
+            "segments": [segment.to_json() for segment in extracted.segments],
             "encoding": extracted.encoding,
         },
         sys.stdout,

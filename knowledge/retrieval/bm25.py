@@ -77,9 +77,9 @@ def average_idf(kb_ids: list[int], stats: CorpusStats) -> float:
     return value
 
 
-def term_idfs(kb_ids: list[int], terms: list[str], stats: CorpusStats) -> dict[str, float]:
-    """Return the BM25Okapi idf of each query term present in the searched corpus."""
-    if not terms:
+def document_frequencies(kb_ids: list[int], terms: list[str]) -> dict[str, int]:
+    """Return how many chunks of the searched KBs hold each term (terms in none are left out)."""
+    if not terms or not kb_ids:
         return {}
     with connection.cursor() as cursor:
         cursor.execute(
@@ -87,7 +87,14 @@ def term_idfs(kb_ids: list[int], terms: list[str], stats: CorpusStats) -> dict[s
             "WHERE term = ANY(%s) AND knowledge_base_id = ANY(%s) GROUP BY term",
             [terms, kb_ids],
         )
-        frequencies = dict(cursor.fetchall())
+        return {term: int(count) for term, count in cursor.fetchall()}
+
+
+def term_idfs(kb_ids: list[int], terms: list[str], stats: CorpusStats) -> dict[str, float]:
+    """Return the BM25Okapi idf of each query term present in the searched corpus."""
+    if not terms:
+        return {}
+    frequencies = document_frequencies(kb_ids, terms)
     n = stats.chunk_count
     idfs = {term: math.log(n - df + 0.5) - math.log(df + 0.5) for term, df in frequencies.items()}
     if any(value < 0 for value in idfs.values()):

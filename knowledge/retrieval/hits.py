@@ -30,10 +30,21 @@ class Hit:
     fusion_score: float = 0.0
     rerank_score: float | None = None
     found_by: list[str] = field(default_factory=list)
+    # The headings above the passage, what it is (prose, list, row, table) and its structure.
+    section: list[str] = field(default_factory=list)
+    kind: str = ""
+    structure: dict | None = None
 
     @property
     def text_md5(self) -> str:
         return hashlib.md5(self.text.encode()).hexdigest()
+
+    @property
+    def index_text(self) -> str:
+        """Return the passage under its section path: what was embedded, and what is reranked."""
+        from knowledge.ingest.chunking import index_text
+
+        return index_text(self.text, self.section, (self.structure or {}).get("caption", ""))
 
     def to_state(self) -> dict:
         """Return a JSON-able dict for pipeline state and run records."""
@@ -53,6 +64,9 @@ class Hit:
             "fusion_score": self.fusion_score,
             "rerank_score": self.rerank_score,
             "found_by": list(self.found_by),
+            "section": list(self.section),
+            "kind": self.kind,
+            "structure": self.structure,
         }
 
     @classmethod
@@ -82,6 +96,9 @@ def hydrate(scored: list[tuple[int, float]], source_type: str) -> list[Hit]:
             "knowledge_base_id",
             "document__file_name",
             "document__external_id",
+            "section",
+            "kind",
+            "structure",
         )
     }
     hits = []
@@ -102,6 +119,9 @@ def hydrate(scored: list[tuple[int, float]], source_type: str) -> list[Hit]:
                 external_id=row["document__external_id"],
                 rank=rank,
                 found_by=[source_type],
+                section=list(row["section"] or []),
+                kind=row["kind"],
+                structure=row["structure"],
             )
         )
     return hits

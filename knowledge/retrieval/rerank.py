@@ -29,7 +29,7 @@ def rerank(
             hit.rerank_score = float(hit.fusion_score)
         ranked = sorted(hits, key=lambda hit: hit.rerank_score, reverse=True)
         return ranked[:top_k] if top_k else ranked
-    passages = [Passage(text=hit.text) for hit in hits]
+    passages = [Passage(text=hit.index_text) for hit in hits]
     if isinstance(reranker, FallbackReranker):
         ids = [hit.chunk_id for hit in hits if hit.chunk_id]
         stored = dict(Chunk.objects.filter(id__in=ids).values_list("id", "embedding"))

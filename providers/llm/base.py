@@ -66,15 +66,38 @@ class Usage:
         return counts
 
 
+# Joins a block's file name and the headings above it in its label: "policy.md › Leave".
+SECTION_SEPARATOR = " › "
+
+
 @dataclass
 class SourceBlock:
-    """One numbered evidence block the answer may cite as [index]."""
+    """One numbered evidence block the answer may cite as [index].
+
+    `section` is the headings the passage sits under; `kind` says what it is (prose, list,
+    row, table) and `structure` holds a row's headers and cells, a run of rows, or a list's
+    item count (knowledge/ingest/chunking.py).
+    """
 
     index: int
     file_name: str
     text: str
     source_type: str = "vector"
     rerank_score: float | None = None
+    section: tuple[str, ...] = ()
+    kind: str = ""
+    structure: dict[str, Any] | None = None
+
+    @property
+    def context_text(self) -> str:
+        """Return the text with what frames it (section path, caption, column headers)."""
+        frame = [*self.section]
+        structure = self.structure or {}
+        if structure.get("caption"):
+            frame.append(str(structure["caption"]))
+        if structure.get("headers"):
+            frame.append(" ".join(str(h) for h in structure["headers"]))
+        return "\n".join([*frame, self.text])
 
 
 @dataclass

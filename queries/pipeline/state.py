@@ -28,6 +28,10 @@ class RAGState(TypedDict, total=False):
     key_facts: list[str]
     is_sufficient: bool
     grounded: bool
+    # How many chunks the searched KBs hold, and how many hold each question term.
+    term_stats: dict[str, Any]
+    # "verified", "unverified" or "not_found": what the final answer card says.
+    verdict: str
     issues: list[str]
     feedback: str
     retry_count: int

@@ -10,17 +10,16 @@ joins only when it is relevant on its own, never just to cite another source.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from providers.llm.base import AnswerProvider, CallContext, RunCancelled, SourceBlock, Usage
+from providers.llm.checks import CAVEAT, check_answer
 from providers.llm.extractive.arithmetic import (
     ArithmeticRejected,
     evaluate_arithmetic,
     format_number,
 )
 from providers.llm.extractive.feedback import (
-    SUPPORT_OVERLAP,
     UNSUPPORTED_MARKER,
     excluded_by_feedback,
     is_rejected,
@@ -36,28 +35,23 @@ from providers.llm.extractive.questions import (
 from providers.llm.extractive.scoring import (
     choose_sentences,
     embed_sentences,
-    overlap,
+    heading_lead,
     ranking,
     score_part,
 )
 from providers.llm.extractive.sentences import (
-    BULLET,
-    CITATION,
-    SPACE,
     block_sentences,
     normalise,
     parse_context_blocks,
-    split_claims,
-    split_sentences,
 )
+from providers.llm.extractive.structured import structured_answer
 from providers.tokenize import bm25_tokens
 
 NOT_FOUND = "I could not find an answer to this question in the provided documents."
-CAVEAT_PREFIX = "note: some claims in this answer may not be fully supported"
+# The check's caveat line, as answers carry it after a failed check.
+CAVEAT_PREFIX = CAVEAT.lower().rstrip(".")[:60]
 
 SUFFICIENT_THRESHOLD = 0.5
-
-_ELLIPSIS_EDGES = re.compile(r"^(?:…|\.\.\.)\s*|\s*(?:…|\.\.\.)$")
 
 
 class ExtractiveProvider(AnswerProvider):
@@ -125,9 +119,26 @@ class ExtractiveProvider(AnswerProvider):
     ) -> dict[str, Any]:
         self._start("reasoning", ctx)
         blocks = list(sources) or [block for _, block in parse_context_blocks(context)]
-        candidates = [sentence for sentence in block_sentences(blocks) if sentence.answerable]
         retrying = bool(feedback.strip())
         rejected = excluded_by_feedback(feedback) if retrying else []
+        structured = structured_answer(query, blocks)
+        if structured is not None and not structured.text:
+            # The structure says the documents hold no such item ("step 9" of six).
+            return _not_found(0.0)
+        if structured is not None and not (
+            rejected and is_rejected(set(bm25_tokens(structured.text)), rejected)
+        ):
+            return {
+                "answer": structured.text,
+                "confidence": structured.confidence,
+                "cited_sources": structured.cited,
+                "key_facts": structured.facts,
+                "is_sufficient": True,
+            }
+        # Table rows are read by the structure above, never quoted as sentences: a record
+        # quoted whole is a dump, not an answer.
+        quotable = [block for block in blocks if block.kind not in ("row", "table")]
+        candidates = [sentence for sentence in block_sentences(quotable) if sentence.answerable]
         if rejected:
             candidates = [
                 s for s in candidates if not is_rejected(set(bm25_tokens(s.text)), rejected)
@@ -140,6 +151,9 @@ class ExtractiveProvider(AnswerProvider):
         if not chosen:
             return _not_found(best)
         facts = [candidates[i].quoted for i in chosen]
+        heading = heading_lead(query, candidates[chosen[0]])
+        if heading:
+            facts[0] = f"{heading}: {facts[0]}"
         return {
             "answer": " ".join(
                 f"{fact} [{candidates[i].block}]" for fact, i in zip(facts, chosen, strict=True)
@@ -188,61 +202,22 @@ class ExtractiveProvider(AnswerProvider):
                 ["No source sentence was relevant enough to answer the question."],
                 "No sentence passed the relevance threshold; widen to more, weaker evidence.",
             )
-        issues: list[str] = []
-        unsupported: list[str] = []
-        checked = 0
-        for line in lines:
-            for sentence in split_claims(BULLET.sub("", line)):
-                cited = [
-                    int(n)
-                    for group in CITATION.findall(sentence)
-                    for n in re.split(r"\s*[,;]\s*", group)
-                ]
-                claim = SPACE.sub(" ", CITATION.sub(" ", sentence)).strip()
-                claim = re.sub(r"\s+([.,;:!?])", r"\1", claim)
-                claim = _ELLIPSIS_EDGES.sub("", claim)
-                tokens = set(bm25_tokens(claim))
-                if not tokens:
-                    continue
-                checked += 1
-                problem = self._support_problem(claim, tokens, cited, blocks)
-                if problem:
-                    issues.append(f'{problem}: "{_shorten(claim)}"')
-                    unsupported.append(claim)
-        if not checked:
+        check = check_answer(query, body, list(blocks.values()), assign_markers=False)
+        if not check.claims:
             return _verdict(
                 False,
                 0.0,
                 ["The answer has no checkable sentence."],
                 "Quote evidence sentences with [n] citations.",
             )
-        supported_share = (checked - len(unsupported)) / checked
+        unsupported = [claim.text for claim in check.unsupported]
         if not unsupported:
-            return _verdict(True, round(supported_share, 2), [], "")
+            return _verdict(True, round(check.supported_share, 2), [], "")
         feedback = (
             UNSUPPORTED_MARKER + json.dumps(unsupported, ensure_ascii=False) + "\n"
             "Drop these sentences and quote only sentences that appear in the sources they cite."
         )
-        return _verdict(False, round(supported_share, 2), issues, feedback)
-
-    @staticmethod
-    def _support_problem(
-        claim: str, tokens: set[str], cited: list[int], blocks: dict[int, SourceBlock]
-    ) -> str:
-        if not cited:
-            return "No citation"
-        missing = [n for n in cited if n not in blocks]
-        if missing:
-            return f"Cites a source that does not exist [{missing[0]}]"
-        normalised = normalise(claim)
-        for n in cited:
-            text = blocks[n].text or ""
-            if normalised and normalised in normalise(text):
-                return ""
-            for sentence in split_sentences(text):
-                if overlap(tokens, set(bm25_tokens(sentence))) >= SUPPORT_OVERLAP:
-                    return ""
-        return f"Not supported by [{']['.join(str(n) for n in cited)}]"
+        return _verdict(False, round(check.supported_share, 2), check.issues, feedback)
 
     def compress(self, query: str, context: str, ctx: CallContext) -> str:
         from django.conf import settings
@@ -307,10 +282,6 @@ class ExtractiveProvider(AnswerProvider):
 
     def default_model(self) -> str:
         return "extractive"
-
-
-def _shorten(text: str, limit: int = 120) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _not_found(best: float) -> dict[str, Any]:

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from providers.llm.checks import VERSION
 from providers.llm.extractive.entities import entity_strength
-from providers.llm.extractive.questions import WH_WORDS, question_parts
+from providers.llm.extractive.questions import WH_WORDS, answer_type, question_parts
 from providers.llm.extractive.sentences import Sentence, normalise
 from providers.tokenize import bm25_tokens, raw_tokens
 
@@ -45,6 +46,12 @@ RETRY_RELATIVE_CUTOFF = 0.5
 RETRY_MAX_SENTENCES = 5
 # A sentence a chunk boundary cut short is quoted only when nothing whole is nearly as good.
 CUT_PENALTY = 0.1
+# The headings above a sentence say what it is about ("v3.2.0 › Known issues"): the share of
+# the question's terms they hold adds this much.
+SECTION_WEIGHT = 0.15
+# A version the question names ("v3.2.0") in the sentence or its headings adds this much: the
+# tokeniser splits versions into numbers that every release shares.
+VERSION_WEIGHT = 0.2
 
 # Question words and auxiliaries say what kind of answer is wanted, not what it is about.
 _QUESTION_TERMS = frozenset(bm25_tokens(" ".join(WH_WORDS | {"does", "do", "did"})))
@@ -104,8 +111,14 @@ def score_part(
         for term in terms
     }
     total = sum(weights.values())
+    section_terms: dict[tuple[str, ...], set[str]] = {}
+    versions = {match.group(1) for match in VERSION.finditer(text)}
     for i, sentence in enumerate(sentences):
         sentence_terms = term_sets[i]
+        if sentence.section not in section_terms:
+            section_terms[sentence.section] = set(bm25_tokens(" ".join(sentence.section)))
+        in_section = terms & (section_terms[sentence.section] - sentence_terms)
+        section_cover = sum(weights[t] for t in in_section) / total if total else 0.0
         shared = len(terms & sentence_terms)
         matched.append(shared)
         matched_topic.append(len(topic & sentence_terms))
@@ -114,6 +127,8 @@ def score_part(
             COSINE_WEIGHT * float(cosine[i])
             + LEXICAL_WEIGHT * lexical
             + RANK_BONUS / (sentence.rank + 1)
+            + SECTION_WEIGHT * section_cover
+            + (VERSION_WEIGHT if versions and _names_version(sentence, versions) else 0.0)
             - (CUT_PENALTY if sentence.cut_start or sentence.cut_end else 0.0)
         )
     return PartScores(
@@ -211,3 +226,33 @@ def _shares_terms(i: int, parts: list[PartScores]) -> bool:
         elif part.matched_topic[i] and part.matched[i] >= min(MIN_SUPPORT_TERMS, part.terms):
             return True
     return False
+
+
+def _names_version(sentence: Sentence, versions: set[str]) -> bool:
+    found = VERSION.finditer(" ".join([*sentence.section, sentence.text]))
+    return any(match.group(1) in versions for match in found)
+
+
+_VERSION_QUESTION = re.compile(r"\b(?:release|version|update)\b", re.IGNORECASE)
+
+
+def heading_lead(query: str, sentence: Sentence) -> str:
+    """Return the heading above a sentence that holds what the question asks for, or "".
+
+    "When was v3.1.0 released?" is answered under the heading "v3.1.0 — 4 June 2024": the
+    sentence names no date, its heading does, so the answer leads with the heading.
+    """
+    wanted = answer_type(query)
+    known = set(raw_tokens(query))
+    if _VERSION_QUESTION.search(query) and not VERSION.search(query):
+        # "Which release added X?": the version heading above the sentence answers.
+        if not VERSION.search(sentence.text):
+            for heading in reversed(sentence.section):
+                if VERSION.search(heading):
+                    return heading
+    if not wanted or entity_strength(sentence.text, wanted, known) > 0:
+        return ""
+    for heading in reversed(sentence.section):
+        if entity_strength(heading, wanted, known) >= 1.0:
+            return heading
+    return ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from providers.llm.base import SourceBlock
+from providers.llm.base import SECTION_SEPARATOR, SourceBlock
 from providers.tokenize import STOP_WORDS, raw_tokens
 
 MIN_SENTENCE_WORDS = 3
@@ -90,6 +90,8 @@ class Sentence:
     heading: bool = False
     # What a pronoun opening the sentence stands for, taken from the sentence before it.
     subject: str = ""
+    # The headings above the sentence's passage, outermost first.
+    section: tuple[str, ...] = ()
 
     @property
     def quoted(self) -> str:
@@ -248,7 +250,17 @@ def block_sentences(blocks: list[SourceBlock]) -> list[Sentence]:
             if _PRONOUN_OPENER.match(part):
                 inherited = subject or _subject_before(part, block, blocks, split)
             sentences.append(
-                Sentence(part, block.index, rank, position, cut_start, cut_end, heading, inherited)
+                Sentence(
+                    part,
+                    block.index,
+                    rank,
+                    position,
+                    cut_start,
+                    cut_end,
+                    heading,
+                    inherited,
+                    tuple(block.section),
+                )
             )
             # The topic persists through a run of pronouns: "X is ... It was ... Its ...".
             subject = inherited or (part if heading else subject_of(part))
@@ -321,11 +333,15 @@ def parse_context_blocks(context: str) -> list[tuple[str, SourceBlock]]:
         end = headers[i + 1].start() if i + 1 < len(headers) else len(context)
         body = context[header.end() : end].strip("\n")
         label = context[header.start() : header.end()].strip()
+        file_name, *section = header.group(2).strip().split(SECTION_SEPARATOR)
         blocks.append(
             (
                 label,
                 SourceBlock(
-                    index=int(header.group(1)), file_name=header.group(2).strip(), text=body
+                    index=int(header.group(1)),
+                    file_name=file_name,
+                    text=body,
+                    section=tuple(section),
                 ),
             )
         )

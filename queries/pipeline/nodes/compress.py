@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from providers.llm.base import RunCancelled, public_error
+from providers.llm.base import SECTION_SEPARATOR, RunCancelled, public_error
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
 from queries.pipeline.state import RAGState, question
@@ -20,10 +20,19 @@ def block_label(doc: dict) -> str:
     return doc.get("file_name") or doc.get("title") or "Unknown"
 
 
+def context_label(doc: dict) -> str:
+    """Return a block's label line: its file name, then the section path it sits under."""
+    section = [*(doc.get("section") or [])]
+    caption = (doc.get("structure") or {}).get("caption")
+    if caption and (not section or section[-1] != caption):
+        section.append(caption)
+    return SECTION_SEPARATOR.join([block_label(doc), *section])
+
+
 def build_context(docs: list[dict]) -> str:
     """Number the blocks [1], [2], ... in the order the answer's sources will use."""
     return "\n\n".join(
-        f"[{index}] {block_label(doc)}\n{doc.get('text', '')}"
+        f"[{index}] {context_label(doc)}\n{doc.get('text', '')}"
         for index, doc in enumerate(docs, start=1)
     )
 

@@ -20,26 +20,71 @@ CITATION = re.compile(r"\[(\d+)\]")
 
 
 def build_sources(docs: list[dict]) -> list[dict]:
-    """Return the spec's eight-key source of each context document, 1-based."""
+    """Return the spec's eight-key source of each context document, 1-based.
+
+    Additive keys that no reference client reads: `section` (the headings above the
+    passage), `kind` (prose, list, row, table) and, for table rows, `table` ({caption,
+    headers, rows, first_row}) so a card can show a row as a table.
+    """
     sources = []
     for index, doc in enumerate(docs, start=1):
         text = doc.get("text", "")
         score = doc.get("rerank_score")
         if score is None:
             score = doc.get("score", 0.0)
-        sources.append(
-            {
-                "index": index,
-                "file_name": block_label(doc),
-                "source_type": doc.get("source_type", "vector"),
-                "url": doc.get("url") or "",
-                "page": doc.get("page") if doc.get("page") is not None else "",
-                "rerank_score": round(float(score or 0.0), 4),
-                "content_preview": text[:PREVIEW_CHARS],
-                "content": text,
-            }
-        )
+        source = {
+            "index": index,
+            "file_name": block_label(doc),
+            "source_type": doc.get("source_type", "vector"),
+            "url": doc.get("url") or "",
+            "page": doc.get("page") if doc.get("page") is not None else "",
+            "rerank_score": round(float(score or 0.0), 4),
+            "content_preview": text[:PREVIEW_CHARS],
+            "content": text,
+        }
+        source.update(structure_keys(doc))
+        sources.append(source)
     return sources
+
+
+def structure_keys(doc: dict) -> dict:
+    """Return a document's additive source keys: its section, kind, and a row's table."""
+    keys: dict = {}
+    if doc.get("section"):
+        keys["section"] = list(doc["section"])
+    if doc.get("kind"):
+        keys["kind"] = doc["kind"]
+    structure = doc.get("structure") or {}
+    if doc.get("kind") == "row" and structure.get("cells"):
+        rows, first = [structure["cells"]], structure.get("row")
+    elif doc.get("kind") == "table" and structure.get("rows"):
+        rows, first = structure["rows"], structure.get("first_row")
+    else:
+        return keys
+    keys["table"] = {
+        "caption": structure.get("caption") or "",
+        "headers": list(structure.get("headers") or []),
+        "rows": [list(row) for row in rows],
+        "first_row": first,
+    }
+    return keys
+
+
+def source_blocks(sources: list[dict], docs: list[dict]) -> list[SourceBlock]:
+    """Return the evidence blocks a provider reads, numbered as the sources are."""
+    return [
+        SourceBlock(
+            index=source["index"],
+            file_name=source["file_name"],
+            text=source["content"],
+            source_type=source["source_type"],
+            rerank_score=source["rerank_score"],
+            section=tuple(doc.get("section") or ()),
+            kind=doc.get("kind") or "",
+            structure=doc.get("structure"),
+        )
+        for source, doc in zip(sources, docs)
+    ]
 
 
 def cited_indices(answer: str, declared) -> set[int]:
@@ -107,16 +152,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
             "is_sufficient": False,
         }
     sources = build_sources(docs)
-    blocks = [
-        SourceBlock(
-            index=s["index"],
-            file_name=s["file_name"],
-            text=s["content"],
-            source_type=s["source_type"],
-            rerank_score=s["rerank_score"],
-        )
-        for s in sources
-    ]
+    blocks = source_blocks(sources, docs)
     feedback = state.get("feedback", "") if retrying else ""
     try:
         result = run.provider.answer(

@@ -1,66 +1,113 @@
-"""Reflect: grade the answer against the evidence; retry, escalate to the web, or finalize."""
+"""Reflect: grade the answer against the evidence; retry, escalate to the web, or finalize.
+
+Two judges decide together. The provider's critic gives its verdict (a model's, or the
+offline provider's rules), and every answer also passes the same deterministic check
+(`providers/llm/checks.py`): each claim must be supported by the passage it cites (a claim
+without a marker gets one when a passage supports it), and the answer must address the
+question. An answer is grounded only when both agree. When the documents do not answer the
+question, the final answer says so, lists the closest passages, and is never shown as
+verified.
+"""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 
-from providers.llm.base import RunCancelled, SourceBlock, public_error
+from providers.llm.base import RunCancelled, public_error
+from providers.llm.checks import CAVEAT, AnswerCheck, check_answer, not_found_answer
 from providers.reranker import get_reranker
 from queries.pipeline import stages
-from queries.pipeline.context import run_context
-from queries.pipeline.nodes.reason import UNABLE
+from queries.pipeline.context import RunContext, run_context
+from queries.pipeline.nodes.reason import UNABLE, build_sources, cited_indices, source_blocks
 from queries.pipeline.state import RAGState, question
 
 logger = logging.getLogger(__name__)
 
 # The critic sees at most this much of the context (the spec's limit).
 REFLECT_CONTEXT_CHARS = 4000
-CAVEAT = "Note: some claims in this answer may not be fully supported by the retrieved sources."
+# An answer the documents do not support scores at most this.
+NOT_FOUND_CONFIDENCE = 0.3
+CLOSEST_PASSAGES = 3
+
+VERIFIED = "verified"
+UNVERIFIED = "unverified"
+NOT_FOUND = "not_found"
+_FINALIZE_MESSAGES = {
+    VERIFIED: "Answer verified and finalized",
+    UNVERIFIED: "Answer finalized with a caveat",
+    NOT_FOUND: "Not found in the documents",
+}
 
 
-def _metadata(
-    state: RAGState, *, grounded: bool, confidence: float, issues: list, retry_count: int
-) -> dict:
+@dataclass
+class Verdict:
+    """The combined judgement of one attempt."""
+
+    grounded: bool
+    confidence: float
+    issues: list[str] = field(default_factory=list)
+    feedback: str = ""
+    should_retry: bool = False
+    sufficient: bool = True
+    # The answer with the markers the check assigned ("" keeps the attempt's answer).
+    answer: str = ""
+    check: AnswerCheck | None = None
+
+
+def _metadata(state: RAGState, *, verdict: str, confidence: float, issues: list) -> dict:
     return {
         "query_type": state.get("query_type") or "factual",
         "sources_used": [doc.get("source_type", "vector") for doc in state.get("context_docs", [])],
-        "retry_count": retry_count,
-        "grounded": grounded,
+        "retry_count": state.get("retry_count", 0),
+        "grounded": verdict == VERIFIED,
         "confidence": round(float(confidence), 2),
         "issues": list(issues),
+        # Additive: what the answer card says (verified, unverified, not_found).
+        "verdict": verdict,
     }
 
 
-def _finalize(
-    run, state: RAGState, *, grounded: bool, confidence: float, issues: list, error: str = ""
-) -> dict:
-    answer = (state.get("answer") or "").strip() or UNABLE
-    if not grounded:
+def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "") -> dict:
+    answer = (verdict.answer or state.get("answer") or "").strip() or UNABLE
+    sources = state.get("sources", [])
+    if verdict.answer:
+        # The check gave uncited claims the marker of their passage: keep those sources too.
+        cited = cited_indices(answer, [])
+        sources = [s for s in build_sources(state.get("context_docs", [])) if s["index"] in cited]
+    confidence = verdict.confidence
+    if verdict.grounded:
+        outcome = VERIFIED
+    elif not verdict.sufficient:
+        outcome = NOT_FOUND
+        docs = state.get("context_docs", [])[:CLOSEST_PASSAGES]
+        sources = build_sources(docs)
+        answer = not_found_answer(
+            question(state),
+            [(source["file_name"], doc.get("section") or []) for source, doc in zip(sources, docs)],
+        )
+        confidence = min(confidence, NOT_FOUND_CONFIDENCE)
+    else:
+        outcome = UNVERIFIED
         answer = f"{answer}\n\n{CAVEAT}"
     run.emit(
         stages.FINALIZE,
         {
             "stage": stages.REFLECTION,
-            "grounded": grounded,
-            "message": "Answer verified and finalized"
-            if grounded
-            else "Answer finalized with a caveat",
+            "grounded": verdict.grounded,
+            "message": _FINALIZE_MESSAGES[outcome],
+            "verdict": outcome,
         },
     )
-    metadata = _metadata(
-        state,
-        grounded=grounded,
-        confidence=confidence,
-        issues=issues,
-        retry_count=state.get("retry_count", 0),
-    )
+    metadata = _metadata(state, verdict=outcome, confidence=confidence, issues=verdict.issues)
     if error:
         metadata["error"] = error
     return {
         "final_answer": answer,
-        "final_sources": state.get("sources", []),
-        "grounded": grounded,
-        "issues": list(issues),
+        "final_sources": sources,
+        "grounded": verdict.grounded,
+        "verdict": outcome,
+        "issues": list(verdict.issues),
         "pipeline_metadata": metadata,
     }
 
@@ -80,114 +127,135 @@ def reflect(state: RAGState, config) -> dict:
             "max_attempts": max_attempts,
         },
     )
-    docs = state.get("context_docs", [])
-    answer = (state.get("answer") or "").strip()
     try:
-        if not state.get("retrieve", True) and not docs:
-            # Direct-answer mode: there is no evidence to check the answer against.
-            verdict = {
-                "grounded": True,
-                "confidence": state.get("confidence", 0.5),
-                "issues": [],
-                "feedback": "",
-                "should_retry": False,
-            }
-        elif not answer or answer == UNABLE:
-            # An empty answer is a failed attempt; the budget, not the recursion limit, ends it.
-            verdict = {
-                "grounded": False,
-                "confidence": 0.0,
-                "issues": ["The answer is empty."],
-                "feedback": "No answer was produced; find evidence that answers the question.",
-                "should_retry": True,
-            }
-        else:
-            blocks = [
-                SourceBlock(
-                    index=i,
-                    file_name=doc.get("file_name") or doc.get("title") or "Unknown",
-                    text=doc.get("text", ""),
-                    source_type=doc.get("source_type", "vector"),
-                    rerank_score=doc.get("rerank_score"),
-                )
-                for i, doc in enumerate(docs, start=1)
-            ]
-            verdict = run.provider.reflect(
-                question(state),
-                (state.get("context") or "")[:REFLECT_CONTEXT_CHARS],
-                answer,
-                blocks,
-                run.call,
-            )
-        grounded = bool(verdict.get("grounded", False))
-        confidence = float(verdict.get("confidence", 0.0))
-        issues = [str(issue) for issue in (verdict.get("issues") or [])]
-        feedback = str(verdict.get("feedback") or "")
-        should_retry = bool(verdict.get("should_retry", False))
+        verdict = _judge(run, state)
     except RunCancelled:
         raise
     except Exception as exc:
-        logger.warning("reflection failed; failing open: %s", exc)
+        logger.warning("reflection failed; failing open", exc_info=True)
         message = public_error(exc)
         run.emit(stages.STAGE_ERROR, {"stage": stages.REFLECTION, "error": message})
-        return _finalize(
-            run,
-            state,
-            grounded=True,
-            confidence=state.get("confidence", 0.0),
-            issues=[],
-            error=message,
-        )
+        failed_open = Verdict(grounded=True, confidence=state.get("confidence", 0.0))
+        return _finalize(run, state, failed_open, error=message)
 
-    will_retry = (not grounded) and should_retry and retry_count < run.max_retries
+    docs = state.get("context_docs", [])
+    will_retry = (not verdict.grounded) and verdict.should_retry and retry_count < run.max_retries
     floor = (run.reranker or get_reranker()).floor
     scores = [doc.get("rerank_score") for doc in docs if doc.get("rerank_score") is not None]
     weak_evidence = not docs or (bool(scores) and max(scores) < floor)
     escalate = will_retry and weak_evidence and not state.get("use_external", False)
+    if verdict.grounded:
+        message = "Grounded"
+    elif will_retry:
+        message = "Not grounded — retrying"
+    else:
+        message = "Not grounded" if verdict.sufficient else "Not found in the documents"
     run.emit(
         stages.STAGE_COMPLETE,
         {
             "stage": stages.REFLECTION,
-            "message": "Grounded"
-            if grounded
-            else ("Not grounded — retrying" if will_retry else "Not grounded"),
-            "grounded": grounded,
-            "confidence": round(confidence, 2),
-            "issues": issues,
+            "message": message,
+            "grounded": verdict.grounded,
+            "confidence": round(verdict.confidence, 2),
+            "issues": verdict.issues,
             "will_retry": will_retry,
             "escalate_external": escalate,
+            # Additive: whether the answer addresses the question at all.
+            "sufficient": verdict.sufficient,
         },
     )
     if not will_retry:
-        return _finalize(run, state, grounded=grounded, confidence=confidence, issues=issues)
+        return _finalize(run, state, verdict)
+    return _retry(run, state, verdict, escalate=escalate)
+
+
+def _judge(run: RunContext, state: RAGState) -> Verdict:
+    """Return the provider's verdict combined with the deterministic check."""
+    docs = state.get("context_docs", [])
+    answer = (state.get("answer") or "").strip()
+    if not state.get("retrieve", True) and not docs:
+        # Direct-answer mode: there is no evidence to check the answer against.
+        return Verdict(grounded=True, confidence=state.get("confidence", 0.5))
+    if not answer or answer == UNABLE:
+        # An empty answer is a failed attempt; the budget, not the recursion limit, ends it.
+        return Verdict(
+            grounded=False,
+            confidence=0.0,
+            issues=["The answer is empty."],
+            feedback="No answer was produced; find evidence that answers the question.",
+            should_retry=True,
+        )
+    blocks = source_blocks(build_sources(docs), docs)
+    critic = run.provider.reflect(
+        question(state),
+        (state.get("context") or "")[:REFLECT_CONTEXT_CHARS],
+        answer,
+        blocks,
+        run.call,
+    )
+    check = check_answer(question(state), answer, blocks, term_stats=state.get("term_stats"))
+    issues = [str(issue) for issue in (critic.get("issues") or [])]
+    issues += [issue for issue in check.issues if issue not in issues]
+    critic_grounded = bool(critic.get("grounded", False))
+    grounded = (
+        critic_grounded and not check.unsupported and check.sufficient and not check.doubtful
+    )
+    confidence = min(float(critic.get("confidence", 0.0)), check.supported_share)
+    if not check.sufficient:
+        confidence = min(confidence, NOT_FOUND_CONFIDENCE)
+    feedback = str(critic.get("feedback") or "")
+    if check.unsupported and not feedback:
+        feedback = "; ".join(check.issues)
+    # A word no document holds cannot be found by searching again.
+    should_retry = (
+        not grounded
+        and not check.absent
+        and (
+            bool(critic.get("should_retry", False))
+            or bool(check.unsupported)
+            or not check.sufficient
+        )
+    )
+    return Verdict(
+        grounded=grounded,
+        confidence=confidence,
+        issues=issues,
+        feedback=feedback,
+        should_retry=should_retry,
+        sufficient=check.sufficient,
+        answer=check.answer if check.markers_added else "",
+        check=check,
+    )
+
+
+def _retry(run: RunContext, state: RAGState, verdict: Verdict, *, escalate: bool) -> dict:
+    retry_count = state.get("retry_count", 0)
     attempt = retry_count + 2
+    max_attempts = run.max_retries + 1
+    reason = verdict.feedback or "; ".join(verdict.issues)
     run.emit(
         stages.RETRY,
         {
             "attempt": attempt,
             "max_attempts": max_attempts,
-            "reason": feedback
-            or "; ".join(issues)
-            or "The answer was not grounded in the evidence.",
+            "reason": reason or "The answer was not grounded in the evidence.",
             "escalate_external": escalate,
             "message": f"Retrying with adjusted strategy (attempt {attempt}/{max_attempts})",
         },
     )
     try:
-        retrieval_query = run.provider.rewrite_query(
-            question(state), feedback or "; ".join(issues), run.call
-        )
+        retrieval_query = run.provider.rewrite_query(question(state), reason, run.call)
     except RunCancelled:
         raise
-    except Exception as exc:
-        logger.warning("query rewrite failed: %s", exc)
+    except Exception:
+        logger.warning("query rewrite failed", exc_info=True)
         retrieval_query = question(state)
     return {
         "retry_count": retry_count + 1,
-        "feedback": feedback or "; ".join(issues),
+        "feedback": reason,
         "use_external": state.get("use_external", False) or escalate,
         "retrieval_query": retrieval_query or question(state),
         "grounded": False,
-        "issues": issues,
+        "issues": verdict.issues,
         "final_answer": "",
     }

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from knowledge.retrieval.bm25 import corpus_stats, document_frequencies
 from knowledge.retrieval.hybrid import search_stores
+from providers.tokenize import bm25_tokens
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
-from queries.pipeline.state import RAGState
+from queries.pipeline.state import RAGState, question
 
 
 def retrieval(state: RAGState, config) -> dict:
@@ -49,8 +51,27 @@ def retrieval(state: RAGState, config) -> dict:
             },
         },
     )
-    return {
+    update = {
         "vector_hits": [hit.to_state() for hit in result.vector],
         "bm25_hits": [hit.to_state() for hit in result.bm25],
         "graph_hits": [hit.to_state() for hit in result.graph],
+    }
+    if "term_stats" not in state:
+        update["term_stats"] = question_term_stats(run.kb_ids, question(state))
+    return update
+
+
+def question_term_stats(kb_ids: list[int], text: str) -> dict:
+    """Return how many chunks the searched KBs hold, and how many of them hold each term.
+
+    The answer check reads them: a question term no document ever uses is one the
+    documents cannot answer.
+    """
+    terms = list(dict.fromkeys(bm25_tokens(text)))
+    if not kb_ids or not terms:
+        return {"chunks": 0, "df": {}}
+    frequencies = document_frequencies(kb_ids, terms)
+    return {
+        "chunks": corpus_stats(kb_ids).chunk_count,
+        "df": {term: frequencies.get(term, 0) for term in terms},
     }

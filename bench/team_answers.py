@@ -1,0 +1,247 @@
+"""Answer quality on a team's own kind of documents, through the whole pipeline.
+
+    .venv/bin/python bench/team_answers.py [--provider NAME] [--model NAME] [--only KIND,...]
+                                           [--limit N] [--out results.jsonl] [--show-chunks]
+
+Builds the documents of `bench/team_docs/` (Markdown policies with headings, tables and
+numbered steps, release notes, a runbook, HTML pages with a FAQ, tables and lists, two CSVs,
+meeting notes, a DOCX with a table and a numbered list, a two-page PDF), ingests them into a
+fresh knowledge base, and asks the questions of `bench/team_docs/questions.json` through the
+eight-node pipeline with the provider (the offline `extractive` one unless told). Follow-ups
+are asked after their earlier turns, in one conversation. It prints, per kind of question
+and in all:
+
+- fact first: a gold answer in the answer's first sentence (every gold value anywhere in it,
+  for questions about several rows);
+- follow-ups right: the same for follow-ups, and how often the rewritten question kept its
+  topic (`standalone_contains`);
+- unanswerable recognised: the answer says the documents do not hold it (verdict `not_found`);
+- false badges: an unanswerable question shown as grounded and verified;
+- citations correct: answers (not "not found") whose first sentence cites only passages of
+  the files that hold the fact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from _setup import ROOT, bench_user, setup
+
+DATA = ROOT / "bench" / "team_docs"
+CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+CITED_BREAK = re.compile(r"(\[\d+(?:\s*[,;]\s*\d+)*\])\s+(?=[A-Z\"“(|])")
+CAVEAT_PREFIX = "note: some claims"
+NOT_FOUND_PREFIX = "i could not find"
+KINDS = ("table", "table_multi", "steps", "prose", "followup", "unanswerable")
+
+
+def build_documents(target: Path) -> list[Path]:
+    """Build the data set's files (the DOCX and the PDF from their specs) into target."""
+    spec = importlib.util.spec_from_file_location("team_docs_build", DATA / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build(target)
+
+
+def answer_body(answer: str) -> str:
+    """Return the answer without its caveat line."""
+    return "\n".join(
+        line for line in answer.splitlines() if not line.strip().lower().startswith(CAVEAT_PREFIX)
+    ).strip()
+
+
+def first_sentence(answer: str) -> str:
+    """Return the first sentence of an answer's body (a cited break ends one too)."""
+    from providers.llm.extractive import split_sentences
+
+    body = CITED_BREAK.sub(r"\1\n\n", answer_body(answer))
+    return (split_sentences(body) or [""])[0]
+
+
+def verdict_of(outcome) -> str:
+    """Return what the answer card shows: verified, unverified, or not_found."""
+    verdict = outcome.metadata.get("verdict")
+    if verdict:
+        return verdict
+    # Runs from before the verdict existed: a "could not find" answer, else the badge.
+    if answer_body(outcome.answer).lower().startswith(NOT_FOUND_PREFIX):
+        return "not_found"
+    return "verified" if outcome.metadata.get("grounded") else "unverified"
+
+
+def cited_files(sentence: str, sources: list[dict]) -> set[str]:
+    """Return the files a sentence's [n] markers point to."""
+    by_index = {int(source["index"]): source["file_name"] for source in sources}
+    numbers = {int(n) for group in CITATION.findall(sentence) for n in re.split(r"[,;]", group)}
+    return {by_index.get(n, f"[{n}] (missing)") for n in numbers}
+
+
+def ask(question: str, *, provider, kb_id: int, model: str | None, history: list[dict]):
+    """Run one question through the pipeline and return its outcome and time."""
+    from queries.pipeline.events import ListSink
+    from queries.pipeline.runner import run_pipeline
+
+    started = time.perf_counter()
+    outcome = run_pipeline(
+        query=question,
+        provider=provider,
+        kb_ids=[kb_id],
+        sink=ListSink(),
+        model=model,
+        history=list(history),
+    )
+    return outcome, time.perf_counter() - started
+
+
+def score(item: dict, outcome) -> dict:
+    """Return what one answer got right."""
+    answer = outcome.answer
+    first = first_sentence(answer).lower()
+    verdict = verdict_of(outcome)
+    result = {"verdict": verdict, "first_sentence": first_sentence(answer)}
+    if item["kind"] == "unanswerable":
+        result["recognised"] = verdict == "not_found"
+        result["false_badge"] = verdict == "verified"
+        return result
+    if item.get("answers_all"):
+        body = answer.lower()
+        result["right"] = all(value.lower() in body for value in item["answers_all"])
+    else:
+        result["right"] = any(value.lower() in first for value in item["answers"])
+    if verdict != "not_found":
+        files = cited_files(first_sentence(answer), outcome.sources)
+        result["cites_right"] = bool(files) and files <= set(item["sources"])
+    if item["kind"] == "followup":
+        standalone = (outcome.standalone_query or "").lower()
+        result["on_topic"] = all(w.lower() in standalone for w in item["standalone_contains"])
+    return result
+
+
+def show_chunks(kb) -> None:
+    """Print a sample of the chunks of a CSV, a Markdown table and a numbered list."""
+    from knowledge.models import Chunk
+
+    samples = [
+        Chunk.objects.filter(knowledge_base=kb, document__file_type="csv", kind="row")[:2],
+        Chunk.objects.filter(knowledge_base=kb, document__file_type="csv", kind="table")[:1],
+        Chunk.objects.filter(knowledge_base=kb, document__file_type="md", kind="row")[:2],
+        Chunk.objects.filter(knowledge_base=kb, document__file_type="md", kind="list")[:1],
+        Chunk.objects.filter(knowledge_base=kb, document__file_type="pdf", kind="list")[:1],
+    ]
+    for chunks in samples:
+        for chunk in chunks:
+            print(f"--- {chunk.document.file_name} #{chunk.ordinal} kind={chunk.kind}")
+            print(f"section: {chunk.section}")
+            if chunk.structure:
+                print(f"structure: {json.dumps(chunk.structure, ensure_ascii=False)[:300]}")
+            print(chunk.text[:400])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--provider", default="extractive")
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--only", default="", help="comma-separated kinds")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--out", default="")
+    parser.add_argument("--show-chunks", action="store_true")
+    args = parser.parse_args()
+    setup()
+    from knowledge.bulk import TextItem, documents_ingest_inline
+    from knowledge.models import KnowledgeBase
+    from providers.llm.registry import get_provider
+
+    user = bench_user()
+    # A fresh knowledge base each time, so the chunks are those of the code being measured.
+    KnowledgeBase.objects.filter(owner=user, name="team-docs").delete()
+    kb = KnowledgeBase.objects.create(owner=user, name="team-docs")
+    with tempfile.TemporaryDirectory() as folder:
+        files = build_documents(Path(folder))
+        items = [TextItem(path.name, path.read_bytes()) for path in files]
+        summary = documents_ingest_inline(kb=kb, items=items, user=user)
+    print(f"documents: {len(items)} (ready {summary['ready']}, failed {summary['failed']})")
+    if args.show_chunks:
+        show_chunks(kb)
+    questions = json.loads((DATA / "questions.json").read_text())["questions"]
+    if args.only:
+        questions = [q for q in questions if q["kind"] in args.only.split(",")]
+    questions = questions[: args.limit] if args.limit else questions
+    provider = get_provider(args.provider)
+    results: dict[str, list[dict]] = defaultdict(list)
+    times: list[float] = []
+    out = open(args.out, "w") if args.out else None  # noqa: SIM115 - closed below
+    for number, item in enumerate(questions, start=1):
+        history: list[dict] = []
+        for turn in item.get("turns", []):
+            earlier, _ = ask(turn, provider=provider, kb_id=kb.id, model=args.model, history=history)
+            history.append(
+                {
+                    "query": turn,
+                    "standalone_query": earlier.standalone_query or turn,
+                    "answer": earlier.answer,
+                }
+            )
+        outcome, seconds = ask(
+            item["question"], provider=provider, kb_id=kb.id, model=args.model, history=history
+        )
+        times.append(seconds)
+        result = score(item, outcome)
+        results[item["kind"]].append(result)
+        if out:
+            record = {**item, **result, "answer": outcome.answer, "seconds": round(seconds, 2)}
+            record["standalone_query"] = outcome.standalone_query
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        if number % 20 == 0:
+            print(f"  {number} questions, median {statistics.median(times):.2f} s", flush=True)
+    if out:
+        out.close()
+    report(results, times, args.provider, args.model)
+
+
+def report(results: dict[str, list[dict]], times: list[float], provider: str, model) -> None:
+    """Print the table of the measures, per kind and in all."""
+
+    def share(rows: list[dict], key: str) -> str:
+        values = [row[key] for row in rows if key in row]
+        return f"{sum(values) / len(values):.1%} ({sum(values)}/{len(values)})" if values else "-"
+
+    print(f"provider: {provider}; model: {model or 'default'}; questions: {len(times)}")
+    print(f"{'kind':<14}{'n':>4}  {'fact first':<18}{'cites right':<18}{'on topic':<16}")
+    answerable: list[dict] = []
+    for kind in KINDS:
+        rows = results.get(kind, [])
+        if not rows or kind == "unanswerable":
+            continue
+        answerable += rows
+        print(
+            f"{kind:<14}{len(rows):>4}  {share(rows, 'right'):<18}{share(rows, 'cites_right'):<18}"
+            f"{share(rows, 'on_topic'):<16}"
+        )
+    facts = [row for kind in ("table", "table_multi", "steps", "prose") for row in results[kind]]
+    print(f"{'fact first (non-follow-up)':<44}{share(facts, 'right')}")
+    print(f"{'follow-ups right':<44}{share(results['followup'], 'right')}")
+    print(f"{'follow-ups kept their topic':<44}{share(results['followup'], 'on_topic')}")
+    print(f"{'unanswerable recognised':<44}{share(results['unanswerable'], 'recognised')}")
+    false_badges = sum(row["false_badge"] for row in results["unanswerable"])
+    print(f"{'false verified badges (unanswerable)':<44}{false_badges}")
+    print(f"{'citations correct (answered)':<44}{share(answerable, 'cites_right')}")
+    verdicts = defaultdict(int)
+    for row in answerable:
+        verdicts[row["verdict"]] += 1
+    print(f"{'answerable shown as':<44}{dict(verdicts)}")
+    if times:
+        p95 = sorted(times)[int(0.95 * (len(times) - 1))]
+        print(f"{'median / p95 s per question':<44}{statistics.median(times):.2f} / {p95:.2f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,387 @@
+"""A document's structure as extraction finds it: sections, paragraphs, lists and tables.
+
+Flattening a document to text loses what a reader relies on, so extraction keeps it:
+
+- a heading is never text of its own: it becomes the section path of what follows it
+  (`("Onboarding", "First week")`), stored with each chunk, shown with each source and used
+  in retrieval, so a heading can never be quoted as an answer;
+- a numbered list keeps its numbers ("3. Ask IT for a laptop") and the heading it sits under;
+- a table keeps its column headers, so each row can be read as a record
+  ("office: Lisbon · head count: 42"), with the table's caption and the row's position.
+
+Every format's parser feeds one `StructureBuilder`, which merges consecutive paragraphs of one
+section into one prose segment (so plain prose chunks exactly as before) and consecutive list
+items into one list segment.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from providers.llm.base import SECTION_SEPARATOR
+
+PROSE = "prose"
+LIST = "list"
+TABLE = "table"
+SEGMENT_KINDS = (PROSE, LIST, TABLE)
+
+# Cells of a record are joined with this; a comma would be ambiguous inside values.
+CELL_SEPARATOR = " · "
+MAX_HEADING_CHARS = 300
+MAX_SECTION_DEPTH = 8
+# Pseudo-levels below h6: a definition term or a <summary> heads only its own answer.
+TERM_LEVEL = 7
+
+_SPACE = re.compile(r"[ \t\r\f\v]+")
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A run of extracted text: its page, the headings it sits under, and what it is.
+
+    A table segment also holds its header row and data rows; its text is one record per row.
+    """
+
+    text: str
+    page: int | None = None
+    section: tuple[str, ...] = ()
+    kind: str = PROSE
+    headers: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+    caption: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """Return a JSON-able dict (the extraction sandbox sends segments as JSON)."""
+        data: dict[str, Any] = {"text": self.text, "page": self.page}
+        if self.section:
+            data["section"] = list(self.section)
+        if self.kind != PROSE:
+            data["kind"] = self.kind
+        if self.kind == TABLE:
+            data.update(headers=list(self.headers), rows=[list(r) for r in self.rows])
+            data["caption"] = self.caption
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Segment:
+        """Return the segment `to_json` described."""
+        return cls(
+            text=data["text"],
+            page=data.get("page"),
+            section=tuple(data.get("section") or ()),
+            kind=data.get("kind") or PROSE,
+            headers=tuple(data.get("headers") or ()),
+            rows=tuple(tuple(row) for row in data.get("rows") or ()),
+            caption=data.get("caption") or "",
+        )
+
+
+def clean_cell(text: str) -> str:
+    """Return a cell's or heading's text on one line with its whitespace collapsed."""
+    return _SPACE.sub(" ", " ".join((text or "").split("\n"))).strip()
+
+
+def row_record(headers: tuple[str, ...] | list[str], cells: tuple[str, ...] | list[str]) -> str:
+    """Return a table row as a record, "header: value · header: value", skipping empty cells."""
+    pairs = []
+    for index, value in enumerate(cells):
+        value = clean_cell(value)
+        if not value:
+            continue
+        name = headers[index] if index < len(headers) and headers[index] else ""
+        pairs.append(f"{name}: {value}" if name else value)
+    return CELL_SEPARATOR.join(pairs)
+
+
+def section_line(section: tuple[str, ...] | list[str]) -> str:
+    """Return a section path as one line: "Policy › Onboarding › First week"."""
+    return SECTION_SEPARATOR.join(part for part in section if part)
+
+
+@dataclass
+class _Pending:
+    kind: str
+    section: tuple[str, ...]
+    page: int | None
+    parts: list[str] = field(default_factory=list)
+
+
+class StructureBuilder:
+    """Collect headings, paragraphs, list items and tables into segments in reading order."""
+
+    def __init__(self) -> None:
+        self.segments: list[Segment] = []
+        self.page: int | None = None
+        self._headings: list[tuple[int, str]] = []
+        self._pending: _Pending | None = None
+        # How many paragraphs, items and tables were added, and that count when each
+        # open heading was seen.
+        self._content_count = 0
+        self._content_at: list[int] = []
+
+    @property
+    def section(self) -> tuple[str, ...]:
+        return tuple(text for _, text in self._headings)
+
+    def heading(self, level: int, text: str) -> None:
+        """Open a section: it replaces the headings at its level and below."""
+        text = clean_cell(text)[:MAX_HEADING_CHARS].rstrip(":").strip()
+        if not text:
+            return
+        while self._headings and self._headings[-1][0] >= level:
+            self._close_heading()
+        if len(self._headings) < MAX_SECTION_DEPTH:
+            self._headings.append((level, text))
+            self._content_at.append(self._content_count)
+
+    def _close_heading(self) -> None:
+        # A heading nothing followed (a sign-off, a label) keeps its words, as a paragraph.
+        _, text = self._headings.pop()
+        if self._content_at.pop() == self._content_count:
+            self.paragraph(text)
+
+    def close_terms(self) -> None:
+        """End the sections a definition term or a summary opened."""
+        while self._headings and self._headings[-1][0] >= TERM_LEVEL:
+            self._close_heading()
+
+    def paragraph(self, text: str) -> None:
+        """Add a paragraph to the current section's prose."""
+        text = text.strip("\n")
+        if text.strip():
+            self._add(PROSE, text)
+
+    def list_item(self, marker: str, text: str, depth: int = 0) -> None:
+        """Add a list item, keeping its number ("3.") or bullet ("-") and its nesting."""
+        text = " ".join(line.strip() for line in text.strip().split("\n") if line.strip())
+        if text:
+            self._add(LIST, f"{'   ' * depth}{marker} {text}")
+
+    def table(self, headers: list[str], rows: list[list[str]], caption: str = "") -> None:
+        """Add a table: its header row (possibly empty) and its data rows."""
+        headers = [clean_cell(name) for name in headers]
+        width = max([len(headers), *(len(row) for row in rows)], default=0)
+        rows = [[clean_cell(cell) for cell in row] for row in rows]
+        rows = [row + [""] * (width - len(row)) for row in rows if any(row)]
+        if not rows:
+            return
+        self._content_count += 1
+        self.flush()
+        records = [row_record(headers, row) for row in rows]
+        self.segments.append(
+            Segment(
+                text="\n".join(records),
+                page=self.page,
+                section=self.section,
+                kind=TABLE,
+                headers=tuple(headers),
+                rows=tuple(tuple(row) for row in rows),
+                caption=clean_cell(caption),
+            )
+        )
+
+    def _add(self, kind: str, text: str) -> None:
+        self._content_count += 1
+        pending = self._pending
+        if pending and (pending.kind, pending.section, pending.page) != (
+            kind,
+            self.section,
+            self.page,
+        ):
+            self.flush()
+            pending = None
+        if pending is None:
+            pending = self._pending = _Pending(kind, self.section, self.page)
+        pending.parts.append(text)
+
+    def flush(self) -> None:
+        """Close the paragraph or list being collected."""
+        pending = self._pending
+        self._pending = None
+        if pending is None or not pending.parts:
+            return
+        separator = "\n" if pending.kind == LIST else "\n\n"
+        self.segments.append(
+            Segment(
+                text=separator.join(pending.parts),
+                page=pending.page,
+                section=pending.section,
+                kind=pending.kind,
+            )
+        )
+
+    def build(self) -> list[Segment]:
+        """Return the segments; headings nothing followed are kept as paragraphs."""
+        while self._headings:
+            self._close_heading()
+        self.flush()
+        return self.segments
+
+
+# --- plain text and PDF pages ---------------------------------------------------------
+
+_NUMBERED = re.compile(r"^\s*(?:step\s+)?(\d{1,3})[.):]\s+(\S.*)$", re.IGNORECASE)
+_BULLETED = re.compile(r"^\s*[-*•▪‣◦]\s+(\S.*)$")
+_MARKDOWN_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
+_TERMINAL = re.compile(r"[.!?;,…\"”’)]$")
+MAX_PLAIN_HEADING_WORDS = 10
+MAX_LEAD_IN_WORDS = 5
+
+
+_SEPARATOR_LINE = re.compile(r"^\s*([-=_*~#])\1{2,}\s*$")
+
+
+def plain_structure(pages: list[tuple[str, int | None]]) -> list[Segment]:
+    """Return the structure of plain text (a .txt file, or a PDF's pages) by its layout.
+
+    A short line that stands alone, opens a paragraph, or (in a PDF, which puts no blank
+    line under a heading) follows a finished sentence, and starts with a capital or a digit
+    and ends without punctuation, is a heading; one framed by rule lines (----) heads the
+    others; "1. Topic" alone before prose is a numbered heading; a short line ending in a
+    colon ("Decisions:") heads what follows it one level down; "1." / "1)" / "Step 1:" lines
+    are numbered items and "-" lines bullets, each taking the wrapped lines that follow it.
+    """
+    builder = StructureBuilder()
+    for text, page in pages:
+        builder.flush()
+        builder.page = page
+        width = max((len(line.strip()) for line in text.split("\n")), default=0)
+        paragraphs = _plain_paragraphs(text)
+        for index, (paragraph, framed) in enumerate(paragraphs):
+            following = paragraphs[index + 1][0] if index + 1 < len(paragraphs) else ""
+            numbered = _numbered_heading(paragraph, following)
+            if numbered:
+                builder.heading(LEVEL_TOPIC, numbered)
+                continue
+            _plain_paragraph(builder, paragraph, width, paged=page is not None, framed=framed)
+    return builder.build()
+
+
+# Levels of plain-text headings: framed by rule lines, a topic, a lead-in ("Decisions:").
+LEVEL_FRAMED, LEVEL_TOPIC, LEVEL_LEAD_IN = 1, 2, 3
+MAX_NUMBERED_HEADING_WORDS = 8
+
+
+def _plain_paragraphs(text: str) -> list[tuple[str, bool]]:
+    """Return the paragraphs of a text, each marked when a rule line (----) sits above it."""
+    paragraphs: list[tuple[str, bool]] = []
+    lines: list[str] = []
+    framed = after_rule = False
+    for line in [*text.split("\n"), ""]:
+        rule = bool(_SEPARATOR_LINE.match(line))
+        if rule or not line.strip():
+            if lines:
+                paragraphs.append(("\n".join(lines), framed))
+                lines = []
+            if rule:
+                after_rule = True
+            continue
+        if not lines:
+            framed, after_rule = after_rule, False
+        lines.append(line)
+    return paragraphs
+
+
+def _numbered_heading(paragraph: str, following: str) -> str:
+    """Return the topic of a paragraph that is just "1. Topic" before prose, else ""."""
+    if "\n" in paragraph.strip():
+        return ""
+    match = _NUMBERED.match(paragraph)
+    if not match or _NUMBERED.match(following) or _BULLETED.match(following):
+        return ""
+    if _TERMINAL.search(paragraph.strip()) or following[:1] in (" ", "\t"):
+        return ""
+    topic = match.group(2).strip()
+    if len(topic.split()) > MAX_NUMBERED_HEADING_WORDS or not following:
+        return ""
+    return topic if topic[:1].isupper() else ""
+
+
+def _plain_paragraph(
+    builder: StructureBuilder, paragraph: str, width: int, *, paged: bool, framed: bool
+) -> None:
+    lines = [line.rstrip() for line in paragraph.split("\n") if line.strip()]
+    prose: list[str] = []
+    item: list[str] = []
+
+    def close_item() -> None:
+        if item:
+            builder.list_item(item[0], "\n".join(item[1:]))
+            item.clear()
+
+    def close_prose() -> None:
+        if prose:
+            builder.paragraph("\n".join(prose))
+            prose.clear()
+
+    for index, line in enumerate(lines):
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        heading = _plain_heading(
+            line, following, alone=len(lines) == 1, first=index == 0, paged=paged, width=width
+        )
+        if heading is not None and (index == 0 or _ends_sentence(lines[index - 1])):
+            close_item()
+            close_prose()
+            level, text = heading
+            builder.heading(LEVEL_FRAMED if framed and index == 0 else level, text)
+            continue
+        marker = _NUMBERED.match(line) or _BULLETED.match(line)
+        topic = _numbered_heading(line, following) if following[:1].isupper() else ""
+        if marker and topic and not item:
+            # "1. Ledger checkout" over a line of prose: an agenda item, not a list.
+            close_prose()
+            builder.heading(LEVEL_TOPIC, topic)
+            continue
+        if marker:
+            close_item()
+            close_prose()
+            number = marker.group(1) if marker.re is _NUMBERED else ""
+            item.extend([f"{number}." if number else "-", marker.groups()[-1]])
+        elif item and (line[:1] in (" ", "\t") or line.lstrip()[:1].islower()):
+            # A wrapped line of the item above it: indented, or going on mid-sentence.
+            item.append(line.strip())
+        else:
+            close_item()
+            prose.append(line)
+    close_item()
+    close_prose()
+
+
+def _plain_heading(
+    line: str, following: str, *, alone: bool, first: bool, paged: bool, width: int
+) -> tuple[int, str] | None:
+    """Return (level, text) when a line of plain text is a heading, else None."""
+    stripped = line.strip()
+    match = _MARKDOWN_HEADING.match(stripped)
+    if match:
+        return len(match.group(1)), match.group(2)
+    words = stripped.split()
+    if ": " in stripped or " - " in stripped[:3]:
+        # "Attendees: Ana, Ben" is a labelled value, not a heading.
+        return None
+    if stripped.endswith(":") and len(words) <= MAX_LEAD_IN_WORDS and (alone or following):
+        return (LEVEL_LEAD_IN, stripped[:-1]) if stripped[:1].isupper() else None
+    if len(words) > MAX_PLAIN_HEADING_WORDS or _TERMINAL.search(stripped):
+        return None
+    if not (stripped[:1].isupper() or stripped[:1].isdigit()) or _NUMBERED.match(stripped):
+        return None
+    if _BULLETED.match(stripped):
+        return None
+    if alone:
+        # A paragraph of one short unpunctuated line.
+        return LEVEL_TOPIC, stripped
+    if not following or not (first or paged):
+        return None
+    # A short line above a capitalised one: a PDF puts no blank line under its headings,
+    # and notes often none under their titles.
+    opens = following[:1].isupper() or _NUMBERED.match(following) or _BULLETED.match(following)
+    if len(stripped) > 0.6 * width or not opens:
+        return None
+    return LEVEL_TOPIC, stripped
+
+
+def _ends_sentence(line: str) -> bool:
+    stripped = line.rstrip()
+    return bool(_TERMINAL.search(stripped)) or stripped.endswith(":")
