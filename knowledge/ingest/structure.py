@@ -318,8 +318,10 @@ def _plain_paragraph(
 
     for index, line in enumerate(lines):
         following = lines[index + 1] if index + 1 < len(lines) else ""
+        # The first line under a rule (----) is a title, whatever its length.
+        line_width = 0 if framed and index == 0 else width
         heading = _plain_heading(
-            line, following, alone=len(lines) == 1, first=index == 0, paged=paged, width=width
+            line, following, alone=len(lines) == 1, first=index == 0, paged=paged, width=line_width
         )
         if heading is not None and (index == 0 or _ends_sentence(lines[index - 1])):
             close_item()
@@ -377,7 +379,7 @@ def _plain_heading(
     # A short line above a capitalised one: a PDF puts no blank line under its headings,
     # and notes often none under their titles.
     opens = following[:1].isupper() or _NUMBERED.match(following) or _BULLETED.match(following)
-    if len(stripped) > 0.6 * width or not opens:
+    if (width and len(stripped) > 0.6 * width) or not opens:
         return None
     return LEVEL_TOPIC, stripped
 

@@ -204,7 +204,10 @@ def check_answer(
         for piece, claim in _line_claims(line):
             if claim is not None:
                 _support(claim, by_index)
-                if claim.supported_by and not claim.cited and assign_markers:
+                if claim.supported_by and not claim.cited and not assign_markers:
+                    # A critic that only reads (the extractive one) asks for the marker.
+                    claim.problem = "No citation"
+                elif claim.supported_by and not claim.cited:
                     piece = _with_marker(piece, claim.supported_by)
                     claim.cited = [claim.supported_by]
                     result.markers_added += 1

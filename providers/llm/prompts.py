@@ -39,9 +39,12 @@ COMPRESS_SYSTEM = (
 )
 
 ANSWER_SYSTEM = (
-    "You answer questions using only the numbered context blocks. Cite every claim inline with "
-    "the block number in square brackets, like [1] or [2][3]. If the context does not contain "
-    'the answer, say so. Answer with JSON only: {"answer": str, "confidence": number 0..1, '
+    "You answer questions using only the numbered context blocks. Start with the fact that "
+    "answers the question. End every sentence with the number of the block it comes from in "
+    'square brackets, for example: "The Lisbon office opened in 2009 [2]." A block\'s label line '
+    "names its file and the headings it sits under; a table row reads as header: value pairs. "
+    "If the context does not contain the answer, say that the documents do not say, and cite "
+    'nothing. Answer with JSON only: {"answer": str, "confidence": number 0..1, '
     '"cited_sources": [int], "key_facts": [str], "is_sufficient": bool}. '
     + FENCE_NOTE.format(label="CONTEXT")
     + " "
@@ -49,7 +52,9 @@ ANSWER_SYSTEM = (
 )
 
 ANSWER_PLAIN_SYSTEM = (
-    "Answer the question using only the numbered context blocks, citing them inline as [n]. "
+    "Answer the question using only the numbered context blocks, starting with the fact that "
+    "answers it, and end every sentence with the number of its block in square brackets, for "
+    'example: "The Lisbon office opened in 2009 [2]." '
     + FENCE_NOTE.format(label="CONTEXT")
     + " "
     + FENCE_NOTE.format(label="QUESTION")

@@ -34,7 +34,10 @@ PLAN: dict[str, Any] = {
 ANSWER: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "answer": {"type": "string"},
+        "answer": {
+            "type": "string",
+            "description": "The answer, each sentence ending with its block number, like [2].",
+        },
         "confidence": {"type": "number"},
         "cited_sources": {"type": "array", "items": {"type": "integer"}},
         "key_facts": {"type": "array", "items": {"type": "string"}},

@@ -18,6 +18,21 @@
   };
 
   function yesNo(value) { return value ? "yes" : "no"; }
+  // The reflection's outcome (the finalize frame's and the metadata's `verdict`, additive): what
+  // the tracker's last row and the answer card say. "notfound" is a tone of its own: an honest
+  // "the documents do not say" is neither a pass nor a fault of the answer.
+  var VERDICTS = {
+    verified: { finalized: "verified & finalized", tone: "ok" },
+    unverified: { finalized: "finalized unverified", badge: "unverified", tone: "warn" },
+    not_found: { finalized: "not found in the documents", badge: "not found in the documents", tone: "notfound" }
+  };
+  // Runs stored before the verdict existed carry only `grounded`.
+  function verdictOf(data) {
+    if (Object.prototype.hasOwnProperty.call(VERDICTS, data.verdict)) return data.verdict;
+    return data.grounded === false ? "unverified" : "verified";
+  }
+  // A section path as one line: "Leave › Annual leave".
+  var SECTION_SEPARATOR = " › ";
   // The scores say which reranker gave them: the cross-encoder only when it is the one that ran
   // (the stage's `reranker` key, providers/reranker.py); runs stored without the key say "scores".
   var RERANKER_SCORES = {
@@ -241,10 +256,12 @@
         this.setRow(stage, "error", at);
         this.setDetails(stage, el("span", { className: "stage-error-text", text: "Error: " + String(data.error || data.message || "failed") + " (fell back and continued)" }));
         break;
-      case "finalize":
+      case "finalize": {
         if (row.status !== "error") this.setRow(stage, "complete", row.endedAt || at);
-        this.addDetails(stage, A.chip("", data.grounded === false ? "finalized unverified" : "verified & finalized", data.grounded === false ? "warn" : "ok"));
+        var outcome = VERDICTS[verdictOf(data)];
+        this.addDetails(stage, A.chip("", outcome.finalized, outcome.tone));
         break;
+      }
     }
   };
 
@@ -385,15 +402,19 @@
     sources.forEach(function (source) {
       if (!source || typeof source !== "object") return;
       var index = String(source.index);
+      var section = sectionPath(source);
+      var table = sourceTable(source.table);
       var summary = el("summary", null, [
         el("span", { className: "source-index", text: "[" + index + "]" }),
         el("span", { className: "source-name", text: String(source.file_name || "Unknown") }),
         source.page !== "" && source.page !== undefined && source.page !== null ? A.chip("page", source.page) : null,
         source.source_type ? el("span", { className: "badge", text: String(source.source_type) }) : null,
-        el("span", { className: "source-score", text: source.rerank_score !== undefined && source.rerank_score !== null ? "score " + num(source.rerank_score, 4) : "" })
+        el("span", { className: "source-score", text: source.rerank_score !== undefined && source.rerank_score !== null ? "score " + num(source.rerank_score, 4) : "" }),
+        section ? el("span", { className: "source-section", title: section, text: section }) : null
       ]);
       var body = el("div", { className: "source-body" }, [
-        el("p", { className: "preview", text: String(source.content_preview || "") }),
+        // A table row reads as the table it came from, not as its "header: value" text.
+        table || el("p", { className: "preview", text: String(source.content_preview || "") }),
         A.isSafeUrl(source.url) ? el("p", null, el("a", { href: source.url, text: String(source.url), target: "_blank", rel: "noopener noreferrer nofollow" })) : null,
         source.content ? el("details", { className: "full-content" }, [
           el("summary", { text: "Show full content (" + String(source.content).length + " characters)" }),
@@ -404,6 +425,39 @@
     });
   };
 
+  // The headings a passage sits under (the additive `section` list), outermost first.
+  function sectionPath(source) {
+    if (!Array.isArray(source.section)) return "";
+    return source.section.map(function (heading) { return String(heading).trim(); })
+      .filter(Boolean).join(SECTION_SEPARATOR);
+  }
+
+  // A source's `table` ({caption, headers, rows, first_row}) as a small table, or null.
+  function sourceTable(table) {
+    if (!table || typeof table !== "object" || !Array.isArray(table.rows)) return null;
+    var rows = table.rows.filter(Array.isArray);
+    if (!rows.length) return null;
+    var headers = Array.isArray(table.headers) ? table.headers : [];
+    var width = rows.reduce(function (most, row) { return Math.max(most, row.length); }, headers.length);
+    function cells(tag, values) {
+      var out = [];
+      for (var i = 0; i < width; i += 1) {
+        var value = values[i] === undefined || values[i] === null ? "" : String(values[i]);
+        out.push(el(tag, tag === "th" ? { scope: "col", text: value } : { text: value }));
+      }
+      return out;
+    }
+    var first = Number(table.first_row);
+    var where = "";
+    if (first > 0) where = rows.length > 1 ? "rows " + first + "–" + (first + rows.length - 1) : "row " + first;
+    var caption = table.caption ? String(table.caption) : "";
+    return el("div", { className: "source-table-wrap" }, el("table", { className: "source-table" }, [
+      caption || where ? el("caption", null, [caption, where ? el("span", { className: "muted", text: (caption ? " · " : "") + where }) : null]) : null,
+      headers.length ? el("thead", null, el("tr", null, cells("th", headers))) : null,
+      el("tbody", null, rows.map(function (row) { return el("tr", null, cells("td", row)); }))
+    ]));
+  }
+
   RunView.prototype.renderMeta = function (metadata) {
     var target = this.parts.meta;
     A.clear(target);
@@ -411,7 +465,9 @@
       A.append(target, A.chip("reflection", "failed open: " + String(metadata.error), "warn"));
       return;
     }
-    if (metadata.grounded !== undefined) A.append(target, A.chip("grounded", yesNo(metadata.grounded), metadata.grounded ? "ok" : "err"));
+    var outcome = Object.prototype.hasOwnProperty.call(VERDICTS, metadata.verdict) ? VERDICTS[metadata.verdict] : null;
+    if (outcome && outcome.badge) A.append(target, A.chip("", outcome.badge, outcome.tone));
+    else if (metadata.grounded !== undefined) A.append(target, A.chip("grounded", yesNo(metadata.grounded), metadata.grounded ? "ok" : "err"));
     if (metadata.confidence !== undefined) A.append(target, A.chip("confidence", num(metadata.confidence, 2)));
     if (metadata.query_type) A.append(target, A.chip("query", String(metadata.query_type)));
     if (metadata.retry_count !== undefined) A.append(target, A.chip("retries", metadata.retry_count, metadata.retry_count ? "warn" : ""));
@@ -474,6 +530,7 @@
       case "reflection": {
         var parts = [
           data.grounded !== undefined ? chip("grounded", yesNo(data.grounded), data.grounded ? "ok" : "err") : null,
+          data.sufficient === false ? chip("sufficient", "no", "warn") : null,
           data.confidence !== undefined ? chip("confidence", num(data.confidence, 2)) : null,
           data.will_retry ? chip("", "will retry", "warn") : null
         ];

@@ -6,6 +6,7 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from knowledge.bulk import TextItem, documents_ingest_inline
+from knowledge.ingest.chunking import index_text
 from knowledge.ingestion import MAX_TERM_LENGTH
 from knowledge.models import Chunk
 from knowledge.retrieval.bm25 import bm25_scores
@@ -57,7 +58,13 @@ def test_sql_bm25_equals_rank_bm25_over_the_searched_kbs(corpora):
     a, b, hidden = corpora
     searched = [a.id, b.id]
     chunks = list(Chunk.objects.filter(knowledge_base_id__in=searched).order_by("id"))
-    corpus = [[t for t in bm25_tokens(chunk.text) if len(t) <= MAX_TERM_LENGTH] for chunk in chunks]
+    # What BM25 indexes is each chunk's text under its section path (and a table's caption).
+    indexed = [
+        index_text(chunk.text, chunk.section, (chunk.structure or {}).get("caption", ""))
+        for chunk in chunks
+    ]
+    assert any(text != chunk.text for text, chunk in zip(indexed, chunks)), "no section path"
+    corpus = [[t for t in bm25_tokens(text) if len(t) <= MAX_TERM_LENGTH] for text in indexed]
     assert [len(tokens) for tokens in corpus] == [chunk.bm25_length for chunk in chunks]
     oracle = BM25Okapi(corpus)
     common_df = sum(1 for tokens in corpus if "common" in tokens)

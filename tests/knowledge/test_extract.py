@@ -20,12 +20,12 @@ EXPECTED_PHRASES: dict[str, str] = {
     "pdf": "Marie Curie discovered polonium and radium in Paris with Pierre Curie.",
     "docx": "Marie Curie and Pierre Curie studied radioactivity in Paris.",
     "md": "- Marie Curie studied radioactivity in Paris.",
-    "markdown": "# Notes on Retrieval Augmented Generation",
+    "markdown": "3. Combine both rankings with the rerankScore before calling the LLM.",
     "html": "Marie Curie won the Nobel Prize in Physics in 1903 and in Chemistry in 1911.",
     "htm": "Researchers at CERN in Geneva record collisions in the ATLAS and CMS detectors.",
     "csv": (
-        "name: Marie Curie, field: Physics and Chemistry, "
-        "institution: University of Paris, year: 1903"
+        "name: Marie Curie · field: Physics and Chemistry · "
+        "institution: University of Paris · year: 1903"
     ),
     "txt": "Marie Curie was the first person to win two Nobel Prizes",
     "py": "def bm25_score(term_freq: int",
@@ -91,44 +91,113 @@ def test_pdf_has_one_segment_per_page_numbered_from_one() -> None:
 
 
 def test_docx_keeps_paragraphs_and_table_cells_in_document_order() -> None:
-    text = _extract_fixture("sample.docx").text
+    segments = _extract_fixture("sample.docx").segments
 
-    heading = text.index("Retrieval Augmented Generation at CERN")
-    table = text.index("Tim Berners-Lee | CERN")
-    closing = text.index("Closing paragraph")
-    assert heading < text.index("Each paragraph and each table cell") < table < closing
-    assert "Scientist | Institution\nTim Berners-Lee | CERN\nGrace Hopper | Yale" in text
+    kinds = [segment.kind for segment in segments]
+    assert kinds == ["prose", "table", "prose"]
+    assert "Each paragraph and each table cell" in segments[0].text
+    # The heading is the section of what follows it, never a sentence of its own.
+    assert all(s.section == ("Retrieval Augmented Generation at CERN",) for s in segments)
+    assert "Retrieval Augmented Generation at CERN" not in "".join(s.text for s in segments)
+    table = segments[1]
+    assert table.headers == ("Scientist", "Institution")
+    assert table.rows == (("Tim Berners-Lee", "CERN"), ("Grace Hopper", "Yale"))
+    assert (
+        table.text
+        == "Scientist: Tim Berners-Lee · Institution: CERN\nScientist: Grace Hopper · Institution: Yale"
+    )
+    assert segments[2].text.startswith("Closing paragraph")
 
 
 def test_html_gives_visible_text_only_with_blocks_on_their_own_lines() -> None:
-    text = _extract_fixture("sample.html").text
+    result = _extract_fixture("sample.html")
+    text = result.text
 
     assert "<" not in text and ">" not in text
     assert "console.log" not in text  # script
     assert "font-family" not in text  # style
     assert "Enable JavaScript" not in text  # noscript
-    assert "Famous Scientists & CERN" in text  # title, entity decoded
+    # The title, entity decoded, heads every section; it is no sentence of the text.
+    assert all(s.section[0] == "Famous Scientists & CERN" for s in result.segments)
     assert "invented at CERN by Tim Berners-Lee — a café discussion" in text
-    assert "Albert Einstein: relativity\nNiels Bohr: atomic model" in text
-    assert "System Score\nBM25 0.42" in text
+    assert "- Albert Einstein: relativity\n- Niels Bohr: atomic model" in text
+    table = next(s for s in result.segments if s.kind == "table")
+    assert table.headers == ("System", "Score") and table.rows == (("BM25", "0.42"),)
+    assert table.text == "System: BM25 · Score: 0.42"
 
 
-def test_markdown_keeps_headings_and_lists_as_plain_text() -> None:
-    text = _extract_fixture("sample.md").text
+def test_markdown_headings_become_section_paths_and_lists_keep_their_numbers() -> None:
+    segments = _extract_fixture("sample.md").segments
 
-    assert text.startswith("# Retrieval Augmented Generation\n")
-    assert "## Pipeline\n\n1. Split each document into chunks" in text
-    assert "- Grace Hopper built the first compiler for the UNIVAC." in text
+    assert [(s.kind, s.section) for s in segments] == [
+        ("prose", ("Retrieval Augmented Generation",)),
+        ("list", ("Retrieval Augmented Generation", "History")),
+        ("list", ("Retrieval Augmented Generation", "Pipeline")),
+        ("prose", ("Retrieval Augmented Generation", "Pipeline")),
+    ]
+    assert not any("#" in s.text or "Pipeline" in s.text.split("\n")[0] for s in segments)
+    assert segments[1].text.startswith("- Marie Curie studied radioactivity in Paris.")
+    assert segments[2].text == (
+        "1. Split each document into chunks of about 500 characters.\n"
+        "2. Score chunks with BM25 and cosine similarity.\n"
+        "3. Combine both rankings with the rerankScore before calling the LLM."
+    )
+
+
+def test_markdown_tables_become_rows_with_their_headers() -> None:
+    source = (
+        "# Contacts\n\n## Who to ask\n\n| Topic | Contact | Email |\n|---|---|---|\n"
+        "| Payroll | Gemma Whitlock | payroll@example.com |\n| IT | Rui Carvalho | |\n\n"
+        "3. Third\n4. Fourth\n"
+    )
+
+    segments = extract(source.encode(), "contacts.md").segments
+
+    table = segments[0]
+    assert table.kind == "table" and table.section == ("Contacts", "Who to ask")
+    assert table.headers == ("Topic", "Contact", "Email")
+    assert table.text == (
+        "Topic: Payroll · Contact: Gemma Whitlock · Email: payroll@example.com\n"
+        "Topic: IT · Contact: Rui Carvalho"
+    )
+    assert "|" not in table.text
+    # An ordered list that starts at 3 keeps its numbers.
+    assert segments[1].text == "3. Third\n4. Fourth"
+
+
+def test_plain_text_notes_keep_their_headings_and_numbered_topics_as_sections() -> None:
+    notes = (
+        "------\nTue 14 January 2025 - leadership weekly\nLisbon, room Alfama\n------\n\n"
+        "1. Office move\n\nDecision: go with Maashaven. Move planned for April.\n\n"
+        "Actions\n- Tobias: confirm the budget by 24 Jan\n"
+    )
+
+    segments = extract(notes.encode(), "notes.txt").segments
+
+    assert [(s.kind, s.section, s.text.split("\n")[0]) for s in segments] == [
+        ("prose", ("Tue 14 January 2025 - leadership weekly",), "Lisbon, room Alfama"),
+        (
+            "prose",
+            ("Tue 14 January 2025 - leadership weekly", "Office move"),
+            "Decision: go with Maashaven. Move planned for April.",
+        ),
+        (
+            "list",
+            ("Tue 14 January 2025 - leadership weekly", "Actions"),
+            "- Tobias: confirm the budget by 24 Jan",
+        ),
+    ]
 
 
 @pytest.mark.parametrize("name", ["malicious.html", "malicious.md"])
 def test_scripts_handlers_and_javascript_links_are_removed(name: str) -> None:
-    text = _extract_fixture(name).text
+    result = _extract_fixture(name)
+    text = result.text
 
     assert "__xss" not in text
     assert "javascript:" not in text.lower()
     assert "<" not in text
-    assert "Quarterly Report" in text
+    assert "Quarterly Report" in result.segments[0].section
     assert "Revenue grew at CERN partner sites" in text
     assert "click for the full report." in text
 
@@ -145,18 +214,30 @@ def test_markdown_keeps_html_inside_code_as_literal_text() -> None:
 def test_markdown_keeps_safe_links_and_autolinks() -> None:
     source = "See [CERN](https://home.cern) or <https://example.org/a?b=1>.\n"
 
-    assert extract(source.encode(), "links.md").text == source
+    text = extract(source.encode(), "links.md").text
+
+    assert text == "See [CERN](https://home.cern) or https://example.org/a?b=1."
 
 
 def test_csv_sniffs_a_semicolon_delimiter_and_skips_empty_cells() -> None:
     data = b"name;city;note\nMarie Curie;Paris;\nNiels Bohr;Copenhagen;atomic model\n"
 
-    text = extract(data, "people.csv").text
+    segments = extract(data, "people.csv").segments
 
-    assert (
-        text
-        == "name: Marie Curie, city: Paris\nname: Niels Bohr, city: Copenhagen, note: atomic model"
+    assert len(segments) == 1 and segments[0].kind == "table"
+    assert segments[0].caption == "people" and segments[0].headers == ("name", "city", "note")
+    assert segments[0].text == (
+        "name: Marie Curie · city: Paris\nname: Niels Bohr · city: Copenhagen · note: atomic model"
     )
+
+
+def test_csv_headers_written_as_identifiers_read_as_words() -> None:
+    data = b"office,head_count,officeManager\nLisbon,212,Catarina Mendes\n"
+
+    segment = extract(data, "offices.csv").segments[0]
+
+    assert segment.headers == ("office", "head count", "office manager")
+    assert segment.text == "office: Lisbon · head count: 212 · office manager: Catarina Mendes"
 
 
 def test_cp1252_text_is_decoded_and_reported() -> None:
@@ -175,7 +256,7 @@ def test_short_latin1_phrase_is_decoded_correctly() -> None:
 def test_utf8_bom_is_stripped_and_crlf_normalised() -> None:
     result = extract(codecs.BOM_UTF8 + b"Marie Curie\r\nCERN\r\n", "notes.txt")
 
-    assert result.text == "Marie Curie\nCERN\n"
+    assert result.text == "Marie Curie\nCERN"
     assert result.encoding == "utf-8"
 
 

@@ -73,8 +73,9 @@ def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "
     sources = state.get("sources", [])
     if verdict.answer:
         # The check gave uncited claims the marker of their passage: keep those sources too.
-        cited = cited_indices(answer, [])
-        sources = [s for s in build_sources(state.get("context_docs", [])) if s["index"] in cited]
+        cited = cited_indices(answer, []) - {source["index"] for source in sources}
+        added = [s for s in build_sources(state.get("context_docs", [])) if s["index"] in cited]
+        sources = sorted([*sources, *added], key=lambda source: source["index"])
     confidence = verdict.confidence
     if verdict.grounded:
         outcome = VERIFIED

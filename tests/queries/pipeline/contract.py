@@ -13,6 +13,9 @@ SOURCE_KEYS = {
     "content",
 }
 METADATA_KEYS = {"query_type", "sources_used", "retry_count", "grounded", "confidence", "issues"}
+# Additive keys of a source and of the metadata (queries/pipeline/nodes/reason.py, reflect.py).
+ADDITIVE_SOURCE_KEYS = {"section", "kind", "table"}
+ADDITIVE_METADATA_KEYS = {"error", "verdict"}
 
 START = {"stage", "message"}
 KEYS = {
@@ -45,6 +48,9 @@ ADDITIVE = {
     ("retrieval_result", "retrieval"): {"hits"},
     ("stage_complete", "aggregator"): {"ranked"},
     ("stage_complete", "planner"): {"standalone_query"},
+    # Whether the answer addresses the question, and what the answer card says.
+    ("stage_complete", "reflection"): {"sufficient"},
+    ("finalize", "reflection"): {"verdict"},
 }
 
 
@@ -61,8 +67,8 @@ def check_frame(frame: dict) -> None:
     if kind == "done":
         assert set(data) == {"answer", "sources", "metadata"}
         for source in data["sources"]:
-            assert set(source) == SOURCE_KEYS, source
-        assert set(data["metadata"]) - {"error"} == METADATA_KEYS, data["metadata"]
+            assert set(source) - ADDITIVE_SOURCE_KEYS == SOURCE_KEYS, source
+        assert set(data["metadata"]) - ADDITIVE_METADATA_KEYS == METADATA_KEYS, data["metadata"]
         return
     if kind == "error":
         assert set(data) in ({"message", "stage"}, {"message", "stage", "code"}, {"message"}), data

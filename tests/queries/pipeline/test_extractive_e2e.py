@@ -61,7 +61,7 @@ def test_extractive_answers_arithmetic_directly(kb):
     assert ("stage_skip", "retrieval") in sink.sequence()
 
 
-def test_extractive_retries_then_caveats_when_nothing_supports_an_answer(kb):
+def test_extractive_retries_then_says_not_found_when_nothing_answers(kb):
     sink = ListSink()
     outcome = run_pipeline(
         query="Which submarine did the zeppelin crew repaint in 1812?",
@@ -80,5 +80,11 @@ def test_extractive_retries_then_caveats_when_nothing_supports_an_answer(kb):
     )
     assert first_verdict["grounded"] is False and first_verdict["will_retry"] is True
     final = [f["data"] for f in sink.frames() if f["type"] == "finalize"][0]
-    caveat = outcome.answer.endswith("may not be fully supported by the retrieved sources.")
-    assert caveat == (not final["grounded"])
+    # Not a quote dressed as an answer: the documents do not hold it, and the run says so.
+    assert final["verdict"] == "not_found" and final["grounded"] is False
+    assert final["message"] == "Not found in the documents"
+    assert outcome.answer.startswith("I could not find an answer to “Which submarine")
+    assert "The closest passages" in outcome.answer
+    assert outcome.metadata["verdict"] == "not_found"
+    assert outcome.metadata["confidence"] <= 0.3 and outcome.metadata["grounded"] is False
+    assert outcome.sources and all(f"[{s['index']}]" in outcome.answer for s in outcome.sources)

@@ -101,8 +101,15 @@ def test_the_model_rewrites_a_follow_up_and_the_run_works_on_the_rewrite(kb):
     assert outcome.usage["condense"]["calls"] == 1
 
 
+# What the scripted model answers: a sentence of falcon.md (the check reads every answer).
+FALCON_ANSWER = "Project Falcon is the payments scheduler that batches card settlements every night."
+DEPLOYED_ANSWER = "Maria Santos deployed Project Falcon first, on 14 March 2021."
+
+
 def test_a_first_question_asks_no_model_to_rewrite_it(kb):
-    script = Script(planner=[PLAN_RETRIEVE], reasoning=[answer()], reflection=[verdict()])
+    script = Script(
+        planner=[PLAN_RETRIEVE], reasoning=[answer(FALCON_ANSWER, cited=())], reflection=[verdict()]
+    )
     sink, outcome = run(kb, ScriptedProvider(script), query="What does Project Falcon do?")
     assert [r.stage for r in script.requests] == ["planner", "reasoning", "reflection"]
     assert planner_complete(sink)["standalone_query"] == "What does Project Falcon do?"
@@ -113,7 +120,7 @@ def test_a_failed_rewrite_leaves_the_question_as_asked_and_the_run_goes_on(kb):
     script = Script(
         condense=[ProviderError("the model call failed")],
         planner=[PLAN_RETRIEVE],
-        reasoning=[answer()],
+        reasoning=[answer(DEPLOYED_ANSWER, cited=())],
         reflection=[verdict()],
     )
     sink, outcome = run(kb, ScriptedProvider(script), history=HISTORY)

@@ -215,13 +215,14 @@ def test_compression_is_skipped_with_no_llm_call_under_the_threshold(kb):
 
 
 def test_reasoning_json_failure_falls_back_to_a_plain_answer(kb):
-    script = Script(
-        planner=[PLAN_RETRIEVE], reasoning=["{broken", "Plain answer [2]."], reflection=[verdict()]
-    )
+    plain = "Marie Curie discovered polonium and radium."
+    script = Script(planner=[PLAN_RETRIEVE], reasoning=["{broken", plain], reflection=[verdict()])
     sink, _ = run(kb, script)
     assert ("stage_error", "reasoning") in sink.sequence()
     done = data_of(sink, "done")[0]
-    assert done["answer"] == "Plain answer [2]."
+    # The plain answer cited nothing: the check gives it the marker of the passage it quotes.
+    cited = next(s for s in done["sources"] if s["file_name"] == "curie.txt")["index"]
+    assert done["answer"] == f"{plain} [{cited}]"
     assert len(done["sources"]) == 3  # the spec's error path returns every candidate
 
 
