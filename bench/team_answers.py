@@ -1,7 +1,8 @@
 """Answer quality on a team's own kind of documents, through the whole pipeline.
 
     .venv/bin/python bench/team_answers.py [--provider NAME] [--model NAME] [--only KIND,...]
-                                           [--limit N] [--out results.jsonl] [--show-chunks]
+                                           [--limit N | --sample N] [--out results.jsonl]
+                                           [--show-chunks]
 
 Builds the documents of `bench/team_docs/` (Markdown policies with headings, tables and
 numbered steps, release notes, a runbook, HTML pages with a FAQ, tables and lists, two CSVs,
@@ -152,6 +153,7 @@ def main() -> None:
     parser.add_argument("--model", default=None)
     parser.add_argument("--only", default="", help="comma-separated kinds")
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--sample", type=int, default=None, help="N questions spread evenly")
     parser.add_argument("--out", default="")
     parser.add_argument("--show-chunks", action="store_true")
     args = parser.parse_args()
@@ -161,9 +163,11 @@ def main() -> None:
     from providers.llm.registry import get_provider
 
     user = bench_user()
-    # A fresh knowledge base each time, so the chunks are those of the code being measured.
-    KnowledgeBase.objects.filter(owner=user, name="team-docs").delete()
-    kb = KnowledgeBase.objects.create(owner=user, name="team-docs")
+    # A fresh knowledge base each time, so the chunks are those of the code being measured;
+    # one per provider, so two providers can be measured at once.
+    name = f"team-docs-{args.provider}"
+    KnowledgeBase.objects.filter(owner=user, name=name).delete()
+    kb = KnowledgeBase.objects.create(owner=user, name=name)
     with tempfile.TemporaryDirectory() as folder:
         files = build_documents(Path(folder))
         items = [TextItem(path.name, path.read_bytes()) for path in files]
@@ -174,6 +178,9 @@ def main() -> None:
     questions = json.loads((DATA / "questions.json").read_text())["questions"]
     if args.only:
         questions = [q for q in questions if q["kind"] in args.only.split(",")]
+    if args.sample:
+        step = len(questions) / args.sample
+        questions = [questions[int(i * step)] for i in range(min(args.sample, len(questions)))]
     questions = questions[: args.limit] if args.limit else questions
     provider = get_provider(args.provider)
     results: dict[str, list[dict]] = defaultdict(list)

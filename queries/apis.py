@@ -351,7 +351,8 @@ class CompareStagesOutput(serializers.Serializer):
         "its index and rerank score in a and b; `changed`."
     )
     reflection = _section(
-        "`a`, `b` (grounded, confidence, issues, retry_count, attempts, query_type), `changed`."
+        "`a`, `b` (grounded, verdict, confidence, issues, retry_count, attempts, query_type), "
+        "`changed`."
     )
 
 

@@ -296,6 +296,8 @@ def _citations(a: QueryRun, b: QueryRun) -> dict[str, Any]:
                     "page": source.get("page"),
                     "source_type": source.get("source_type") or "",
                     "preview": (source.get("content_preview") or "")[:PREVIEW_CHARS],
+                    "section": source.get("section") or [],
+                    "table": source.get("table"),
                     "a": None,
                     "b": None,
                 },
@@ -318,6 +320,8 @@ def _verdict_side(run: QueryRun, log: RunLog) -> dict[str, Any]:
     return {
         "status": log.state(stages.REFLECTION),
         "grounded": metadata.get("grounded"),
+        # verified, unverified or not_found; runs from before it have none.
+        "verdict": metadata.get("verdict"),
         "confidence": metadata.get("confidence"),
         "issues": metadata.get("issues") or [],
         "retry_count": metadata.get("retry_count"),

@@ -236,7 +236,12 @@ def _line_claims(line: str) -> list[tuple[str, Claim | None]]:
         pieces.append((body[position:start], None))
         claim_text = _plain_claim(text)
         tokens = bm25_tokens(claim_text)
-        is_claim = len(tokens) >= MIN_CLAIM_TOKENS and not claim_text.endswith(":")
+        # "The documents do not say" is no claim about the documents' content.
+        is_claim = (
+            len(tokens) >= MIN_CLAIM_TOKENS
+            and not claim_text.endswith(":")
+            and not REFUSAL.search(claim_text)
+        )
         cited = [int(n) for group in CITATION.findall(text) for n in re.split(r"[,;]", group)]
         piece = body[start:end] if found >= 0 else body[position:]
         pieces.append((piece, Claim(claim_text, cited) if is_claim else None))
@@ -325,8 +330,11 @@ _NAME_RUN = re.compile(
     r"|\b[A-Z]{3,}\b"
 )
 VERSION = re.compile(r"\bv?(\d+(?:\.\d+)+)\b", re.IGNORECASE)
-# Capitalised words that describe rather than name: "French", "Islamic", "Kenyan".
-_DEMONYM = re.compile(r"(?:an|ian|ese|ish|ic|ch|i)$")
+# Capitalised words that describe rather than name: "Brazilian", "Islamic", "French".
+_DEMONYM = re.compile(
+    r"(?:ian|ese|ish|ean|can|ic)$|^(?:french|dutch|czech|greek|swiss|thai|welsh|german|"
+    r"iraqi|israeli|pakistani|saudi|arab|roman)$"
+)
 # A question word counts as found when an evidence word means nearly the same...
 NEAR_WORD_COSINE = 0.45
 # ... or is spelled nearly the same (a typo: "ARPNET" for "ARPANET", "Brazilian").
@@ -359,7 +367,10 @@ def _sufficiency(
     if result.refusal:
         result.sufficient, result.coverage = False, 0.0
         return
-    evidence = [blocks[i] for i in result.supporting if i in blocks]
+    # What the answer rests on: the passages that support it, else those it cites (a misquote
+    # of the right passage still shows the documents address the question).
+    cited = [n for claim in result.claims for n in claim.cited]
+    evidence = [blocks[i] for i in result.supporting or dict.fromkeys(cited) if i in blocks]
     if not evidence:
         result.sufficient = False
         return

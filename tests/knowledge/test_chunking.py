@@ -161,3 +161,73 @@ def test_extracted_pdf_chunks_carry_their_page_numbers() -> None:
     assert grace.page == 2
     for chunk in chunks:
         assert result.text[chunk.char_start : chunk.char_end] == chunk.text
+
+
+# --- structure-aware chunks -----------------------------------------------------------------
+
+OFFICES_CSV = (
+    b"office,country,head_count,opened\n"
+    b"Lisbon,Portugal,212,2009\nPorto,Portugal,64,2016\nDublin,Ireland,31,2019\n"
+)
+
+
+def test_each_table_row_is_a_chunk_that_carries_its_headers_and_position() -> None:
+    extracted = extract(OFFICES_CSV, "offices.csv")
+
+    chunks = chunk_segments(extracted.segments)
+
+    rows = [chunk for chunk in chunks if chunk.kind == "row"]
+    assert [chunk.text for chunk in rows] == [
+        "office: Lisbon · country: Portugal · head count: 212 · opened: 2009",
+        "office: Porto · country: Portugal · head count: 64 · opened: 2016",
+        "office: Dublin · country: Ireland · head count: 31 · opened: 2019",
+    ]
+    assert rows[1].structure == {
+        "headers": ["office", "country", "head count", "opened"],
+        "cells": ["Porto", "Portugal", "64", "2016"],
+        "row": 2,
+        "rows": 3,
+        "caption": "offices",
+    }
+    # Offsets point back at the row's record in the document text.
+    _assert_offsets_exact(extracted.text, rows)
+    # The caption names what the rows are, for retrieval.
+    assert rows[0].index_text == "offices\n" + rows[0].text
+
+
+def test_a_run_of_rows_is_one_more_chunk_for_questions_about_several_rows() -> None:
+    chunks = chunk_segments(extract(OFFICES_CSV, "offices.csv").segments)
+
+    runs = [chunk for chunk in chunks if chunk.kind == "table"]
+    assert len(runs) == 1
+    assert runs[0].structure["first_row"] == 1 and runs[0].structure["row_count"] == 3
+    assert runs[0].structure["rows"][2] == ["Dublin", "Ireland", "31", "2019"]
+    assert runs[0].text.count("\n") == 2 and "|" not in runs[0].text
+
+
+def test_a_numbered_list_stays_whole_under_its_heading_and_knows_its_last_number() -> None:
+    source = "# Runbook\n\n## Rolling back a deploy\n\n" + "\n".join(
+        f"{n}. Step {n} of the rollback: do the thing number {n} carefully." for n in range(1, 9)
+    )
+
+    chunks = chunk_segments(extract(source.encode(), "runbook.md").segments)
+
+    assert len(chunks) == 1
+    (chunk,) = chunks
+    assert chunk.kind == "list" and chunk.section == ("Runbook", "Rolling back a deploy")
+    assert chunk.text.startswith("1. Step 1 of the rollback")
+    assert chunk.structure == {"items": 8, "numbered": True, "last": 8}
+    # The heading is indexed with the text, never part of it.
+    assert "Rolling back" not in chunk.text
+    assert chunk.index_text.startswith("Runbook › Rolling back a deploy\n1. ")
+
+
+def test_prose_never_straddles_two_sections() -> None:
+    source = "# Leave\n\n## Annual leave\n\nYou get 25 days.\n\n## Sick leave\n\nCall your manager.\n"
+
+    chunks = chunk_segments(extract(source.encode(), "policy.md").segments)
+
+    assert [(chunk.section[-1], chunk.text) for chunk in chunks] == [
+        ("Annual leave", "You get 25 days."),
+        ("Sick leave", "Call your manager."),
+    ]

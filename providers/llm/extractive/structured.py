@@ -162,8 +162,13 @@ def row_answer(query: str, rows: list[_Row]) -> StructuredAnswer | None:
         return None
     value, header = row.cells[column].strip(), row.headers[column]
     subject = row.cells[keys[0]].strip()
-    text = f"{value} is the {header.lower()} for {subject} [{row.block}]."
-    return StructuredAnswer(text, [row.block], [f"{header}: {value}"])
+    header = header.lower()
+    if header.split()[-1].endswith("ed"):
+        # "opened", "signed": a verb, not a noun the value could be.
+        text = f"{value}: {header} for {subject} [{row.block}]."
+    else:
+        text = f"{value} is the {header} for {subject} [{row.block}]."
+    return StructuredAnswer(text, [row.block], [f"{row.headers[column]}: {value}"])
 
 
 def _unexplained(query: str, row: _Row, keys: list[int], column: int) -> list[str]:

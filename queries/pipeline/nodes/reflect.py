@@ -207,15 +207,13 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
     feedback = str(critic.get("feedback") or "")
     if check.unsupported and not feedback:
         feedback = "; ".join(check.issues)
-    # A word no document holds cannot be found by searching again.
+    # A word no document holds cannot be found by searching again, and an answer that says
+    # the documents do not hold it is tried again only if its critic asks.
+    own_doubt = (bool(check.unsupported) or not check.sufficient) and not check.refusal
     should_retry = (
         not grounded
         and not check.absent
-        and (
-            bool(critic.get("should_retry", False))
-            or bool(check.unsupported)
-            or not check.sufficient
-        )
+        and (bool(critic.get("should_retry", False)) or own_doubt)
     )
     return Verdict(
         grounded=grounded,

@@ -1,0 +1,124 @@
+"""Every answer passes the same check, whatever the model said of it: markers assigned to the
+passages that support each claim, unsupported claims flagged, and an honest "not found" when
+the documents do not answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.bulk import TextItem, documents_ingest_inline
+from knowledge.services import kb_create
+from providers.reranker import FallbackReranker
+from queries.pipeline.events import ListSink
+from queries.pipeline.runner import run_pipeline
+from tests.queries.pipeline.contract import check_frames
+from tests.queries.pipeline.scripted import (
+    PLAN_RETRIEVE,
+    Script,
+    ScriptedProvider,
+    answer,
+    verdict,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+POLICY = (
+    "# Workplace policy\n\n## Annual leave\n\n"
+    "Full-time employees get 25 working days of annual leave per calendar year.\n\n"
+    "## Expenses\n\nSubmit expense claims within 60 days of the expense.\n"
+)
+OFFICES = b"office,head count,opened\nLisbon,212,2009\nPorto,64,2016\n"
+
+
+@pytest.fixture
+def kb(user):
+    kb = kb_create(owner=user, name="Team")
+    items = [TextItem("policy.md", POLICY.encode()), TextItem("offices.csv", OFFICES)]
+    documents_ingest_inline(kb=kb, items=items)
+    return kb
+
+
+def run(kb, script, query, **overrides):
+    sink = ListSink()
+    overrides.setdefault("reranker", FallbackReranker())
+    outcome = run_pipeline(
+        query=query, provider=ScriptedProvider(script), kb_ids=[kb.id], sink=sink, **overrides
+    )
+    check_frames(sink.frames())
+    return sink, outcome
+
+
+def finalize(sink) -> dict:
+    return next(f["data"] for f in sink.frames() if f["type"] == "finalize")
+
+
+def test_a_model_answer_without_markers_gets_the_marker_of_its_passage(kb):
+    reply = answer("Full-time employees get 25 working days of annual leave per year.", cited=())
+    script = Script(planner=[PLAN_RETRIEVE], reasoning=[reply], reflection=[verdict()])
+
+    sink, outcome = run(kb, script, "How many days of annual leave do I get?")
+
+    cited = [s for s in outcome.sources if s["file_name"] == "policy.md"]
+    assert len(cited) == 1 and cited[0]["section"] == ["Workplace policy", "Annual leave"]
+    assert outcome.answer == (
+        f"Full-time employees get 25 working days of annual leave per year. [{cited[0]['index']}]"
+    )
+    assert finalize(sink)["verdict"] == "verified" and outcome.metadata["grounded"] is True
+
+
+def test_a_claim_its_passage_does_not_support_is_not_verified_whatever_the_critic_says(kb):
+    wrong = answer("Full-time employees get 30 working days of annual leave per year [1].")
+    script = Script(planner=[PLAN_RETRIEVE], reasoning=[wrong], reflection=[verdict()])
+
+    sink, outcome = run(kb, script, "How many days of annual leave do I get?", max_retries=0)
+
+    check = next(
+        f["data"]
+        for f in sink.frames()
+        if f["type"] == "stage_complete" and f["data"]["stage"] == "reflection"
+    )
+    assert check["grounded"] is False and check["sufficient"] is True
+    assert any("30 working days" in issue for issue in check["issues"])
+    assert finalize(sink)["verdict"] == "unverified"
+    assert outcome.answer.endswith("may not be fully supported by the retrieved sources.")
+
+
+def test_a_question_the_documents_do_not_answer_ends_not_found(kb):
+    # The model quotes a true sentence and calls itself grounded; the question was another.
+    near_miss = answer(
+        "Full-time employees get 25 working days of annual leave per year.", cited=()
+    )
+    script = Script(planner=[PLAN_RETRIEVE], reasoning=[near_miss], reflection=[verdict()])
+
+    sink, outcome = run(kb, script, "How many days of sabbatical leave can I take?")
+
+    final = finalize(sink)
+    assert final == {
+        "stage": "reflection",
+        "grounded": False,
+        "message": "Not found in the documents",
+        "verdict": "not_found",
+    }
+    assert outcome.answer.startswith(
+        "I could not find an answer to “How many days of sabbatical leave can I take?” in the "
+        "selected knowledge bases.\n\nThe closest passages, which do not answer it:\n- [1] "
+    )
+    assert outcome.metadata["confidence"] <= 0.3 and outcome.metadata["verdict"] == "not_found"
+    assert (
+        'The passages speak of "annual leave", not "sabbatical leave".'
+        in (outcome.metadata["issues"])
+    )
+    # No retry: searching again cannot find a word that no document uses.
+    assert "retry" not in [f["type"] for f in sink.frames()]
+
+
+def test_a_model_that_says_the_documents_do_not_say_is_shown_as_not_found(kb):
+    refusal = answer("The documents do not mention a parental leave policy.", cited=())
+    script = Script(planner=[PLAN_RETRIEVE], reasoning=[refusal], reflection=[verdict()])
+
+    sink, outcome = run(kb, script, "What is the parental leave policy?")
+
+    assert finalize(sink)["verdict"] == "not_found"
+    assert outcome.answer.startswith(
+        "I could not find the parental leave policy in the selected knowledge bases."
+    )
