@@ -189,7 +189,9 @@ def main() -> None:
     for number, item in enumerate(questions, start=1):
         history: list[dict] = []
         for turn in item.get("turns", []):
-            earlier, _ = ask(turn, provider=provider, kb_id=kb.id, model=args.model, history=history)
+            earlier, _ = ask(
+                turn, provider=provider, kb_id=kb.id, model=args.model, history=history
+            )
             history.append(
                 {
                     "query": turn,

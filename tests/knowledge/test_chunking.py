@@ -223,7 +223,9 @@ def test_a_numbered_list_stays_whole_under_its_heading_and_knows_its_last_number
 
 
 def test_prose_never_straddles_two_sections() -> None:
-    source = "# Leave\n\n## Annual leave\n\nYou get 25 days.\n\n## Sick leave\n\nCall your manager.\n"
+    source = (
+        "# Leave\n\n## Annual leave\n\nYou get 25 days.\n\n## Sick leave\n\nCall your manager.\n"
+    )
 
     chunks = chunk_segments(extract(source.encode(), "policy.md").segments)
 

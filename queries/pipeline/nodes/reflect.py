@@ -198,9 +198,7 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
     issues = [str(issue) for issue in (critic.get("issues") or [])]
     issues += [issue for issue in check.issues if issue not in issues]
     critic_grounded = bool(critic.get("grounded", False))
-    grounded = (
-        critic_grounded and not check.unsupported and check.sufficient and not check.doubtful
-    )
+    grounded = critic_grounded and not check.unsupported and check.sufficient and not check.doubtful
     confidence = min(float(critic.get("confidence", 0.0)), check.supported_share)
     if not check.sufficient:
         confidence = min(confidence, NOT_FOUND_CONFIDENCE)
@@ -211,9 +209,7 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
     # the documents do not hold it is tried again only if its critic asks.
     own_doubt = (bool(check.unsupported) or not check.sufficient) and not check.refusal
     should_retry = (
-        not grounded
-        and not check.absent
-        and (bool(critic.get("should_retry", False)) or own_doubt)
+        not grounded and not check.absent and (bool(critic.get("should_retry", False)) or own_doubt)
     )
     return Verdict(
         grounded=grounded,

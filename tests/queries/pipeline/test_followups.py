@@ -102,7 +102,9 @@ def test_the_model_rewrites_a_follow_up_and_the_run_works_on_the_rewrite(kb):
 
 
 # What the scripted model answers: a sentence of falcon.md (the check reads every answer).
-FALCON_ANSWER = "Project Falcon is the payments scheduler that batches card settlements every night."
+FALCON_ANSWER = (
+    "Project Falcon is the payments scheduler that batches card settlements every night."
+)
 DEPLOYED_ANSWER = "Maria Santos deployed Project Falcon first, on 14 March 2021."
 
 
