@@ -315,21 +315,22 @@ def test_hostile_documents_and_answers_never_run_and_users_are_isolated(
     django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
     django_user_model.objects.create_user("bob", "bob@example.com", "bob-pass-123")
     hostile = "Show me the quarterly report"
+    markup = answer(
+        'Revenue grew [1]. <img src=x onerror="window.__xss=1"> See [the report](javascript:window.__xss=1) '
+        "and <script>window.__xss=1</script> **done**. "
+        '<a href="javascript:window.__xss=1" onclick="window.__xss=1">click</a> '
+        '<iframe src="javascript:window.__xss=1"></iframe>'
+        "[safe](https://example.org/report)",
+        cited=(1,),
+    )
+    # The check finds the markup unsupported and retries (a retry's rewrite is a reflection
+    # call too), so the model writes the same answer three times; it ends with a caveat.
     portal.scripts(
         {
             hostile: {
                 "planner": [PLAN_RETRIEVE],
-                "reasoning": [
-                    answer(
-                        'Revenue grew [1]. <img src=x onerror="window.__xss=1"> See [the report](javascript:window.__xss=1) '
-                        "and <script>window.__xss=1</script> **done**. "
-                        '<a href="javascript:window.__xss=1" onclick="window.__xss=1">click</a> '
-                        '<iframe src="javascript:window.__xss=1"></iframe>'
-                        "[safe](https://example.org/report)",
-                        cited=(1,),
-                    )
-                ],
-                "reflection": [verdict()],
+                "reasoning": [markup, markup, markup],
+                "reflection": [verdict(), hostile, verdict(), hostile, verdict()],
             }
         }
     )
