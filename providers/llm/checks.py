@@ -32,6 +32,9 @@ SENTENCE_OVERLAP = 0.8
 # sentences (a model's paraphrase).
 PASSAGE_OVERLAP = 0.6
 PARAPHRASE_COSINE = 0.6
+# Below this share of the question's words (by weight) in the passages an answer rests on,
+# the answer is left unverified: they may be about something else.
+COVERAGE_MIN = 0.5
 # Words at least this common in English (Zipf scale: 4.5 is once per 30,000 words) are often
 # said in other words, so they weigh less and their absence proves nothing.
 COMMON_ZIPF = 4.5
@@ -149,8 +152,9 @@ class AnswerCheck:
 
     @property
     def doubtful(self) -> bool:
-        """Return whether the answer may miss the question: a word of it no document uses."""
-        return bool(self.absent) and self.sufficient
+        """Return whether the answer may miss the question: a word of it no document uses, or
+        the passages it rests on hold less than half of the question's words by weight."""
+        return self.sufficient and (bool(self.absent) or self.coverage < COVERAGE_MIN)
 
     @property
     def issues(self) -> list[str]:
@@ -170,6 +174,12 @@ class AnswerCheck:
             )
         elif self.unfitting:
             issues.append("The answer does not hold what the question asks for.")
+        elif self.doubtful and not self.absent:
+            issues.append(
+                "The cited passages do not mention "
+                + ", ".join(f'"{word}"' for word in self.missing)
+                + ": they may not answer the question."
+            )
         elif not self.sufficient and self.missing and not self.refusal:
             issues.append(
                 "The cited passages do not mention "

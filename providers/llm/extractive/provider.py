@@ -151,6 +151,10 @@ class ExtractiveProvider(AnswerProvider):
         if not chosen:
             return _not_found(best)
         facts = [candidates[i].quoted for i in chosen]
+        following = _continuation(candidates, chosen[0])
+        if following is not None and following not in chosen:
+            # "Company offsite - approved." says little alone; the next sentence goes on.
+            facts[0] = f"{facts[0]} {candidates[following].quoted}"
         heading = heading_lead(query, candidates[chosen[0]])
         if heading:
             facts[0] = f"{heading}: {facts[0]}"
@@ -282,6 +286,20 @@ class ExtractiveProvider(AnswerProvider):
 
     def default_model(self) -> str:
         return "extractive"
+
+
+SHORT_LEAD_WORDS = 5
+
+
+def _continuation(candidates: list, lead: int) -> int | None:
+    """Return the sentence that goes on from a very short lead sentence of the same passage."""
+    sentence = candidates[lead]
+    if len(sentence.text.split()) >= SHORT_LEAD_WORDS:
+        return None
+    for index, other in enumerate(candidates):
+        if other.block == sentence.block and other.position == sentence.position + 1:
+            return index
+    return None
 
 
 def _not_found(best: float) -> dict[str, Any]:

@@ -230,7 +230,13 @@ _AUXILIARIES = frozenset(
         "will", "would", "should", "might", "must",
     }
 )  # fmt: skip
-_NOUN_SKIP = frozenset({"the", "a", "an", "of", "kind", "type", "sort", "name", "exact"})
+_NOUN_SKIP = frozenset(
+    {
+        "the", "a", "an", "of", "kind", "type", "sort", "name", "exact", "new", "old",
+        "original", "current", "final", "latest", "next", "last", "first", "expected",
+        "planned", "official", "actual", "revised", "updated",
+    }
+)  # fmt: skip
 
 
 def answer_type(question: str) -> str:

@@ -18,7 +18,7 @@ import numpy as np
 
 from providers.llm.checks import VERSION
 from providers.llm.extractive.entities import entity_strength
-from providers.llm.extractive.questions import WH_WORDS, answer_type, question_parts
+from providers.llm.extractive.questions import DATE, WH_WORDS, answer_type, question_parts
 from providers.llm.extractive.sentences import Sentence, normalise
 from providers.tokenize import bm25_tokens, raw_tokens
 
@@ -244,6 +244,13 @@ def heading_lead(query: str, sentence: Sentence) -> str:
     """
     wanted = answer_type(query)
     known = set(raw_tokens(query))
+    named = {match.group(1) for match in VERSION.finditer(query)}
+    if named and wanted == DATE:
+        # "When was v3.4.0 released?": the heading "v3.4.0 — 25 February 2025" says when.
+        for heading in reversed(sentence.section):
+            versions = {match.group(1) for match in VERSION.finditer(heading)}
+            if versions & named and entity_strength(heading, DATE, known) > 0:
+                return heading
     if _VERSION_QUESTION.search(query) and not VERSION.search(query):
         # "Which release added X?": the version heading above the sentence answers.
         if not VERSION.search(sentence.text):

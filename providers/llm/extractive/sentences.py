@@ -239,6 +239,7 @@ def block_sentences(blocks: list[SourceBlock]) -> list[Sentence]:
     split = [_split_block(block) for block in blocks]
     sentences: list[Sentence] = []
     for rank, (block, parts) in enumerate(zip(blocks, split, strict=True)):
+        leads = _paragraph_leads(block)
         subject = ""
         for position, (part, heading) in enumerate(parts):
             cut_start = position == 0 and part[:1].islower()
@@ -259,12 +260,30 @@ def block_sentences(blocks: list[SourceBlock]) -> list[Sentence]:
                     cut_end,
                     heading,
                     inherited,
-                    tuple(block.section),
+                    tuple(block.section) + ((leads[position],) if leads[position] else ()),
                 )
             )
             # The topic persists through a run of pronouns: "X is ... It was ... Its ...".
             subject = inherited or (part if heading else subject_of(part))
     return sentences
+
+
+# A paragraph that opens with a sentence this short ("Company offsite - approved.") is about
+# it: the rest of the paragraph reads under it, as under a heading.
+MAX_LEAD_WORDS = 5
+
+
+def _paragraph_leads(block: SourceBlock) -> list[str]:
+    """Return, for each sentence of a block, the short sentence its paragraph opens with."""
+    text = re.sub(r"^[\s.,;:!?)\]]+", "", block.text or "")
+    leads: list[str] = []
+    for piece, _ in _segments(text):
+        sentences = _split_piece(piece)
+        first = sentences[0] if len(sentences) > 1 else ""
+        if len(first.split()) > MAX_LEAD_WORDS:
+            first = ""
+        leads.extend("" if i == 0 else first for i in range(len(sentences)))
+    return leads
 
 
 def _split_block(block: SourceBlock) -> list[tuple[str, bool]]:
