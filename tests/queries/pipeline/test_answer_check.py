@@ -122,3 +122,15 @@ def test_a_model_that_says_the_documents_do_not_say_is_shown_as_not_found(kb):
     assert outcome.answer.startswith(
         "I could not find the parental leave policy in the selected knowledge bases."
     )
+
+
+def test_an_answer_written_as_insufficient_is_never_shown_verified(kb):
+    # The issue's run: the Reasoning row said "sufficient no" while the badge said verified.
+    reply = answer("Full-time employees get 25 working days of annual leave per year.", cited=())
+    reply["is_sufficient"] = False
+    script = Script(planner=[PLAN_RETRIEVE], reasoning=[reply], reflection=[verdict()])
+
+    sink, outcome = run(kb, script, "How many days of annual leave do I get?", max_retries=0)
+
+    assert finalize(sink)["verdict"] == "unverified"
+    assert "The answer itself found the evidence insufficient." in outcome.metadata["issues"]
