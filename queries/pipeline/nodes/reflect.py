@@ -197,8 +197,19 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
     check = check_answer(question(state), answer, blocks, term_stats=state.get("term_stats"))
     issues = [str(issue) for issue in (critic.get("issues") or [])]
     issues += [issue for issue in check.issues if issue not in issues]
+    # The answer's own judgement counts too: an answer written as not sufficient is no
+    # verified one, whatever the critic says afterwards.
+    self_doubt = state.get("is_sufficient") is False and check.sufficient
+    if self_doubt:
+        issues.append("The answer itself found the evidence insufficient.")
     critic_grounded = bool(critic.get("grounded", False))
-    grounded = critic_grounded and not check.unsupported and check.sufficient and not check.doubtful
+    grounded = (
+        critic_grounded
+        and not check.unsupported
+        and check.sufficient
+        and not check.doubtful
+        and not self_doubt
+    )
     confidence = min(float(critic.get("confidence", 0.0)), check.supported_share)
     if not check.sufficient:
         confidence = min(confidence, NOT_FOUND_CONFIDENCE)
