@@ -385,6 +385,8 @@ LOCAL_MODEL = env_str("LOCAL_MODEL", "qwen2.5-coder-1.5b")
 LOCAL_N_CTX = env_int("LOCAL_N_CTX", 4096)
 LOCAL_N_THREADS = env_int("LOCAL_N_THREADS", 0)  # 0: one per core
 LOCAL_STRUCTURED_OUTPUT = env_str("LOCAL_STRUCTURED_OUTPUT", "schema").lower()
+# The local model judges its own answers only when asked: the deterministic check always does.
+LOCAL_MODEL_CRITIC = env_bool("LOCAL_MODEL_CRITIC", False)
 # Answer text reaches the events endpoint as `answer_delta` events, coalesced to at most one
 # per ANSWER_DELTA_SECONDS and ANSWER_DELTA_MAX_EVENTS per attempt, so the log stays bounded.
 ANSWER_DELTA_SECONDS = env_float("ANSWER_DELTA_SECONDS", 0.25)

@@ -101,3 +101,21 @@ def test_fetch_command_reports_a_present_model_without_downloading(gguf_model, s
     result = run_manage("fetch_model", "smollm2-135m", ADRAG_DATA_DIR=str(settings.DATA_DIR))
     assert result.returncode == 0, result.stderr
     assert "is present and its sha256 matches" in result.stdout
+
+
+def test_the_deterministic_check_is_the_critic_unless_the_model_is_asked(settings, tmp_path):
+    from providers.llm.local import LocalProvider
+
+    # No model file at all: a verdict that needed the model would fail.
+    settings.LOCAL_MODEL_PATH = str(tmp_path / "missing.gguf")
+    blocks = [SourceBlock(index=1, file_name="eiffel.txt", text=CONTEXT)]
+    verdict = LocalProvider().reflect(
+        "Who designed it?", CONTEXT, "Koechlin [1].", blocks, CallContext()
+    )
+    assert verdict == {
+        "grounded": True, "confidence": 1.0, "issues": [], "feedback": "", "should_retry": False
+    }  # fmt: skip
+
+    settings.LOCAL_MODEL_CRITIC = True
+    with pytest.raises(ProviderError):
+        LocalProvider().reflect("Who designed it?", CONTEXT, "Koechlin [1].", blocks, CallContext())

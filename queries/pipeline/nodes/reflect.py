@@ -53,6 +53,8 @@ class Verdict:
     # The answer with the markers the check assigned ("" keeps the attempt's answer).
     answer: str = ""
     check: AnswerCheck | None = None
+    # The critic's failure, as a user may read it ("" when it answered).
+    error: str = ""
 
 
 def _metadata(state: RAGState, *, verdict: str, confidence: float, issues: list) -> dict:
@@ -138,6 +140,10 @@ def reflect(state: RAGState, config) -> dict:
         run.emit(stages.STAGE_ERROR, {"stage": stages.REFLECTION, "error": message})
         failed_open = Verdict(grounded=True, confidence=state.get("confidence", 0.0))
         return _finalize(run, state, failed_open, error=message)
+    if verdict.error:
+        # The critic failed: the spec fails open, but only the check decides, never nobody.
+        run.emit(stages.STAGE_ERROR, {"stage": stages.REFLECTION, "error": verdict.error})
+        return _finalize(run, state, verdict, error=verdict.error)
 
     docs = state.get("context_docs", [])
     will_retry = (not verdict.grounded) and verdict.should_retry and retry_count < run.max_retries
@@ -187,13 +193,21 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
             should_retry=True,
         )
     blocks = source_blocks(build_sources(docs), docs)
-    critic = run.provider.reflect(
-        question(state),
-        (state.get("context") or "")[:REFLECT_CONTEXT_CHARS],
-        answer,
-        blocks,
-        run.call,
-    )
+    error = ""
+    try:
+        critic = run.provider.reflect(
+            question(state),
+            (state.get("context") or "")[:REFLECT_CONTEXT_CHARS],
+            answer,
+            blocks,
+            run.call,
+        )
+    except RunCancelled:
+        raise
+    except Exception as exc:
+        logger.warning("the critic failed; the check decides alone", exc_info=True)
+        error = public_error(exc)
+        critic = {"grounded": True, "confidence": state.get("confidence", 0.0)}
     check = check_answer(question(state), answer, blocks, term_stats=state.get("term_stats"))
     issues = [str(issue) for issue in (critic.get("issues") or [])]
     issues += [issue for issue in check.issues if issue not in issues]
@@ -227,7 +241,8 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
         confidence=confidence,
         issues=issues,
         feedback=feedback,
-        should_retry=should_retry,
+        should_retry=should_retry and not error,
+        error=error,
         sufficient=check.sufficient,
         answer=check.answer if check.markers_added else "",
         check=check,

@@ -134,3 +134,19 @@ def test_an_answer_written_as_insufficient_is_never_shown_verified(kb):
 
     assert finalize(sink)["verdict"] == "unverified"
     assert "The answer itself found the evidence insufficient." in outcome.metadata["issues"]
+
+
+def test_a_critic_that_fails_leaves_the_check_to_decide(kb):
+    from providers.llm.base import ProviderError
+
+    wrong = answer("Full-time employees get 30 working days of annual leave per year [1].")
+    script = Script(
+        planner=[PLAN_RETRIEVE], reasoning=[wrong], reflection=[ProviderError("critic down")]
+    )
+
+    sink, outcome = run(kb, script, "How many days of annual leave do I get?")
+
+    # The spec fails open on a broken critic; the check still sees the wrong number.
+    assert ("stage_error", "reflection") in sink.sequence()
+    assert finalize(sink)["verdict"] == "unverified"
+    assert "critic down" in outcome.metadata["error"]
