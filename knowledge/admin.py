@@ -114,13 +114,15 @@ class ChunkAdmin(admin.ModelAdmin):
         "id",
         "document",
         "ordinal",
+        "kind",
+        "section_path",
         "page",
         "char_start",
         "char_end",
         "bm25_length",
         "preview",
     ]
-    list_filter = ["knowledge_base"]
+    list_filter = ["knowledge_base", "kind"]
     search_fields = ["text", "document__file_name"]
     list_select_related = ["document"]
     exclude = ["embedding"]
@@ -134,7 +136,14 @@ class ChunkAdmin(admin.ModelAdmin):
         "char_start",
         "char_end",
         "bm25_length",
+        "kind",
+        "section",
+        "structure",
     ]
+
+    @admin.display(description="section")
+    def section_path(self, chunk: Chunk) -> str:
+        return " › ".join(chunk.section or [])
 
     @admin.display(description="text")
     def preview(self, chunk: Chunk) -> str:

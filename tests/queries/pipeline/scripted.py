@@ -117,3 +117,19 @@ def verdict(grounded=True, should_retry=False, issues=(), feedback=""):
         "feedback": feedback,
         "should_retry": should_retry,
     }
+
+
+def run_scripted(kb, script: Script, query: str, **overrides):
+    """Run the pipeline on one KB with the scripted model; check every frame's keys."""
+    from providers.reranker import FallbackReranker
+    from queries.pipeline.events import ListSink
+    from queries.pipeline.runner import run_pipeline
+    from tests.queries.pipeline.contract import check_frames
+
+    sink = ListSink()
+    overrides.setdefault("reranker", FallbackReranker())
+    outcome = run_pipeline(
+        query=query, provider=ScriptedProvider(script), kb_ids=[kb.id], sink=sink, **overrides
+    )
+    check_frames(sink.frames())
+    return sink, outcome

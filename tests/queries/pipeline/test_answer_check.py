@@ -8,17 +8,7 @@ import pytest
 
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
-from providers.reranker import FallbackReranker
-from queries.pipeline.events import ListSink
-from queries.pipeline.runner import run_pipeline
-from tests.queries.pipeline.contract import check_frames
-from tests.queries.pipeline.scripted import (
-    PLAN_RETRIEVE,
-    Script,
-    ScriptedProvider,
-    answer,
-    verdict,
-)
+from tests.queries.pipeline.scripted import PLAN_RETRIEVE, Script, answer, run_scripted, verdict
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,14 +28,7 @@ def kb(user):
     return kb
 
 
-def run(kb, script, query, **overrides):
-    sink = ListSink()
-    overrides.setdefault("reranker", FallbackReranker())
-    outcome = run_pipeline(
-        query=query, provider=ScriptedProvider(script), kb_ids=[kb.id], sink=sink, **overrides
-    )
-    check_frames(sink.frames())
-    return sink, outcome
+run = run_scripted
 
 
 def finalize(sink) -> dict:

@@ -11,16 +11,14 @@ from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from providers.llm.base import ProviderError
 from providers.reranker import FallbackReranker
-from queries.pipeline.events import ListSink
-from queries.pipeline.runner import run_pipeline
-from tests.queries.pipeline.contract import CLEAN_PASS, RETRY_BLOCK, check_frames
+from tests.queries.pipeline.contract import CLEAN_PASS, RETRY_BLOCK
 from tests.queries.pipeline.scripted import (
     PLAN_DIRECT,
     PLAN_RETRIEVE,
     PLAN_WEB,
     Script,
-    ScriptedProvider,
     answer,
+    run_scripted,
     verdict,
 )
 
@@ -41,13 +39,7 @@ def kb(user):
 
 
 def run(kb, script, query="What did Marie Curie discover?", **overrides):
-    sink = ListSink()
-    overrides.setdefault("reranker", FallbackReranker())
-    outcome = run_pipeline(
-        query=query, provider=ScriptedProvider(script), kb_ids=[kb.id], sink=sink, **overrides
-    )
-    check_frames(sink.frames())
-    return sink, outcome
+    return run_scripted(kb, script, query, **overrides)
 
 
 def data_of(sink, kind, stage=None):
