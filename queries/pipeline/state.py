@@ -26,7 +26,8 @@ class RAGState(TypedDict, total=False):
     confidence: float
     sources: list[dict[str, Any]]
     key_facts: list[str]
-    is_sufficient: bool
+    # The answer's own judgement of its evidence; None when it gave none (a plain answer).
+    is_sufficient: bool | None
     grounded: bool
     # How many chunks the searched KBs hold, and how many hold each question term.
     term_stats: dict[str, Any]

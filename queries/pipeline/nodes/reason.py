@@ -179,13 +179,14 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         except Exception as plain_exc:
             logger.warning("plain answer failed too: %s", plain_exc)
             answer = ""
-        # The spec's error path bypasses the citation filter and returns every candidate.
+        # The spec's error path bypasses the citation filter and returns every candidate. A
+        # plain answer carries no judgement of its own evidence: None, not False.
         return {
             "answer": answer or UNABLE,
             "sources": sources,
             "confidence": 0.0 if not answer else 0.5,
             "key_facts": [],
-            "is_sufficient": False,
+            "is_sufficient": None,
         }
     cited = [source for source in sources if source["index"] in keep]
     run.emit(
