@@ -462,8 +462,8 @@
     var target = this.parts.meta;
     A.clear(target);
     if (metadata.error) {
-      A.append(target, A.chip("reflection", "failed open: " + String(metadata.error), "warn"));
-      return;
+      // The critic failed; the answer check still gave its verdict, shown below.
+      A.append(target, A.chip("critic", "failed: " + String(metadata.error), "warn"));
     }
     var outcome = Object.prototype.hasOwnProperty.call(VERDICTS, metadata.verdict) ? VERDICTS[metadata.verdict] : null;
     if (outcome && outcome.badge) A.append(target, A.chip("", outcome.badge, outcome.tone));
