@@ -195,3 +195,37 @@ def test_the_not_found_answer_names_what_was_asked_and_the_closest_passages() ->
     assert not_found_answer("Who approved it?", []) == (
         "I could not find an answer to “Who approved it?” in the selected knowledge bases."
     )
+
+
+def test_a_bare_cited_value_is_a_claim_its_passage_must_hold() -> None:
+    assert not check_answer("What is the hotel cap in Lisbon?", "EUR 140 [2]", BLOCKS).unsupported
+    assert check_answer("What is the hotel cap in Lisbon?", "EUR 150 [2]", BLOCKS).unsupported
+
+
+STEPS = SourceBlock(
+    index=1,
+    file_name="runbook.md",
+    text="1. Announce the rollback.\n2. Freeze the pipeline.\n3. Redeploy the last good tag.",
+    section=("Runbook", "Rolling back a deploy"),
+    kind="list",
+    structure={"items": 3, "numbered": True, "last": 3},
+)
+
+
+def test_an_answer_to_step_n_must_give_step_n_of_the_list_it_cites() -> None:
+    asked = "What is step 3 of rolling back a deploy?"
+
+    right = check_answer(asked, "Redeploy the last good tag. [1]", [STEPS])
+    wrong = check_answer(asked, "Freeze the pipeline. [1]", [STEPS])
+
+    assert not right.unsupported and right.sufficient
+    assert wrong.unsupported[0].problem == "Gives item 2 of the list, not item 3"
+
+
+def test_a_step_past_the_end_of_the_list_it_cites_is_not_found() -> None:
+    check = check_answer(
+        "What is step 9 of rolling back a deploy?", "Redeploy the last good tag. [1]", [STEPS]
+    )
+
+    assert not check.sufficient
+    assert "The list has 3 items: there is no item 9." in check.issues

@@ -35,6 +35,7 @@ from providers.llm.checks.claims import (
     supports,
     with_marker,
 )
+from providers.llm.checks.lists import check_asked_item
 from providers.llm.checks.sufficiency import VERSION, judge_sufficiency, question_names
 from providers.llm.checks.words import SYNONYM_GROUPS, is_common, question_terms
 
@@ -85,6 +86,8 @@ class AnswerCheck:
     terms: list[tuple[str, float, bool]] = field(default_factory=list)
     refusal: bool = False
     markers_added: int = 0
+    # "The list has 8 items: there is no item 9." when the question asks for one past the end.
+    no_such_item: str = ""
 
     @property
     def unsupported(self) -> list[Claim]:
@@ -113,6 +116,8 @@ class AnswerCheck:
         issues = [f'{claim.problem}: "{shorten(claim.text)}"' for claim in self.unsupported]
         for asked, found in self.contrasts:
             issues.append(f'The passages speak of "{found}", not "{asked}".')
+        if self.no_such_item:
+            issues.append(self.no_such_item)
         if self.absent:
             issues.append(
                 "No document mentions " + ", ".join(f'"{word}"' for word in self.absent) + "."
@@ -176,7 +181,10 @@ def check_answer(
             pieces.append(piece)
         lines.append("".join(pieces))
     result.answer = "\n".join(lines)
+    check_asked_item(question, result, by_index)
     judge_sufficiency(question, result, by_index, term_stats or {})
+    if result.no_such_item:
+        result.sufficient = False
     return result
 
 

@@ -81,13 +81,14 @@ def line_claims(line: str) -> list[tuple[str, Claim | None]]:
         pieces.append((body[position:start], None))
         claim_text = _plain_claim(text)
         tokens = bm25_tokens(claim_text)
-        # "The documents do not say" is no claim about the documents' content.
+        cited = [int(n) for group in CITATION.findall(text) for n in re.split(r"[,;]", group)]
+        # A bare cited value ("131 [1]", a small model's whole answer) is a claim too; "The
+        # documents do not say" is no claim about the documents' content.
         is_claim = (
-            len(tokens) >= MIN_CLAIM_TOKENS
+            (len(tokens) >= MIN_CLAIM_TOKENS or (tokens and cited))
             and not claim_text.endswith(":")
             and not REFUSAL.search(claim_text)
         )
-        cited = [int(n) for group in CITATION.findall(text) for n in re.split(r"[,;]", group)]
         piece = body[start:end] if found >= 0 else body[position:]
         pieces.append((piece, Claim(claim_text, cited) if is_claim else None))
         position = end

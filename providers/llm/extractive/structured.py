@@ -22,21 +22,10 @@ from dataclasses import dataclass, field
 
 from providers.llm.base import SourceBlock
 from providers.llm.checks import SYNONYM_GROUPS, question_terms
+from providers.llm.checks.lists import asked_item, list_items
 from providers.llm.extractive.questions import DATE, NUMBER, PERSON, PLACE, answer_type
 from providers.tokenize import bm25_tokens
 
-ORDINAL_WORDS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12,
-}  # fmt: skip
-_UNITS = r"(?:step|item|point|stage|phase|task|thing|action|bullet|entry)"
-_ORDINAL = re.compile(
-    rf"\b{_UNITS}\s*(?:#|no\.?|number)?\s*(?P<number>\d{{1,3}})\b|"
-    rf"\b(?P<nth>\d{{1,3}})(?:st|nd|rd|th)\s+{_UNITS}\b|"
-    rf"\b(?P<word>{'|'.join(ORDINAL_WORDS)}|last|final)\s+{_UNITS}\b",
-    re.IGNORECASE,
-)
-_LIST_ITEM = re.compile(r"^(?P<number>\d{1,3})\.\s+(?P<text>.+)$|^-\s+(?P<bullet>.+)$")
 _COMPARISON = re.compile(
     r"\b(?P<op>before|after|earlier than|later than|since|more than|over|above|at least|"
     r"greater than|larger than|less than|under|below|fewer than|at most|up to)\s+"
@@ -94,7 +83,7 @@ _ROW_QUESTION_WORDS = frozenset(
 
 def structured_answer(query: str, blocks: list[SourceBlock]) -> StructuredAnswer | None:
     """Return the answer a table or a numbered list gives the question, or None."""
-    if _ORDINAL.search(query):
+    if asked_item(query):
         return ordinal_answer(query, blocks)
     rows = _rows(blocks)
     if not rows:
@@ -363,12 +352,10 @@ def ordinal_answer(query: str, blocks: list[SourceBlock]) -> StructuredAnswer | 
     When that list is known to end before N, the answer is an empty StructuredAnswer: the
     documents hold no such step.
     """
-    match = _ORDINAL.search(query)
-    if not match:
+    asked = asked_item(query)
+    if asked is None:
         return None
-    word = (match.group("word") or "").lower()
-    number = int(match.group("number") or match.group("nth") or ORDINAL_WORDS.get(word, 0))
-    topic = (query[: match.start()] + " " + query[match.end() :]).strip()
+    topic = (query[: asked.start] + " " + query[asked.end :]).strip()
     topic_stems = {stem for _, stem in question_terms(topic)}
     ranked = []
     for rank, block in enumerate(blocks):
@@ -385,31 +372,14 @@ def ordinal_answer(query: str, blocks: list[SourceBlock]) -> StructuredAnswer | 
     for score, block in ranked:
         if score < best_score - 1.0:
             break
-        structure = block.structure or {}
-        wanted = int(structure.get("last") or 0) if word in ("last", "final") else number
-        item = _items(block).get(wanted)
+        wanted = asked.wanted(block.structure)
+        item = list_items(block.text).get(wanted)
         if item:
             heading = block.section[-1] if block.section else "the list"
             item = item if item.rstrip().endswith((".", "!", "?")) else item.rstrip() + "."
             text = f"Step {wanted} of “{heading}”: {item} [{block.index}]"
             return StructuredAnswer(text, [block.index], [item])
     structure = ranked[0][1].structure or {}
-    if structure.get("numbered") and number > int(structure.get("last") or 0) > 0:
+    if structure.get("numbered") and asked.number > int(structure.get("last") or 0) > 0:
         return StructuredAnswer("", [], confidence=0.0)
     return None
-
-
-def _items(block: SourceBlock) -> dict[int, str]:
-    """Return a list block's top-level items by number (bullets by position)."""
-    items: dict[int, str] = {}
-    position = 0
-    for line in block.text.split("\n"):
-        if line[:1] in (" ", "\t"):
-            continue
-        match = _LIST_ITEM.match(line.strip())
-        if not match:
-            continue
-        position += 1
-        number = int(match.group("number")) if match.group("number") else position
-        items.setdefault(number, (match.group("text") or match.group("bullet")).strip())
-    return items
