@@ -229,3 +229,11 @@ def test_a_step_past_the_end_of_the_list_it_cites_is_not_found() -> None:
 
     assert not check.sufficient
     assert "The list has 3 items: there is no item 9." in check.issues
+
+
+def test_a_bare_value_without_a_marker_gets_the_marker_of_the_passage_that_holds_it() -> None:
+    check = check_answer("What is the hotel cap in Lisbon?", "EUR 140", BLOCKS)
+
+    assert check.answer == "EUR 140 [2]" and check.sufficient and not check.unsupported
+    named = check_answer("Where is the cap EUR 140?", "Lisbon", BLOCKS)
+    assert named.answer == "Lisbon [2]" and not named.unsupported

@@ -82,10 +82,13 @@ def line_claims(line: str) -> list[tuple[str, Claim | None]]:
         claim_text = _plain_claim(text)
         tokens = bm25_tokens(claim_text)
         cited = [int(n) for group in CITATION.findall(text) for n in re.split(r"[,;]", group)]
-        # A bare cited value ("131 [1]", a small model's whole answer) is a claim too; "The
-        # documents do not say" is no claim about the documents' content.
+        # A bare value ("131", "Rafael Sousa [1]": a small model's whole answer) is a claim
+        # too; "The documents do not say" is no claim about the documents' content.
+        value = bool(tokens) and (
+            bool(cited) or any(ch.isdigit() for ch in claim_text) or claim_text[:1].isupper()
+        )
         is_claim = (
-            (len(tokens) >= MIN_CLAIM_TOKENS or (tokens and cited))
+            (len(tokens) >= MIN_CLAIM_TOKENS or value)
             and not claim_text.endswith(":")
             and not REFUSAL.search(claim_text)
         )
