@@ -188,7 +188,11 @@ def test_runs_api_lists_details_and_scopes_runs(shared_world, other_user):
     world = shared_world
     stack = world["stack"]
     web = stack.url
-    for query in ("First Curie question", "Second Curie question"):
+    # Questions the scripted answer answers: the answer check reads every run.
+    for query in (
+        "First: what did Marie Curie discover?",
+        "Second: what did Marie Curie discover?",
+    ):
         script(stack, query)
         response = requests.post(
             web + "/api/query",
@@ -202,13 +206,13 @@ def test_runs_api_lists_details_and_scopes_runs(shared_world, other_user):
         web + "/api/runs?page_size=1", headers=world["headers"], timeout=10
     ).json()
     assert listing["count"] == 2 and len(listing["results"]) == 1 and listing["next"]
-    assert listing["results"][0]["query"] == "Second Curie question"
+    assert listing["results"][0]["query"] == "Second: what did Marie Curie discover?"
     found = requests.get(
         web + "/api/runs?q=first&status=succeeded&provider=scripted",
         headers=world["headers"],
         timeout=10,
     ).json()
-    assert [r["query"] for r in found["results"]] == ["First Curie question"]
+    assert [r["query"] for r in found["results"]] == ["First: what did Marie Curie discover?"]
     assert (
         requests.get(
             web + "/api/runs?status=bogus", headers=world["headers"], timeout=10
