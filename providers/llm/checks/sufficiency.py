@@ -94,14 +94,13 @@ def judge_sufficiency(
         and not is_common(word)
         and not _resembles(word, found)
     ]
-    # A name may sit in another passage of the same document (the paragraph goes on there),
-    # or in the document's own name ("Harvard_University-3.txt").
-    files = {block.file_name for block in evidence}
-    document_text = "\n".join(
-        [re.sub(r"[_.-]+", " ", name) for name in files]
-        + [b.context_text for b in blocks.values() if b.file_name in files]
-    )
-    result.unnamed = _unnamed(question, document_text)
+    # A name may sit in the document's own name ("Harvard_University-3.txt") or in another
+    # passage of the same section (the paragraph goes on there), not elsewhere in the
+    # document: a hotel rule is no answer about Munich because a list further down names it.
+    places = {(block.file_name, tuple(block.section)) for block in evidence}
+    nearby = [b.context_text for b in blocks.values() if (b.file_name, tuple(b.section)) in places]
+    files = {re.sub(r"[_.-]+", " ", file_name) for file_name, _ in places}
+    result.unnamed = _unnamed(question, "\n".join([*files, *nearby]))
     result.contrasts = _contrasts(question, result.absent, evidence_text)
     result.unfitting = not _fits_type(question, [claim.text for claim in result.claims])
     # A word no document uses may be the documents' silence or the question's own wording
