@@ -7,6 +7,8 @@ from django.contrib.auth.models import Group
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
+from providers.llm.base import KIND_LIST, KIND_PROSE, KIND_ROW, KIND_TABLE
+
 EMBEDDING_DIMENSIONS = 384
 
 
@@ -104,10 +106,10 @@ class Document(models.Model):
 
 class Chunk(models.Model):
     class Kind(models.TextChoices):
-        PROSE = "prose"
-        LIST = "list"
-        ROW = "row", "table row"
-        TABLE = "table", "table rows"
+        PROSE = KIND_PROSE
+        LIST = KIND_LIST
+        ROW = KIND_ROW, "table row"
+        TABLE = KIND_TABLE, "table rows"
 
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
     knowledge_base = models.ForeignKey(

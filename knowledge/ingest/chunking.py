@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from knowledge.ingest.structure import LIST, PROSE, TABLE, section_line
+from knowledge.ingest.structure import section_line
+from providers.llm.base import KIND_LIST, KIND_PROSE, KIND_ROW, KIND_TABLE
 
 DEFAULT_CHUNK_SIZE = 500
 DEFAULT_CHUNK_OVERLAP = 50
@@ -22,12 +23,6 @@ DEFAULT_CHUNK_OVERLAP = 50
 SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", " ", "")
 # Segments (PDF pages) are joined with this to form the document text that offsets index.
 SEGMENT_SEPARATOR = "\n\n"
-# Chunk kinds: a run of prose, part of a list, one table row, or a run of table rows.
-KIND_PROSE = PROSE
-KIND_LIST = LIST
-KIND_ROW = "row"
-KIND_TABLE = TABLE
-CHUNK_KINDS = (KIND_PROSE, KIND_LIST, KIND_ROW, KIND_TABLE)
 LIST_CHUNK_FACTOR = 2
 # A run of rows is chunked whole up to this many characters of records.
 TABLE_CHUNK_CHARS = 1500

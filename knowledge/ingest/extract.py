@@ -284,11 +284,11 @@ def _docx_structure(document: object, builder: StructureBuilder) -> None:
             numbers.clear()
             builder.heading(int(heading.group(1) or 0), block.text)
             continue
-        marker = _docx_list_marker(block, style, numbers)
+        marker, depth = _docx_list_marker(block, style, numbers)
         if marker:
-            builder.list_item(marker, block.text)
+            builder.list_item(marker, block.text, depth)
         else:
-            numbers.clear()
+            # Word's numbering goes on after a note between items; a heading restarts it.
             builder.paragraph(block.text)
 
 
@@ -308,23 +308,29 @@ def _docx_row(row: object) -> list[str]:
     return cells
 
 
-def _docx_list_marker(paragraph: object, style: str, numbers: dict[tuple[str, int], int]) -> str:
-    """Return "3." for the third item of a numbered list, "-" for a bullet, "" for prose."""
+def _docx_list_marker(
+    paragraph: object, style: str, numbers: dict[tuple[str, int], int]
+) -> tuple[str, int]:
+    """Return ("3.", level) for the third item of a numbered list, ("-", level) for a bullet,
+    ("", 0) for prose."""
     lowered = style.lower()
     properties = paragraph._p.pPr  # type: ignore[attr-defined]
     numbering = properties.numPr if properties is not None else None
     if numbering is None and not lowered.startswith("list"):
-        return ""
+        return "", 0
     ordered = "number" in lowered
-    key = (style, 0)
+    key, level = (style, 0), 0
     if numbering is not None and numbering.numId is not None:
-        level = numbering.ilvl.val if numbering.ilvl is not None else 0
+        level = int(numbering.ilvl.val) if numbering.ilvl is not None else 0
         key = (f"num{numbering.numId.val}", level)
         ordered = ordered or _docx_numbering_is_ordered(paragraph, numbering.numId.val, level)
+        # A new item one level up restarts the deeper levels' counts, as Word does.
+        for deeper in [k for k in numbers if k[0] == key[0] and k[1] > level]:
+            del numbers[deeper]
     if not ordered:
-        return "-"
+        return "-", level
     numbers[key] = numbers.get(key, 0) + 1
-    return f"{numbers[key]}."
+    return f"{numbers[key]}.", level
 
 
 def _docx_numbering_is_ordered(paragraph: object, num_id: int, level: int) -> bool:

@@ -20,7 +20,9 @@ DROPPED_HTML_TAGS = (
 )  # fmt: skip
 _UNSAFE_LINK_SCHEMES = ("javascript:", "vbscript:", "data:", "file:")
 # Links markdown-it refused (an unsafe scheme) stay in the text as written.
-_INLINE_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+[^)\n]*)?\)")
+_INLINE_LINK = re.compile(
+    r"!?\[([^\]\n]*)\]\(\s*<?((?:[^()\s<>]|\([^()\s]*\))*)>?(?:\s+[^)\n]*)?\)"
+)
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*<?(\S+?)>?(?:\s.*)?$", re.MULTILINE)
 _OPENING_TAG = re.compile(r"^<\s*([a-zA-Z][\w-]*)")
 _CLOSING_TAG = re.compile(r"^<\s*/\s*([a-zA-Z][\w-]*)")
@@ -112,8 +114,11 @@ def markdown_structure(markdown: str) -> list[Segment]:
             text = token.content.rstrip("\n")
             if kind == "fence":
                 text = f"{token.markup}{token.info}\n{text}\n{token.markup}"
-            close_item()
-            builder.paragraph(text)
+            if item:
+                # Code inside a step belongs to the step: the list goes on after it.
+                item.append(text)
+            else:
+                builder.paragraph(text)
         elif kind == "html_block":
             text = _html_fragment_text(token.content)
             if item:
@@ -184,7 +189,8 @@ def _inline_text(token) -> str:
             pieces.append(child.content)
         elif kind in ("s_open", "s_close"):
             pieces.append("~~")
-    return "".join(pieces).strip()
+    # A label with emphasis splits a refused link across pieces: neutralise the whole again.
+    return _neutralise_links("".join(pieces)).strip()
 
 
 def _neutralise_links(text: str) -> str:
@@ -204,7 +210,9 @@ def _html_fragment_text(markup: str) -> str:
 def html_structure(markup: str) -> list[Segment]:
     """Return the segments of an HTML document; its <title> heads every section."""
     soup = BeautifulSoup(quiet_markup(markup), "lxml")
-    title = clean_cell(soup.title.get_text(" ")) if soup.title else ""
+    # The page's <title>, never an icon's (<svg><title>) in the body.
+    head_title = soup.head.find("title") if soup.head else None
+    title = clean_cell(head_title.get_text(" ")) if head_title else ""
     drop_invisible(soup)
     builder = StructureBuilder()
     if title:
@@ -260,7 +268,10 @@ class _HtmlWalker:
             return False
         if name in ("ul", "ol"):
             self.flush()
+            # Two lists one after the other are two lists, each numbered from its start.
+            self.builder.flush()
             _html_list(node, self.builder)
+            self.builder.flush()
             return False
         if name == "dl":
             self.flush()
@@ -334,11 +345,20 @@ def _html_list(root: Tag, builder: StructureBuilder) -> None:
         if node.name in ("ul", "ol"):
             number = _int(node.get("start"), 1) if node.name == "ol" else 0
             items = [child for child in node.children if isinstance(child, Tag)]
+            loose = " ".join(
+                str(child) for child in node.children if type(child) is NavigableString
+            )
+            if clean_cell(loose):
+                builder.list_item("-", clean_cell(loose), depth)
             pending: list[tuple[Tag, int]] = []
             for child in items:
                 if child.name != "li":
-                    if child.name in ("ul", "ol"):
+                    if child.name in ("ul", "ol") and depth < MAX_LIST_DEPTH:
                         pending.append((child, depth + 1))
+                    elif clean_cell(child.get_text(" ")):
+                        # Invalid but seen: text or a wrapper straight inside the list.
+                        child.attrs["data-adrag-marker"] = "-"
+                        pending.append((child, depth))
                     continue
                 if node.name == "ol":
                     number = _int(child.get("value"), number)

@@ -20,17 +20,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from providers.llm.base import SECTION_SEPARATOR
+from providers.llm.base import KIND_LIST, KIND_PROSE, KIND_TABLE, SECTION_SEPARATOR
 
-PROSE = "prose"
-LIST = "list"
-TABLE = "table"
-SEGMENT_KINDS = (PROSE, LIST, TABLE)
+# What a segment is; a table segment becomes row chunks and chunks of runs of rows.
+PROSE = KIND_PROSE
+LIST = KIND_LIST
+TABLE = KIND_TABLE
 
 # Cells of a record are joined with this; a comma would be ambiguous inside values.
 CELL_SEPARATOR = " · "
 MAX_HEADING_CHARS = 300
 MAX_SECTION_DEPTH = 8
+# Deeper list items are indented no further: hostile pages nest lists thousands deep.
+MAX_LIST_INDENT = 6
 # Pseudo-levels below h6: a definition term or a <summary> heads only its own answer.
 TERM_LEVEL = 7
 
@@ -115,6 +117,8 @@ class StructureBuilder:
         self.segments: list[Segment] = []
         self.page: int | None = None
         self._headings: list[tuple[int, str]] = []
+        # The page each open heading was seen on.
+        self._heading_pages: list[int | None] = []
         self._pending: _Pending | None = None
         # How many paragraphs, items and tables were added, and that count when each
         # open heading was seen.
@@ -135,12 +139,17 @@ class StructureBuilder:
         if len(self._headings) < MAX_SECTION_DEPTH:
             self._headings.append((level, text))
             self._content_at.append(self._content_count)
+            self._heading_pages.append(self.page)
 
     def _close_heading(self) -> None:
         # A heading nothing followed (a sign-off, a label) keeps its words, as a paragraph.
         _, text = self._headings.pop()
+        page = self._heading_pages.pop()
         if self._content_at.pop() == self._content_count:
+            # On the heading's own page, not the page where the next heading closed it.
+            current, self.page = self.page, page
             self.paragraph(text)
+            self.page = current
 
     def close_terms(self) -> None:
         """End the sections a definition term or a summary opened."""
@@ -157,7 +166,7 @@ class StructureBuilder:
         """Add a list item, keeping its number ("3.") or bullet ("-") and its nesting."""
         text = " ".join(line.strip() for line in text.strip().split("\n") if line.strip())
         if text:
-            self._add(LIST, f"{'   ' * depth}{marker} {text}")
+            self._add(LIST, f"{'   ' * min(depth, MAX_LIST_INDENT)}{marker} {text}")
 
     def table(self, headers: list[str], rows: list[list[str]], caption: str = "") -> None:
         """Add a table: its header row (possibly empty) and its data rows."""
@@ -166,6 +175,8 @@ class StructureBuilder:
         rows = [[clean_cell(cell) for cell in row] for row in rows]
         rows = [row + [""] * (width - len(row)) for row in rows if any(row)]
         if not rows:
+            # A header row alone is a line of words, not an empty table.
+            self.paragraph(" · ".join(name for name in headers if name))
             return
         self._content_count += 1
         self.flush()

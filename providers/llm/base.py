@@ -68,6 +68,12 @@ class Usage:
 
 # Joins a block's file name and the headings above it in its label: "policy.md › Leave".
 SECTION_SEPARATOR = " › "
+# What a passage is (a chunk's kind): a run of prose, part of a list, one table row with its
+# headers, or a run of table rows.
+KIND_PROSE = "prose"
+KIND_LIST = "list"
+KIND_ROW = "row"
+KIND_TABLE = "table"
 
 
 @dataclass

@@ -409,3 +409,61 @@ def test_blank_pdf_pages_keep_their_place() -> None:
     assert [segment.page for segment in result.segments] == [1, 2, 3]
     assert result.segments[1].text.strip() == ""
     assert "CERN in Geneva." in result.segments[2].text
+
+
+@pytest.mark.parametrize(
+    ("source", "name", "segments"),
+    [
+        # Two lists one after the other keep their own numbers.
+        (
+            b"<ol><li>a</li><li>b</li></ol><ol><li>c</li><li>d</li></ol>",
+            "lists.html",
+            [("list", "1. a\n2. b"), ("list", "1. c\n2. d")],
+        ),
+        # Text straight inside a list, or an item wrapped in a <div>, is not lost.
+        (
+            b"<ul>Intro<li>kept</li><div><li>wrapped</li></div></ul>",
+            "loose.html",
+            [("list", "- Intro\n- kept\n- wrapped")],
+        ),
+        # Code inside a step belongs to the step: the list goes on after it.
+        (
+            b"1. Build:\n\n   ```\n   make\n   ```\n2. Ship it.\n",
+            "steps.md",
+            [("list", "1. Build: ``` make ```\n2. Ship it.")],
+        ),
+        # A table of a header row only is a line of words.
+        (b"| office | head count |\n|---|---|\n", "empty.md", [("prose", "office · head count")]),
+        # A refused link keeps its label only, emphasis or parentheses in it or not.
+        (
+            b"[a *b*](javascript:alert(1)) and [x](javascript:alert(1)) end",
+            "l.md",
+            [("prose", "a b and x end")],
+        ),
+    ],
+)
+def test_odd_structure_extracts_whole(source: bytes, name: str, segments) -> None:
+    assert [(s.kind, s.text) for s in extract(source, name).segments] == segments
+
+
+def test_an_icon_title_never_heads_the_page() -> None:
+    page = b"<html><head><title>Real</title></head><body><svg><title>Icon</title></svg><p>Text.</p>"
+
+    assert extract(page, "page.html").segments[0].section == ("Real",)
+
+
+def test_word_numbering_goes_on_after_a_note() -> None:
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("Open the console.", style="List Number")
+    document.add_paragraph("Pick the release.", style="List Number")
+    document.add_paragraph("Note: this takes a minute.")
+    document.add_paragraph("Click roll back.", style="List Number")
+    buffer = io.BytesIO()
+    document.save(buffer)
+
+    text = extract(buffer.getvalue(), "rollback.docx").text
+
+    assert "1. Open the console.\n2. Pick the release." in text
+    assert "3. Click roll back." in text

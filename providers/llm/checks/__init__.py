@@ -15,7 +15,8 @@
   answer unverified rather than unanswered.
 
 One module per concern: `claims` (sentences and their support), `sufficiency` (whether the
-question is answered), `words` (which words matter and which mean the same).
+question is answered), `lists` (which list item a question asks for), `words` (which words
+matter and which mean the same).
 """
 
 from __future__ import annotations

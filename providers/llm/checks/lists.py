@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from providers.llm.base import SourceBlock
+from providers.llm.base import KIND_LIST, SourceBlock
 from providers.tokenize import bm25_tokens
 
 if TYPE_CHECKING:
@@ -56,9 +56,15 @@ def asked_item(question: str) -> AskedItem | None:
     return AskedItem(number, word in ("last", "final"), match.start(), match.end())
 
 
-def list_items(text: str) -> dict[int, str]:
-    """Return a list passage's top-level items by number (bullets by position)."""
+def list_items(text: str, structure: dict | None = None) -> dict[int, str]:
+    """Return a list passage's top-level items by number.
+
+    Bullets are numbered by position only when the passage holds the whole list (its
+    structure says how many items the list has): the second chunk of a split list starts
+    somewhere in the middle.
+    """
     items: dict[int, str] = {}
+    bullets: dict[int, str] = {}
     position = 0
     for line in text.split("\n"):
         if line[:1] in (" ", "\t"):
@@ -67,8 +73,14 @@ def list_items(text: str) -> dict[int, str]:
         if not match:
             continue
         position += 1
-        number = int(match.group("number")) if match.group("number") else position
-        items.setdefault(number, (match.group("text") or match.group("bullet")).strip())
+        if match.group("number"):
+            items.setdefault(int(match.group("number")), match.group("text").strip())
+        else:
+            bullets[position] = match.group("bullet").strip()
+    whole = structure is None or int(structure.get("items") or 0) == position
+    if bullets and whole:
+        for number, text in bullets.items():
+            items.setdefault(number, text)
     return items
 
 
@@ -83,10 +95,10 @@ def check_asked_item(question: str, result: AnswerCheck, blocks: dict[int, Sourc
         return
     for claim in result.claims:
         block = blocks.get(claim.supported_by or (claim.cited[0] if claim.cited else 0))
-        if block is None or block.kind != "list":
+        if block is None or block.kind != KIND_LIST:
             continue
         structure = block.structure or {}
-        items = list_items(block.text)
+        items = list_items(block.text, structure)
         wanted = asked.wanted(structure)
         total = int(structure.get("last") or 0)
         if wanted not in items:

@@ -135,21 +135,21 @@ def _contrasts(question: str, absent: list[str], evidence_text: str) -> list[tup
         return []
     asked_words = raw_tokens(question)
     asked_set = set(asked_words)
-    evidence_words = raw_tokens(evidence_text)
-    evidence_stems = [bm25_tokens(word)[:1] for word in evidence_words]
+    said = raw_tokens(evidence_text)
+    said_stems = [bm25_tokens(word)[:1] for word in said]
     found: list[tuple[str, str]] = []
     for modifier, head in zip(asked_words, asked_words[1:]):
         if modifier not in missing or head in STOP_WORDS:
             continue
         head_stem = bm25_tokens(head)[:1]
-        for index in range(1, len(evidence_words)):
-            other = evidence_words[index - 1]
-            if evidence_stems[index] != head_stem or not head_stem:
+        for index in range(1, len(said)):
+            other = said[index - 1]
+            if said_stems[index] != head_stem or not head_stem:
                 continue
             if other in STOP_WORDS or other in asked_set or NUMBER.fullmatch(other):
                 continue
             if not spelled_like(modifier, [other]):
-                found.append((f"{modifier} {head}", f"{other} {evidence_words[index]}"))
+                found.append((f"{modifier} {head}", f"{other} {said[index]}"))
                 break
     return found
 

@@ -1,8 +1,10 @@
 """The offline answer provider: rules for planning, quoted evidence sentences for answers.
 
 No generative model is involved and nothing is random, so the same inputs always give the
-same outputs. Answers are sentences quoted verbatim from the sources, each followed by its
-[n] citation, which is what lets `reflect` check them mechanically. Each part of a question
+same outputs. A table row or a numbered list answers from its structure first ("64 is the head
+count for Porto [1].", "Step 3 of “Rolling back”: ..."); otherwise answers are sentences
+quoted verbatim from the sources (a heading that holds the date asked for may lead them),
+each followed by its [n] citation, which is what lets `reflect` check them mechanically. Each part of a question
 is answered by the relevant sentence that best holds what it asks for; a further sentence
 joins only when it is relevant on its own, never just to cite another source.
 """
@@ -12,7 +14,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from providers.llm.base import AnswerProvider, CallContext, RunCancelled, SourceBlock, Usage
+from providers.llm.base import (
+    KIND_ROW,
+    KIND_TABLE,
+    AnswerProvider,
+    CallContext,
+    RunCancelled,
+    SourceBlock,
+    Usage,
+)
 from providers.llm.checks import CAVEAT, check_answer
 from providers.llm.extractive.arithmetic import (
     ArithmeticRejected,
@@ -137,7 +147,7 @@ class ExtractiveProvider(AnswerProvider):
             }
         # Table rows are read by the structure above, never quoted as sentences: a record
         # quoted whole is a dump, not an answer.
-        quotable = [block for block in blocks if block.kind not in ("row", "table")]
+        quotable = [block for block in blocks if block.kind not in (KIND_ROW, KIND_TABLE)]
         candidates = [sentence for sentence in block_sentences(quotable) if sentence.answerable]
         if rejected:
             candidates = [

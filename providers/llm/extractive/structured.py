@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from providers.llm.base import SourceBlock
+from providers.llm.base import KIND_LIST, KIND_ROW, KIND_TABLE, SourceBlock
 from providers.llm.checks import SYNONYM_GROUPS, question_terms
 from providers.llm.checks.lists import asked_item, list_items
 from providers.llm.extractive.questions import DATE, NUMBER, PERSON, PLACE, answer_type
@@ -84,7 +84,10 @@ _ROW_QUESTION_WORDS = frozenset(
 def structured_answer(query: str, blocks: list[SourceBlock]) -> StructuredAnswer | None:
     """Return the answer a table or a numbered list gives the question, or None."""
     if asked_item(query):
-        return ordinal_answer(query, blocks)
+        answer = ordinal_answer(query, blocks)
+        # "the first point of contact" names no list: a table may still answer it.
+        if answer is not None:
+            return answer
     rows = _rows(blocks)
     if not rows:
         return None
@@ -104,10 +107,12 @@ def _rows(blocks: list[SourceBlock]) -> list[_Row]:
     for rank, block in enumerate(blocks):
         structure = block.structure or {}
         headers = tuple(str(h) for h in structure.get("headers") or ())
-        table = (block.file_name, str(structure.get("caption") or ""))
-        if block.kind == "row" and structure.get("cells"):
+        # Two tables of one file are told apart by their caption, else by their section.
+        caption = str(structure.get("caption") or "")
+        table = (block.file_name, caption or " › ".join(block.section))
+        if block.kind == KIND_ROW and structure.get("cells"):
             found = [(int(structure.get("row") or 0), structure["cells"])]
-        elif block.kind == "table" and structure.get("rows"):
+        elif block.kind == KIND_TABLE and structure.get("rows"):
             first = int(structure.get("first_row") or 1)
             found = list(enumerate(structure["rows"], start=first))
         else:
@@ -116,10 +121,13 @@ def _rows(blocks: list[SourceBlock]) -> list[_Row]:
             bm25_tokens(" ".join([re.sub(r"[._-]", " ", block.file_name), *table, *block.section]))
         )
         for number, cells in found:
-            key = (table, headers, number)
+            # Rows and headers of one width, so a column index reads every row of the table.
+            width = max(len(headers), len(cells))
+            padded = headers + ("",) * (width - len(headers))
+            key = (table, padded, number)
             if key not in rows:
-                cells = tuple(map(str, cells))
-                rows[key] = _Row(block.index, rank, table, headers, cells, number, frame)
+                cells = tuple(map(str, cells)) + ("",) * (width - len(cells))
+                rows[key] = _Row(block.index, rank, table, padded, cells, number, frame)
     return list(rows.values())
 
 
@@ -140,7 +148,7 @@ def row_answer(query: str, rows: list[_Row]) -> StructuredAnswer | None:
         if (other.table, other.headers) == (row.table, row.headers)
         and other.cells[keys[0]].strip().lower() == row.cells[keys[0]].strip().lower()
     ]
-    if len(same) >= MIN_ROWS_FOR_LIST and not _names_another_cell(row, keys, stems):
+    if len(same) >= MIN_ROWS_FOR_LIST and len(keys) == 1:
         # "Who works from the Munich office?": every row with that value answers.
         return _table_answer(row.headers, keys[0], same)
     column = _asked_column(query, stems, row, keys)
@@ -169,10 +177,6 @@ def _unexplained(query: str, row: _Row, keys: list[int], column: int) -> list[st
     asked = set(bm25_tokens(row.headers[column]))
     explained |= {stem for group in SYNONYM_GROUPS if group & asked for stem in group}
     return [word for word, stem in question_terms(query) if stem not in explained]
-
-
-def _names_another_cell(row: _Row, keys: list[int], stems: set[str]) -> bool:
-    return len(keys) > 1
 
 
 def _named_cells(row: _Row, rows: list[_Row], stems: set[str]) -> tuple[list[int], tuple]:
@@ -328,7 +332,7 @@ def _number(text: str) -> float | None:
 def _table_answer(headers: tuple[str, ...], column: int, rows: list[_Row]) -> StructuredAnswer:
     shown = list(dict.fromkeys([0, column]))
     names = ", ".join(row.cells[0] for row in rows)
-    caption = rows[0].table[1] or rows[0].table[0]
+    caption = rows[0].table[1] or rows[0].table[0] or "the table"
     # A lead-in (it ends with a colon), so the rows below are the claims the check reads.
     lead = f"{len(rows)} rows of {caption} match [{rows[0].block}]:"
     lines = [
@@ -359,7 +363,7 @@ def ordinal_answer(query: str, blocks: list[SourceBlock]) -> StructuredAnswer | 
     topic_stems = {stem for _, stem in question_terms(topic)}
     ranked = []
     for rank, block in enumerate(blocks):
-        if block.kind != "list":
+        if block.kind != KIND_LIST:
             continue
         section_stems = set(bm25_tokens(" ".join(block.section)))
         text_stems = set(bm25_tokens(block.text))
@@ -373,7 +377,7 @@ def ordinal_answer(query: str, blocks: list[SourceBlock]) -> StructuredAnswer | 
         if score < best_score - 1.0:
             break
         wanted = asked.wanted(block.structure)
-        item = list_items(block.text).get(wanted)
+        item = list_items(block.text, block.structure or {}).get(wanted)
         if item:
             heading = block.section[-1] if block.section else "the list"
             item = item if item.rstrip().endswith((".", "!", "?")) else item.rstrip() + "."

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 
-from providers.llm.base import RunCancelled, SourceBlock, public_error
+from providers.llm.base import KIND_ROW, KIND_TABLE, RunCancelled, SourceBlock, public_error
 from queries.pipeline import stages
 from queries.pipeline.answer_stream import AnswerStream
 from queries.pipeline.context import RunContext, run_context
@@ -55,9 +55,9 @@ def structure_keys(doc: dict) -> dict:
     if doc.get("kind"):
         keys["kind"] = doc["kind"]
     structure = doc.get("structure") or {}
-    if doc.get("kind") == "row" and structure.get("cells"):
+    if doc.get("kind") == KIND_ROW and structure.get("cells"):
         rows, first = [structure["cells"]], structure.get("row")
-    elif doc.get("kind") == "table" and structure.get("rows"):
+    elif doc.get("kind") == KIND_TABLE and structure.get("rows"):
         rows, first = structure["rows"], structure.get("first_row")
     else:
         return keys

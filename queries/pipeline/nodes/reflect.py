@@ -2,7 +2,7 @@
 
 Two judges decide together. The provider's critic gives its verdict (a model's, or the
 offline provider's rules), and every answer also passes the same deterministic check
-(`providers/llm/checks.py`): each claim must be supported by the passage it cites (a claim
+(`providers/llm/checks/`): each claim must be supported by the passage it cites (a claim
 without a marker gets one when a passage supports it), and the answer must address the
 question. An answer is grounded only when both agree. When the documents do not answer the
 question, the final answer says so, lists the closest passages, and is never shown as
@@ -135,11 +135,13 @@ def reflect(state: RAGState, config) -> dict:
     except RunCancelled:
         raise
     except Exception as exc:
-        logger.warning("reflection failed; failing open", exc_info=True)
+        # The critic's failure is handled in _judge; this is the check's own: nothing checked
+        # the answer, so it is finalized unverified, never verified.
+        logger.warning("the answer check failed", exc_info=True)
         message = public_error(exc)
         run.emit(stages.STAGE_ERROR, {"stage": stages.REFLECTION, "error": message})
-        failed_open = Verdict(grounded=True, confidence=state.get("confidence", 0.0))
-        return _finalize(run, state, failed_open, error=message)
+        unchecked = Verdict(grounded=False, confidence=0.0, issues=["The answer was not checked."])
+        return _finalize(run, state, unchecked, error=message)
     if verdict.error:
         # The critic failed: the spec fails open, but only the check decides, never nobody.
         run.emit(stages.STAGE_ERROR, {"stage": stages.REFLECTION, "error": verdict.error})
