@@ -170,6 +170,15 @@ def sign_in(page, url: str, username: str, password: str) -> None:
     assert page.locator(".topbar .user").inner_text() == username
 
 
+def ask_offline(page, query: str, timeout: int = 90_000) -> None:
+    """Ask the chat page a question with the offline extractive provider and wait for it."""
+    page.wait_for_selector("#chat[data-ready='1']")
+    page.select_option("#provider", "extractive")
+    page.get_by_label("Your question").fill(query)
+    page.get_by_role("button", name="Ask").click()
+    page.wait_for_selector("#chat[data-state='succeeded']", timeout=timeout)
+
+
 def screenshot(page, name: str, full_page: bool = True) -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"

@@ -8,7 +8,7 @@ import pytest
 from knowledge.services import kb_create
 from queries.models import QueryRun
 from tests.knowledge.filter_corpus import TARGET, ingest_filter_corpus
-from tests.portal.conftest import screenshot, sign_in
+from tests.portal.conftest import ask_offline, screenshot, sign_in
 
 pytestmark = pytest.mark.slow
 
@@ -17,14 +17,6 @@ QUERY = (
     "What did Margaret Hamilton write for NASA at MIT, and what does the Voyager Golden Record "
     "carry?"
 )
-
-
-def ask(page, query: str) -> None:
-    page.wait_for_selector("#chat[data-ready='1']")
-    page.select_option("#provider", "extractive")
-    page.get_by_label("Your question").fill(query)
-    page.get_by_role("button", name="Ask").click()
-    page.wait_for_selector("#chat[data-state='succeeded']", timeout=90_000)
 
 
 def cited_files(page) -> list[str]:
@@ -43,7 +35,7 @@ def test_a_document_filter_narrows_the_answer_to_that_document(portal, new_page,
 
     # Unfiltered, the answer cites the Apollo document: the filter below has something to remove.
     page.goto(portal.url + "/")
-    ask(page, QUERY)
+    ask_offline(page, QUERY)
     assert any(TARGET in card for card in cited_files(page))
 
     # Open the filters, pick the Voyager document: the chip says one document is on.
@@ -58,7 +50,7 @@ def test_a_document_filter_narrows_the_answer_to_that_document(portal, new_page,
     )
     page.select_option("#filter-documents", str(documents["voyager.docx"].id))
     assert page.inner_text("#filters-chip") == "1 document"
-    ask(page, QUERY)
+    ask_offline(page, QUERY)
     files = cited_files(page)
     assert files and all("voyager.docx" in card for card in files), files
     assert "Golden Record" in page.inner_text("#run-view [data-role=answer]")

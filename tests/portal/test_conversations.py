@@ -11,20 +11,12 @@ import pytest
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import Conversation, QueryRun
-from tests.portal.conftest import DESKTOP, PHONE, screenshot, sign_in
+from tests.portal.conftest import DESKTOP, PHONE, ask_offline, screenshot, sign_in
 from tests.queries.test_conversations import PLATFORM_DOCS
 
 pytestmark = pytest.mark.slow
 
 FIRST, SECOND, THIRD = "What does Project Falcon do?", "Who deployed it first?", "And when?"
-
-
-def ask(page, query: str) -> None:
-    page.wait_for_selector("#chat[data-ready='1']")
-    page.select_option("#provider", "extractive")
-    page.get_by_label("Your question").fill(query)
-    page.get_by_role("button", name="Ask").click()
-    page.wait_for_selector("#chat[data-state='succeeded']", timeout=60_000)
 
 
 def answer_text(page) -> str:
@@ -44,7 +36,7 @@ def test_a_conversation_keeps_its_thread_and_reopens_from_the_sidebar(
     page.wait_for_selector("#conv-list li:text('No conversations yet')")
 
     # The first question starts a conversation, listed in the sidebar.
-    ask(page, FIRST)
+    ask_offline(page, FIRST)
     assert "payments scheduler" in answer_text(page)
     conversation_id = page.get_attribute("#chat", "data-conversation-id")
     assert conversation_id and f"conversation={conversation_id}" in page.url
@@ -56,7 +48,7 @@ def test_a_conversation_keeps_its_thread_and_reopens_from_the_sidebar(
     assert page.get_attribute("#question", "placeholder") == "Ask a follow-up…"
 
     # The follow-up is read with the first turn; the first turn moves into the thread above it.
-    ask(page, SECOND)
+    ask_offline(page, SECOND)
     assert "Maria Santos" in answer_text(page) and "Kenji" not in answer_text(page)
     assert page.inner_text("#current-question") == SECOND
     assert page.inner_text("#current-standalone") == (
@@ -100,7 +92,7 @@ def test_a_conversation_keeps_its_thread_and_reopens_from_the_sidebar(
     page.wait_for_selector("#chat[data-state='succeeded']")
     page.wait_for_selector("#thread li.turn")
     assert page.get_attribute("#chat", "data-conversation-id") == conversation_id
-    ask(page, THIRD)
+    ask_offline(page, THIRD)
     assert "14 March 2021" in answer_text(page)
     assert page.inner_text("#current-standalone") == (
         "Searched as: Who deployed Project Falcon first, and when?"
@@ -112,7 +104,7 @@ def test_a_conversation_keeps_its_thread_and_reopens_from_the_sidebar(
     page.get_by_role("button", name="New conversation").click()
     assert page.is_hidden("#thread-card") and page.is_hidden("#current-turn")
     assert "conversation=" not in page.url
-    ask(page, "What is Project Heron?")
+    ask_offline(page, "What is Project Heron?")
     other = page.get_attribute("#chat", "data-conversation-id")
     assert other and other != conversation_id
     assert page.is_hidden("#thread-card")

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from knowledge.services import kb_create
-from tests.portal.conftest import PHONE, screenshot, sign_in
+from tests.portal.conftest import PHONE, ask_offline, screenshot, sign_in
 
 pytestmark = pytest.mark.slow
 
@@ -31,14 +31,6 @@ Everything a new starter does in the first week.
 4. Install the approved browser and the password manager.
 """
 STEP_TWO = "Sign in with the temporary password from your welcome email"
-
-
-def ask(page, query: str) -> None:
-    page.wait_for_selector("#chat[data-ready='1']")
-    page.select_option("#provider", "extractive")
-    page.get_by_label("Your question").fill(query)
-    page.get_by_role("button", name="Ask").click()
-    page.wait_for_selector("#chat[data-state='succeeded']", timeout=60_000)
 
 
 def answer_text(page) -> str:
@@ -113,7 +105,7 @@ def test_rows_and_steps_answer_from_their_structure_and_a_missing_topic_is_not_f
 
     # A row's value: the answer leads with it and its card shows the row under its headers.
     page.goto(portal.url + "/")
-    ask(page, "How many people work in the Porto office?")
+    ask_offline(page, "How many people work in the Porto office?")
     assert answer_text(page).startswith("64"), answer_text(page)
     assert "verified & finalized" in reflection_details(page)
     meta = page.inner_text("#run-view [data-role=meta]")
@@ -140,7 +132,7 @@ def test_rows_and_steps_answer_from_their_structure_and_a_missing_topic_is_not_f
 
     # A numbered step: the answer holds step 2; the card shows the section it sits under.
     page.goto(portal.url + "/")
-    ask(page, "What is step 2 of Laptop setup?")
+    ask_offline(page, "What is step 2 of Laptop setup?")
     assert STEP_TWO in answer_text(page), answer_text(page)
     card = open_cited_card(page)
     assert "onboarding.md" in card.locator(".source-name").inner_text()
@@ -154,7 +146,7 @@ def test_rows_and_steps_answer_from_their_structure_and_a_missing_topic_is_not_f
     # Nothing on the topic: the tracker and the answer card say "not found", never "verified",
     # live and on the run's page.
     page.goto(portal.url + "/")
-    ask(page, "What is the parental leave policy?")
+    ask_offline(page, "What is the parental leave policy?")
     answer = answer_text(page)
     assert answer.startswith("I could not find the parental leave policy"), answer
     assert_not_found(page)
@@ -193,9 +185,9 @@ def test_a_follow_up_about_a_row_keeps_its_office(portal, new_page, django_user_
     page.wait_for_selector("#upload-list li[data-status='ready']", timeout=120_000)
 
     page.goto(portal.url + "/")
-    ask(page, "Who runs the Dublin office?")
+    ask_offline(page, "Who runs the Dublin office?")
     assert "Siobhan Byrne" in answer_text(page), answer_text(page)
-    ask(page, "How many people work there?")
+    ask_offline(page, "How many people work there?")
     assert answer_text(page).startswith("31"), answer_text(page)
     assert "Dublin" in page.inner_text("#current-standalone")
     turns = page.locator("#thread li.turn")
