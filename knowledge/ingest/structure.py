@@ -252,7 +252,9 @@ def plain_structure(pages: list[tuple[str, int | None]]) -> list[Segment]:
     and ends without punctuation, is a heading; one framed by rule lines (----) heads the
     others; "1. Topic" alone before prose is a numbered heading; a short line ending in a
     colon ("Decisions:") heads what follows it one level down; "1." / "1)" / "Step 1:" lines
-    are numbered items and "-" lines bullets, each taking the wrapped lines that follow it.
+    are numbered items and "-" lines bullets, each taking the wrapped lines that follow it;
+    lines of labelled amounts under a lead-in ("The nightly caps are:" over "Lisbon EUR 140 -
+    Porto EUR 120") are a two-column table named by the lead-in.
     """
     builder = StructureBuilder()
     for text, page in pages:
@@ -316,6 +318,16 @@ def _plain_paragraph(
     lines = [line.rstrip() for line in paragraph.split("\n") if line.strip()]
     prose: list[str] = []
     item: list[str] = []
+    # "The nightly caps are:" over lines of "Lisbon EUR 140 - Porto EUR 120": a table.
+    lead_in = ""
+    pairs: list[list[str]] = []
+
+    def close_pairs() -> None:
+        if len(pairs) >= MIN_PAIRS:
+            builder.table(["", _value_header(lead_in)], pairs, caption=lead_in)
+        else:
+            prose.extend(f"{label} {value}" for label, value in pairs)
+        pairs.clear()
 
     def close_item() -> None:
         if item:
@@ -336,10 +348,20 @@ def _plain_paragraph(
         )
         if heading is not None and (index == 0 or _ends_sentence(lines[index - 1])):
             close_item()
+            close_pairs()
             close_prose()
             level, text = heading
             builder.heading(LEVEL_FRAMED if framed and index == 0 else level, text)
+            lead_in = text.rstrip(":") if level == LEVEL_LEAD_IN else ""
             continue
+        found = _value_pairs(line) if lead_in else None
+        if found:
+            close_item()
+            close_prose()
+            pairs.extend(found)
+            continue
+        close_pairs()
+        lead_in = ""
         marker = _NUMBERED.match(line) or _BULLETED.match(line)
         topic = _numbered_heading(line, following) if following[:1].isupper() else ""
         if marker and topic and not item:
@@ -359,7 +381,36 @@ def _plain_paragraph(
             close_item()
             prose.append(line)
     close_item()
+    close_pairs()
     close_prose()
+
+
+# A label and its amount: "Munich EUR 180", "Austin USD 210", "Standard 8 h", "Dublin €190".
+_PAIR = re.compile(
+    r"^(?P<label>[A-ZÀ-Þ][\w'’.&/ -]{0,40}?)\s+"
+    r"(?P<value>(?:[A-Z]{3}\s?|[$€£¥])\d[\d,.]*(?:\s?[A-Z]{3})?|\d[\d,.]*\s?(?:%|[A-Z]{3}|[a-z]{1,5})?)$"
+)
+_PAIR_SEPARATOR = re.compile(r"\s+[-–—·|]\s+|\s*;\s*|\s{2,}")
+MIN_PAIRS = 3
+
+
+def _value_pairs(line: str) -> list[list[str]] | None:
+    """Return the [label, amount] pairs a line of them holds, else None."""
+    parts = [part.strip() for part in _PAIR_SEPARATOR.split(line.strip()) if part.strip()]
+    matches = [_PAIR.match(part) for part in parts]
+    if not parts or not all(matches):
+        return None
+    return [[match.group("label"), match.group("value")] for match in matches]
+
+
+def _value_header(lead_in: str) -> str:
+    """Return a column name from a lead-in: "The nightly caps are" gives "nightly cap"."""
+    name = re.sub(r"^(?:the|our|your|these|current)\s+", "", lead_in.strip(), flags=re.I)
+    name = re.sub(r"\s+(?:are|is|were|was|as follows|below)$", "", name, flags=re.I)
+    words = name.split()
+    if words and words[-1].endswith("s") and not words[-1].endswith("ss"):
+        words[-1] = words[-1][:-1]
+    return " ".join(words) or "value"
 
 
 def _plain_heading(

@@ -189,6 +189,24 @@ def test_plain_text_notes_keep_their_headings_and_numbered_topics_as_sections() 
     ]
 
 
+def test_lines_of_labelled_amounts_under_a_lead_in_become_a_table() -> None:
+    policy = (
+        "Hotels\nBook a hotel at or below the nightly cap for the city.\n"
+        "The nightly caps are:\n   Lisbon EUR 140 - Porto EUR 120 - Munich EUR 180\n"
+        "   Austin USD 210 - Toronto CAD 250\nFor any other city, ask the travel desk.\n"
+    )
+
+    segments = extract(policy.encode(), "travel.txt").segments
+
+    table = next(s for s in segments if s.kind == "table")
+    assert table.headers == ("", "nightly cap") and table.caption == "The nightly caps are"
+    assert table.rows[2] == ("Munich", "EUR 180") and len(table.rows) == 5
+    assert "Munich · nightly cap: EUR 180" in table.text.split("\n")
+    # Two amounts are a sentence's business, not a table.
+    short = "Hotels\nThe caps are:\n   Lisbon EUR 140 - Porto EUR 120\nAsk the desk.\n"
+    assert all(s.kind != "table" for s in extract(short.encode(), "t.txt").segments)
+
+
 @pytest.mark.parametrize("name", ["malicious.html", "malicious.md"])
 def test_scripts_handlers_and_javascript_links_are_removed(name: str) -> None:
     result = _extract_fixture(name)

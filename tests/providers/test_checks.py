@@ -237,3 +237,53 @@ def test_a_bare_value_without_a_marker_gets_the_marker_of_the_passage_that_holds
     assert check.answer == "EUR 140 [2]" and check.sufficient and not check.unsupported
     named = check_answer("Where is the cap EUR 140?", "Lisbon", BLOCKS)
     assert named.answer == "Lisbon [2]" and not named.unsupported
+
+
+def test_an_answer_about_the_question_s_other_words_does_not_answer_what_is_asked() -> None:
+    # "salary range" is what is asked; the passage is about "engineers in Porto".
+    block = SourceBlock(
+        index=1,
+        file_name="notes.txt",
+        text="The Porto team has grown from 5 to 9 engineers since the hiring freeze was lifted.",
+    )
+    asked = "What is the salary range for a software engineer in Porto?"
+    answer = (
+        "The Porto team has grown from 5 to 9 engineers since the hiring freeze was lifted. [1]"
+    )
+    stats = {"chunks": 50, "df": {"salari": 2, "rang": 1, "softwar": 3, "engin": 6, "porto": 9}}
+
+    check = check_answer(asked, answer, [block], term_stats=stats)
+    assert check.unasked == ["salary", "range"] and not check.sufficient
+    # A word no searched document uses is the question's own wording ("nickname"), not proof
+    # that the documents are silent: the answer stays, unverified.
+    stats["df"]["salari"] = 0
+    check = check_answer(asked, answer, [block], term_stats=stats)
+    assert check.unasked == [] and check.sufficient and check.doubtful
+
+
+def test_how_long_an_action_takes_is_not_answered_by_another_duration() -> None:
+    block = SourceBlock(
+        index=1,
+        file_name="runbook.md",
+        text="Backups run nightly and are kept for 35 days. A restore takes about 40 minutes.",
+        section=("Restoring a database from backup",),
+    )
+    asked = "How long does it take to restore the database from a backup?"
+
+    assert check_answer(
+        asked, "Backups run nightly and are kept for 35 days. [1]", [block]
+    ).unfitting
+    assert not check_answer(asked, "A restore takes about 40 minutes. [1]", [block]).unfitting
+
+
+def test_how_much_money_needs_an_amount_of_money() -> None:
+    block = SourceBlock(
+        index=1,
+        file_name="expenses.html",
+        text="Photograph the receipt within 7 days. Meals are capped at EUR 45 a day.",
+    )
+
+    asked = "How much can I spend on a company mobile phone?"
+    assert check_answer(asked, "Photograph the receipt within 7 days. [1]", [block]).unfitting
+    asked = "How much can I spend on meals?"
+    assert not check_answer(asked, "Meals are capped at EUR 45 a day. [1]", [block]).unfitting

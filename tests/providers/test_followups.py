@@ -350,3 +350,19 @@ def test_the_provider_counts_one_condense_call_and_none_without_history():
     rewritten = provider.condense_query("Who deployed it first?", [FALCON], ctx)
     assert rewritten == "Who deployed Project Falcon first?"
     assert ctx.usage["condense"].calls == 1
+
+
+def test_a_follow_up_that_names_nothing_keeps_what_was_asked_of_the_subject():
+    planned = turn(
+        "When was general availability of the Ledger online checkout originally planned?"
+    )
+    assert condense("And what is the new date?", [planned]) == (
+        "What is the new date for general availability of the Ledger online checkout?"
+    )
+
+
+def test_when_was_that_decided_asks_about_the_previous_question_as_a_whole():
+    moving = turn("Which building is the Rotterdam office moving to?")
+    assert condense("And when was that decided?", [moving]) == (
+        "When was it decided which building the Rotterdam office is moving to?"
+    )

@@ -156,3 +156,15 @@ def test_the_provider_never_quotes_a_table_row_as_a_sentence() -> None:
     )
 
     assert answer["answer"] == NOT_FOUND
+
+
+def test_how_much_i_can_spend_is_a_limit_not_what_a_contract_costs() -> None:
+    headers = ["vendor", "service", "annual cost eur"]
+    blocks = [
+        row(1, headers, ["Northpeak Telecom", "Company mobile contracts", "39800"], 1),
+        row(2, headers, ["Stratus Hosting", "Cloud hosting", "684000"], 2),
+    ]
+
+    assert structured_answer("How much can I spend on a company mobile phone?", blocks) is None
+    answer = structured_answer("How much do we pay Northpeak Telecom per year?", blocks)
+    assert answer.text == "39800 is the annual cost eur for Northpeak Telecom [1]."

@@ -9,7 +9,9 @@
 - **Sufficiency.** The answer must address the question (`sufficiency`): a name or version
   the question asks about must be in the documents the answer rests on, a modifier no
   document uses must not stand where the passages put another ("sabbatical leave" asked,
-  "annual leave" found), a "how many" answer must hold a quantity, and an answer that says the
+  "annual leave" found), the thing asked for ("salary range") must be what the passages speak
+  of, a "how many" answer must hold a quantity (a "how much does it cost" one an amount of
+  money, a "how long does it take to X" one the time X takes), and an answer that says the
   documents do not say is taken at its word. Weaker signs (a word no document uses that reads
   as a paraphrase, passages holding under half of the question's words by rarity) leave the
   answer unverified rather than unanswered.
@@ -81,6 +83,8 @@ class AnswerCheck:
     unnamed: list[str] = field(default_factory=list)
     # The answer holds no thing of the kind asked for (no number for "how many").
     unfitting: bool = False
+    # The words of the thing asked for ("salary range") that the evidence never mentions.
+    unasked: list[str] = field(default_factory=list)
     # Near misses: the question's "sabbatical leave" where the passages say "annual leave".
     contrasts: list[tuple[str, str]] = field(default_factory=list)
     # Each question word: (word, weight, covered), for the record.
@@ -127,6 +131,12 @@ class AnswerCheck:
             issues.append(
                 "The cited passages are not about "
                 + ", ".join(f'"{word}"' for word in self.unnamed)
+                + "."
+            )
+        elif self.unasked:
+            issues.append(
+                "The cited passages do not speak of "
+                + " ".join(f'"{word}"' for word in self.unasked)
                 + "."
             )
         elif self.unfitting:

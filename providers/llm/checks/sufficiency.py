@@ -2,8 +2,11 @@
 
 Not found: a name or version the question asks about that no passage of the documents the
 answer rests on mentions; a modifier no document uses where the passages put another
-("sabbatical leave" asked, "annual leave" found); a "how many" answer without a quantity; an
-answer that says the documents do not say. Doubtful (left unverified): a question word no
+("sabbatical leave" asked, "annual leave" found); the thing asked for ("the salary range for
+...") in no form in those passages, though the documents use its words elsewhere; a "how many"
+answer without a quantity, a "how much does it cost" one without an amount of money, a "how
+long does it take to X" one that says nothing of X taking time; an answer that says the
+documents do not say. Doubtful (left unverified): a question word no
 document uses that reads as a paraphrase, or passages holding under half of the question's
 words, each weighted by how rare it is in the searched knowledge bases.
 """
@@ -18,6 +21,7 @@ from providers.llm.base import SourceBlock
 from providers.llm.checks.words import (
     NEAR_WORD_COSINE,
     NUMBER,
+    QUESTION_WORDS,
     SYNONYM_GROUPS,
     evidence_words,
     is_common,
@@ -103,9 +107,15 @@ def judge_sufficiency(
     result.unnamed = _unnamed(question, "\n".join([*files, *nearby]))
     result.contrasts = _contrasts(question, result.absent, evidence_text)
     result.unfitting = not _fits_type(question, [claim.text for claim in result.claims])
+    # Words no searched document uses are the question's own wording ("nickname"), the
+    # documents' silence or not: they leave an answer unverified (`absent`), not unanswered.
+    unasked = _unaddressed(question, evidence_text, found)
+    result.unasked = [] if set(unasked) & set(result.absent) else unasked
     # A word no document uses may be the documents' silence or the question's own wording
     # ("surrender" for "gave up"): it leaves the answer unverified, not unanswered.
-    result.sufficient = not (result.contrasts or result.unnamed or result.unfitting)
+    result.sufficient = not (
+        result.contrasts or result.unnamed or result.unfitting or result.unasked
+    )
 
 
 def _coverage(
@@ -124,6 +134,44 @@ def _coverage(
         else:
             result.missing.append(word)
     result.coverage = round(covered_weight / total, 3) if total else 1.0
+
+
+# Stricter than a paraphrase of any question word: "salary" is near "pay" (0.52) in "Keystone
+# Pay", "population" near "inhabitants" (0.57).
+ASKED_THING_COSINE = 0.56
+
+
+# "What is the salary range for ...": the thing asked for, before its first preposition.
+_ASKED_THING = re.compile(
+    r"^\s*(?:and\s+)?(?:what|which)(?:'s|\s+(?:is|are|was|were))\s+(?:the|our|your|my|a|an)\s+"
+    r"(?P<head>[\w'’-]+(?:\s+[\w'’-]+){0,3}?)\s+"
+    r"(?:of|for|in|at|on|to|from|with|by|per|under|between|that|when|if)\b",
+    re.IGNORECASE,
+)
+
+
+def _unaddressed(question: str, evidence_text: str, found: list[str]) -> list[str]:
+    """Return the words of the thing a question asks for ("salary range") when the evidence
+    holds none of them in any form, and one at least is not a common word: the passages are
+    about its other words ("a software engineer in Porto"), not about what is asked."""
+    match = _ASKED_THING.match(" ".join(question.split()))
+    if not match:
+        return []
+    words = [
+        word
+        for word in raw_tokens(match.group("head"))
+        if word not in STOP_WORDS and word not in QUESTION_WORDS and not NUMBER.fullmatch(word)
+    ]
+    if not words or all(is_common(word) for word in words):
+        return []
+    stems = set(bm25_tokens(evidence_text))
+    for word in words:
+        stem = (bm25_tokens(word) or [word])[0]
+        if _covered(word, stem, stems, evidence_text) or (
+            found and near_in_meaning(word, found, ASKED_THING_COSINE)
+        ):
+            return []
+    return words
 
 
 def _contrasts(question: str, absent: list[str], evidence_text: str) -> list[tuple[str, str]]:
@@ -209,14 +257,46 @@ _QUANTITY_WORDS = frozenset(
 )  # fmt: skip
 
 
+# "How long does it take to restore ...?": a duration of that action.
+_HOW_LONG_TAKES = re.compile(
+    r"\bhow long (?:does|did|will|would|should|can|do) (?:it|[\w-]+(?:\s+[\w-]+){0,3}) take\b"
+    r"(?:\s+(?:to|for)\s+(?:\w+\s+)?(?P<action>\w+))?",
+    re.IGNORECASE,
+)
+# "How much does it cost / can I spend / is the fee": an amount of money, in a currency.
+_MONEY_QUESTION = re.compile(
+    r"\bhow much\b(?:\s+[\w'’-]+){0,6}?\s+(?:cost|costs|spend|pay|paid|charge|charged|"
+    r"claim|reimbursed?|earn|earns|price|priced|fee|fees|budget|salary|afford|worth)\b",
+    re.IGNORECASE,
+)
+_MONEY = re.compile(
+    r"[$€£¥₹]|\b(?:eur|usd|gbp|cad|aud|chf|jpy|cny|dollars?|euros?|pounds?|yen|yuan|francs?|"
+    r"marks?|rupees?|pesos?|crowns?|kronor|krona|cents?|pence|free|nothing|no charge)\b",
+    re.IGNORECASE,
+)
+_TAKING = frozenset(bm25_tokens("take takes took taken taking last lasts lasted need needs within"))
+
+
 def _fits_type(question: str, claims: list[str]) -> bool:
-    """Return whether an answer to "how many" or "how much" holds a quantity.
+    """Return whether an answer to "how many" or "how much" holds a quantity, and one to
+    "how long does it take to X" says how long X takes.
 
     Only a quantity is told reliably: an answer to "when" or "who" may rightly be "after the
-    war" or "the owner".
+    war" or "the owner". A duration alone is not enough for "how long does a restore take":
+    "backups are kept for 35 days" is a duration of something else.
     """
-    if not _HOW_MANY.search(question) or not claims:
+    if not claims:
         return True
+    takes = _HOW_LONG_TAKES.search(question)
+    if takes:
+        action = set(bm25_tokens(takes.group("action") or ""))
+        said = {stem for claim in claims for stem in bm25_tokens(claim)}
+        return bool(said & (_TAKING | action))
+    if not _HOW_MANY.search(question):
+        return True
+    if _MONEY_QUESTION.search(question) and not any(_MONEY.search(claim) for claim in claims):
+        # "How much can I spend?" is not answered by "within 7 days".
+        return False
     asked = set(raw_tokens(question))
     for claim in claims:
         words = set(raw_tokens(claim)) - asked

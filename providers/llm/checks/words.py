@@ -53,7 +53,8 @@ SYNONYM_GROUPS: tuple[frozenset[str], ...] = tuple(
         ("date", "day", "deadline", "due", "when"),
         ("end", "ends", "expires", "expiry", "until", "renewal", "renews"),
         ("response", "respond", "reply", "replies", "sla"),
-        ("chose", "choose", "chosen", "picked", "selected", "select", "decided", "went"),
+        ("chose", "choose", "chosen", "picked", "selected", "select", "decided", "decide",
+         "decision", "went"),
         ("moved", "move", "postponed", "pushed", "delayed", "rescheduled", "shifted"),
         ("role", "title", "job", "position"),
     )

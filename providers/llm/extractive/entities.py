@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from providers.llm.checks.words import is_common_name
 from providers.llm.extractive.questions import DATE, NAME, NUMBER, PERSON, PLACE
 from providers.tokenize import raw_tokens
 
@@ -126,9 +127,12 @@ def _new_names(sentence: str, question_words: set[str]) -> list[tuple[int, list[
         if not words:
             continue
         sentence_start = not sentence[:offset].strip() or sentence[:offset].rstrip()[-1] in ".!?:"
-        # A lone capitalised word opening a sentence is as likely a noun as a name.
+        # A lone capitalised word opening a sentence is as likely a noun as a name, unless a
+        # comma sets off a rare word ("Sintra, 8-10 October").
         if sentence_start and len(words) == 1 and not words[0].isupper():
-            continue
+            after = sentence[sentence.index(words[0], offset) + len(words[0]) :]
+            if not (after.startswith(",") and not is_common_name(words[0].lower())):
+                continue
         tokens = {token for word in words for token in raw_tokens(word)} - {"s"}
         if tokens and not tokens <= question_words:
             names.append((offset, words))

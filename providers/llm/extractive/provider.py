@@ -29,6 +29,7 @@ from providers.llm.extractive.arithmetic import (
     evaluate_arithmetic,
     format_number,
 )
+from providers.llm.extractive.entities import entity_strength
 from providers.llm.extractive.feedback import (
     UNSUPPORTED_MARKER,
     excluded_by_feedback,
@@ -55,7 +56,7 @@ from providers.llm.extractive.sentences import (
     parse_context_blocks,
 )
 from providers.llm.extractive.structured import structured_answer
-from providers.tokenize import bm25_tokens
+from providers.tokenize import bm25_tokens, raw_tokens
 
 NOT_FOUND = "I could not find an answer to this question in the provided documents."
 # The check's caveat line, as answers carry it after a failed check.
@@ -163,8 +164,14 @@ class ExtractiveProvider(AnswerProvider):
         facts = [candidates[i].quoted for i in chosen]
         following = _continuation(candidates, chosen[0])
         if following is not None and following not in chosen:
-            # "Company offsite - approved." says little alone; the next sentence goes on.
-            facts[0] = f"{facts[0]} {candidates[following].quoted}"
+            # "Company offsite - approved." says little alone; the next sentence goes on. Each
+            # carries its marker: the check reads every sentence as a claim.
+            marker = candidates[chosen[0]].block
+            lead, rest = facts[0], candidates[following].quoted
+            if _holds_answer(query, rest) and not _holds_answer(query, lead):
+                # "Where ...?": the sentence that holds the place leads.
+                lead, rest = rest, lead
+            facts[0] = f"{lead} [{marker}] {rest}"
         heading = heading_lead(query, candidates[chosen[0]])
         if heading:
             facts[0] = f"{heading}: {facts[0]}"
@@ -310,6 +317,12 @@ def _continuation(candidates: list, lead: int) -> int | None:
         if other.block == sentence.block and other.position == sentence.position + 1:
             return index
     return None
+
+
+def _holds_answer(query: str, sentence: str) -> bool:
+    """Return whether a sentence holds a new thing of the kind the question asks for."""
+    wanted = answer_type(query)
+    return entity_strength(sentence, wanted, set(raw_tokens(query))) > 0
 
 
 def _not_found(best: float) -> dict[str, Any]:

@@ -97,8 +97,7 @@ def score_part(
     known = question_words if question_words is not None else set(raw_tokens(text))
     relevance = np.empty(len(sentences), dtype=np.float64)
     entity = np.array(
-        [entity_strength(sentence.text, answer_type, known) for sentence in sentences],
-        dtype=np.float64,
+        [_entity(sentence, answer_type, known) for sentence in sentences], dtype=np.float64
     )
     # A name shared with the question says a sentence mentions it, not that it answers it.
     topic = terms - set(bm25_tokens(" ".join(_NAME.findall(text))))
@@ -141,6 +140,21 @@ def score_part(
         len(terms),
         len(topic),
     )
+
+
+# A date only a heading above the sentence holds ("Tue 14 January 2025 - leadership weekly"
+# over "Decision: go with Maashaven") answers "when" less clearly than one in the sentence.
+HEADING_DATE_STRENGTH = 0.5
+
+
+def _entity(sentence: Sentence, answer_type: str, known: set[str]) -> float:
+    """Return how clearly a sentence holds a new entity of the type; for a date, its heading
+    may hold it (meeting notes date the decisions under them)."""
+    strength = entity_strength(sentence.text, answer_type, known)
+    if strength or answer_type != DATE:
+        return strength
+    dated = any(entity_strength(heading, DATE, known) for heading in sentence.section)
+    return HEADING_DATE_STRENGTH if dated else 0.0
 
 
 def ranking(scores: np.ndarray, sentences: list[Sentence]) -> list[int]:

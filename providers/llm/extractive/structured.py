@@ -46,6 +46,16 @@ _PERSON_LIKE = re.compile(r"^[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)+$")
 _PERSON_HEADERS = frozenset(bm25_tokens("name contact manager owner lead head person responsible"))
 _PLACE_HEADERS = frozenset(bm25_tokens("city country location office site address region"))
 MIN_ROWS_FOR_LIST = 2
+# "How much can I spend / claim ...": the asker's limit, read only from a column that is one.
+_ALLOWANCE = re.compile(
+    r"\bhow much (?:(?:can|may|could)\s+(?:i|we|you|they|an?\s+[\w-]+|employees?|staff)\s+"
+    r"(?:be\s+)?|(?:am|are|is)\s+(?:i|we|you|they|an?\s+[\w-]+|employees?|staff)\s+"
+    r"allowed to\s+)(?:spend|claim|expense|get back|be reimbursed|reimburse)\b",
+    re.IGNORECASE,
+)
+_LIMIT_HEADERS = frozenset(
+    bm25_tokens("budget limit cap allowance maximum max ceiling entitlement allowed up to")
+)
 
 
 @dataclass(frozen=True)
@@ -153,6 +163,9 @@ def row_answer(query: str, rows: list[_Row]) -> StructuredAnswer | None:
         return _table_answer(row.headers, keys[0], same)
     column = _asked_column(query, stems, row, keys)
     if column is None or not row.cells[column].strip():
+        return None
+    if _ALLOWANCE.search(query) and not set(bm25_tokens(row.headers[column])) & _LIMIT_HEADERS:
+        # "How much can I spend on a phone?" asks for a limit, not what a contract costs.
         return None
     if _unexplained(query, row, keys, column):
         # The question says more than "this row, this column" ("when was it signed?").

@@ -73,7 +73,7 @@ def condense(query: str, history: list[dict[str, str]]) -> str:
         # "And what is the new date?" names nothing: it goes on about the same subject.
         if subject.phrase.lower() not in question.lower():
             body = LEADING_AND.sub("", question)
-            return f"{body[:1].upper()}{END.sub('', body[1:])} for {subject.phrase}?"
+            return f"{body[:1].upper()}{END.sub('', body[1:])} for {subject.whole}?"
     return resolved
 
 

@@ -71,6 +71,24 @@ _WH_EMPTY_CLAUSE = re.compile(
 )
 
 
+# "And when was that decided?": the decision is the previous question's answer.
+_WH_DECIDED = re.compile(
+    _LEAD
+    + r"(?P<wh>when|who|why|where|how)\s+(?:was|were|has been|had been)\s+(?:that|this|it)\s+"
+    + r"(?P<verb>decided|agreed|approved|announced|chosen|confirmed|settled|planned)[\s?.!]*$",
+    re.I,
+)
+
+
+# "Which building is the Rotterdam office moving to?": a question with its subject after the
+# auxiliary, to be said as a clause ("which building the Rotterdam office is moving to").
+_INVERTED = re.compile(
+    r"^(?P<wh>which|what|who|where|when|how)(?P<noun>(?:\s+[a-z][\w-]*){0,2}?)\s+"
+    r"(?P<aux>is|are|was|were|will)\s+(?P<rest>.+?)[\s?.!]*$",
+    re.I,
+)
+
+
 _WH_AUX = re.compile(r"^(?P<wh>" + _WH + r")\s+(?P<rest>" + AUXILIARIES + r"\b.*)$", re.I)
 
 
@@ -151,10 +169,29 @@ def with_context(question: str, previous: str, subject: Subject) -> str:
     match = _BARE_WH.match(question) or _WH_EMPTY_CLAUSE.match(question)
     if match:
         return _with_question_word(previous, match.group("wh").lower())
+    match = _WH_DECIDED.match(question)
+    clause = _as_clause(previous, subject) if match else ""
+    if clause:
+        return f"{match.group('wh').capitalize()} was it {match.group('verb').lower()} {clause}?"
     new_subject = _new_subject(question)
     if new_subject:
         return _with_subject(previous, subject, new_subject)
     return ""
+
+
+def _as_clause(question: str, subject: Subject) -> str:
+    """Return a question said as a clause ("which building the Rotterdam office is moving
+    to"), or "" when its subject does not follow its auxiliary."""
+    match = _INVERTED.match(question)
+    if not match or not subject.phrase:
+        return ""
+    rest = match.group("rest")
+    if not rest.lower().startswith(subject.phrase.lower() + " "):
+        return ""
+    after = rest[len(subject.phrase) :].strip()
+    noun = match.group("noun").strip()
+    opening = " ".join(part for part in (match.group("wh").lower(), noun) if part)
+    return f"{opening} {rest[: len(subject.phrase)]} {match.group('aux').lower()} {after}"
 
 
 def _with_ordinal(previous: str, match: re.Match[str]) -> str:

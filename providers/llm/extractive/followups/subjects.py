@@ -150,6 +150,14 @@ class Subject(NamedTuple):
     phrase: str = ""
     name: str = ""
     head: str = ""
+    # What the question asks of the subject, when it says so: "general availability of".
+    of: str = ""
+
+    @property
+    def whole(self) -> str:
+        """Return the phrase with what the question asked of it: "general availability of the
+        Ledger online checkout"."""
+        return f"{self.of} {self.phrase}" if self.of and self.phrase else self.phrase
 
     def place_like(self) -> bool:
         """Return whether "there" can stand for this subject: a name, or a place noun."""
@@ -200,8 +208,20 @@ def subject_in(question: str) -> Subject:
         do_support = start > 1 and tokens[start - 2].lower() in _DO_SUPPORT
         nouns = _nouns_after(tokens, end, do_support, keep=0)
         phrase = " ".join([determiner.lower(), name, *nouns])
-        return Subject(phrase, name, nouns[-1] if nouns else "")
+        return Subject(phrase, name, nouns[-1] if nouns else "", _of_before(tokens, start - 1))
     return _noun_phrase(tokens)
+
+
+def _of_before(tokens: list[str], start: int) -> str:
+    """Return the nouns and "of" before a phrase ("general availability of"), or ""."""
+    if start < 2 or tokens[start - 1].lower() != "of":
+        return ""
+    nouns: list[str] = []
+    for token in reversed(tokens[max(start - 4, 0) : start - 1]):
+        if not token[0].isalnum() or token[0].isupper() or _is_phrase_end(token):
+            break
+        nouns.insert(0, token)
+    return " ".join([*nouns, "of"]) if nouns else ""
 
 
 def _starts_name(token: str) -> bool:
@@ -238,8 +258,11 @@ def _has_digit(token: str) -> bool:
 def _nouns_after(tokens: list[str], start: int, do_support: bool, keep: int) -> list[str]:
     """Return up to four nouns from `start` on, without the verb a do-question puts last."""
     nouns: list[str] = []
-    for token in tokens[start : start + 4]:
+    for index, token in enumerate(tokens[start : start + 4], start=start):
         if not token[0].isalnum() or token[0].isupper() or _is_phrase_end(token):
+            break
+        following = tokens[index + 1] if index + 1 < len(tokens) else "?"
+        if _is_progressive(token, following):
             break
         nouns.append(token)
     stop = tokens[start + len(nouns)] if start + len(nouns) < len(tokens) else "?"
@@ -250,6 +273,15 @@ def _nouns_after(tokens: list[str], start: int, do_support: bool, keep: int) -> 
     if do_support and verb_was_taken and len(nouns) > keep:
         nouns = nouns[:-1]
     return nouns
+
+
+def _is_progressive(word: str, following: str) -> bool:
+    """Return whether an -ing word is the verb of "is the office moving to ...?", not a noun
+    ("the office building"): it ends the question or a preposition follows it."""
+    lowered = word.lower()
+    if not lowered.endswith("ing") or len(lowered) < 6 or lowered in _PLACES:
+        return False
+    return following in {"?", ".", "!"} or following.lower() in PREPOSITIONS
 
 
 def _is_phrase_end(word: str) -> bool:
