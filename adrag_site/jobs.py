@@ -73,6 +73,16 @@ def is_worker_process() -> bool:
     return "procrastinate" in sys.argv and "worker" in sys.argv and "--one-shot" not in sys.argv
 
 
+def worker_queues() -> list[str]:
+    """Return the queues this worker process takes (`--queues a,b`), [] if it names none."""
+    for index, arg in enumerate(sys.argv):
+        if arg == "--queues" and index + 1 < len(sys.argv):
+            return [queue.strip() for queue in sys.argv[index + 1].split(",") if queue.strip()]
+        if arg.startswith("--queues="):
+            return [queue.strip() for queue in arg.split("=", 1)[1].split(",") if queue.strip()]
+    return []
+
+
 def warm_up_in_worker(name: str, load) -> None:
     """In a worker, call `load` on a background thread at start, so that the first job does not
     wait for what it loads (models, LangGraph); elsewhere (web, commands) load nothing. The log

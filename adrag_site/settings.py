@@ -376,6 +376,8 @@ LLM_MAX_TOKENS = {
 # JSON stages send their schema: auto (json_schema, downgraded per server when rejected),
 # json_schema, json_object_schema (llama-cpp-python's server), json_object, or none.
 OPENAI_STRUCTURED_OUTPUT = env_str("OPENAI_STRUCTURED_OUTPUT", "auto").lower()
+# "auto": ask a self-hosted server (llama.cpp's) to keep the prompt cache; true/false to force.
+OPENAI_CACHE_PROMPT = env_str("OPENAI_CACHE_PROMPT", "auto").lower()
 # Ollama and the local provider: schema (a grammar from the stage's schema), json_object, none.
 OLLAMA_STRUCTURED_OUTPUT = env_str("OLLAMA_STRUCTURED_OUTPUT", "schema").lower()
 # The in-process llama.cpp provider (`pip install -e '.[local]'`): any GGUF file.
@@ -387,6 +389,10 @@ LOCAL_N_THREADS = env_int("LOCAL_N_THREADS", 0)  # 0: one per core
 LOCAL_STRUCTURED_OUTPUT = env_str("LOCAL_STRUCTURED_OUTPUT", "schema").lower()
 # The local model judges its own answers only when asked: the deterministic check always does.
 LOCAL_MODEL_CRITIC = env_bool("LOCAL_MODEL_CRITIC", False)
+# Plain lookups are planned by rule; the local model plans only what the rules see more in.
+LOCAL_RULES_PLANNER = env_bool("LOCAL_RULES_PLANNER", True)
+# Run workers load the local model at start: "auto" when DEFAULT_PROVIDER is local; true/false.
+LOCAL_WARM_UP = env_str("LOCAL_WARM_UP", "auto").lower()
 # Answer text reaches the events endpoint as `answer_delta` events, coalesced to at most one
 # per ANSWER_DELTA_SECONDS and ANSWER_DELTA_MAX_EVENTS per attempt, so the log stays bounded.
 ANSWER_DELTA_SECONDS = env_float("ANSWER_DELTA_SECONDS", 0.25)

@@ -10,9 +10,11 @@ class ProvidersConfig(AppConfig):
     def ready(self) -> None:
         from adrag_site.health import register_probe
         from adrag_site.jobs import warm_up_in_worker
-        from providers import embedder, reranker
+        from providers import embedder, local_readiness, reranker
 
         register_probe("embedder", embedder.status)
         register_probe("reranker", reranker.status)
-        # A worker loads its model up front, so its first query does not pay for it.
+        register_probe("local_model", local_readiness.status)
+        # A worker loads its models up front, so its first query does not pay for them.
         warm_up_in_worker("embedder", embedder.get_model)
+        local_readiness.start_in_worker()

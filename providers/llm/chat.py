@@ -349,12 +349,11 @@ class ChatModelProvider(AnswerProvider):
         ).strip()
 
     def answer(self, query, context, sources, ctx, feedback=""):
-        user = prompts.fence("CONTEXT", context) + "\n\n" + prompts.fence("QUESTION", query)
         reply = self._call(
             ANSWER,
             "reasoning",
-            prompts.ANSWER_SYSTEM + prompts.with_feedback(feedback),
-            user,
+            prompts.ANSWER_SYSTEM,
+            prompts.answer_user(context, query, feedback),
             ctx,
             json_mode=True,
             on_text=self._answer_stream(ctx, json_reply=True),
@@ -365,12 +364,11 @@ class ChatModelProvider(AnswerProvider):
         return result
 
     def answer_plain(self, query, context, sources, ctx, feedback=""):
-        user = prompts.fence("CONTEXT", context) + "\n\n" + prompts.fence("QUESTION", query)
         return self._call(
             ANSWER_PLAIN,
             "reasoning",
-            prompts.ANSWER_PLAIN_SYSTEM + prompts.with_feedback(feedback),
-            user,
+            prompts.ANSWER_PLAIN_SYSTEM,
+            prompts.answer_user(context, query, feedback),
             ctx,
             json_mode=False,
             on_text=self._answer_stream(ctx, json_reply=False),

@@ -17,11 +17,12 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 
-from providers.llm import schemas
-from providers.llm.base import ProviderError, RunCancelled, Usage
+from providers.llm import prompts, schemas
+from providers.llm.base import CallContext, ProviderError, RunCancelled, Usage
 from providers.llm.chat import ChatModelProvider, ChatRequest, Generation
 
 logger = logging.getLogger(__name__)
@@ -93,6 +94,83 @@ def _close_models() -> None:
         _loaded.clear()
 
 
+# The prompt is read this many tokens at a time, the cancel flag checked between batches:
+# about a second each for a 1.5B model on two cores.
+PROMPT_BATCH_TOKENS = 64
+# The last tokens of a chat template after the user's text (end of turn, assistant header).
+PROMPT_TAIL_TOKENS = 8
+
+
+def prompt_tokens(llm, messages: list[dict[str, str]]) -> list[int]:
+    """Return the tokens llama-cpp-python's chat handler makes of the messages, or [] when the
+    model's chat format is not its GGUF template (the prompt is then read in one go)."""
+    formatter = _formatter(llm)
+    if formatter is None:
+        return []
+    result = formatter(messages=messages)
+    return llm.tokenize(
+        result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
+    )
+
+
+_formatters: dict[int, object] = {}
+
+
+def _formatter(llm):
+    """Return the Jinja2 chat formatter of the model's own template, as llama-cpp-python
+    builds it for the "chat_template.default" format."""
+    if getattr(llm, "chat_format", None) != "chat_template.default":
+        return None
+    key = id(llm)
+    if key not in _formatters:
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        template = llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            return None
+        eos, bos = llm.token_eos(), llm.token_bos()
+        _formatters[key] = Jinja2ChatFormatter(
+            template=template,
+            eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
+            bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
+            stop_token_ids=[eos],
+        )
+    return _formatters[key]
+
+
+def read_prompt(
+    llm,
+    tokens: list[int],
+    is_cancelled: Callable[[], bool],
+    deadline: float | None = None,
+) -> None:
+    """Evaluate the prompt tokens the context does not hold yet, a batch at a time.
+
+    The context keeps the longest prefix it shares with the last prompt (the system prompt,
+    the same context on a retry), so only the rest is read. Called with the generate lock.
+    """
+    held = llm._input_ids[: llm.n_tokens]
+    prefix = 0
+    for a, b in zip(held, tokens):
+        if a != b:
+            break
+        prefix += 1
+    if prefix < llm.n_tokens:
+        llm._ctx.kv_cache_seq_rm(-1, prefix, -1)
+        llm.n_tokens = prefix
+    for start in range(prefix, len(tokens), PROMPT_BATCH_TOKENS):
+        if is_cancelled():
+            raise RunCancelled()
+        if deadline and time.monotonic() > deadline:
+            raise ProviderError("the model did not read the prompt in time", code="timeout")
+        llm.eval(tokens[start : start + PROMPT_BATCH_TOKENS])
+
+
+def _plain_lookup(plan) -> bool:
+    """Return whether the rules planner's plan is a plain document lookup."""
+    return plan.retrieve and not plan.use_external and plan.query_type == "factual"
+
+
 def _acquire(is_cancelled: Callable[[], bool], deadline: float | None) -> None:
     while not _generate_lock.acquire(timeout=LOCK_POLL_SECONDS):
         if is_cancelled():
@@ -108,6 +186,59 @@ class LocalProvider(ChatModelProvider):
     def __init__(self) -> None:
         self.timeout = settings.LLM_TIMEOUT_SECONDS
         self.json_format = settings.LOCAL_STRUCTURED_OUTPUT
+
+    def plan(self, query: str, ctx: CallContext) -> dict[str, Any]:
+        """Plan a plain lookup by rule; ask the model only when the rules see more in it.
+
+        A lookup ("Who runs the Porto office?") is retrieved whatever a model says about it;
+        the model planner cost 3-6 s of a question on two cores. Questions the rules read as
+        analytical, general knowledge, live or code still go to the model.
+        """
+        from providers.llm.extractive.questions import classify
+
+        rules = classify(query)
+        if not settings.LOCAL_RULES_PLANNER or not _plain_lookup(rules):
+            plan = super().plan(query, ctx)
+            return {**plan, "planned_by": "model"}
+        if ctx.is_cancelled():
+            raise RunCancelled()
+        return {
+            "retrieve": rules.retrieve,
+            "use_external": rules.use_external,
+            "query_type": rules.query_type,
+            "reasoning": rules.reasoning,
+            "planned_by": "rules",
+        }
+
+    def compress(self, query: str, context: str, ctx: CallContext) -> str:
+        """Keep the sentences that matter most, by the extractive scoring: a small model
+        rewriting 4,000 characters of context took longer than answering from it."""
+        from providers.llm.extractive import ExtractiveProvider
+
+        return ExtractiveProvider().compress(query, context, ctx)
+
+    def warm_up(self, model: str | None = None) -> None:
+        """Load the model and read the answer prompt's fixed start into its cache, so the
+        first question pays neither."""
+        path = model_path(model)
+        if path is None or not llama_cpp_installed():
+            return
+        llm = load_model(path)
+        request = ChatRequest(
+            task="answer",
+            stage="reasoning",
+            system=prompts.ANSWER_SYSTEM,
+            user="",
+            model=model,
+            temperature=0.0,
+            max_tokens=1,
+        )
+        tokens = prompt_tokens(llm, request.messages)
+        if tokens:
+            # The part every answer prompt shares: the system prompt, up to the user's text.
+            shared = tokens[: max(len(tokens) - PROMPT_TAIL_TOKENS, 0)]
+            with _generate_lock:
+                read_prompt(llm, shared, lambda: False)
 
     def reflect(self, query, context, answer, sources, ctx):
         """Leave the verdict to the deterministic check, unless LOCAL_MODEL_CRITIC asks the model.
@@ -156,6 +287,11 @@ class LocalProvider(ChatModelProvider):
         generation = Generation()
         _acquire(is_cancelled, deadline)
         try:
+            tokens = prompt_tokens(llm, request.messages)
+            if tokens:
+                # Read the prompt in batches, checking the cancel flag between them; the
+                # completion below finds it in the cache and only samples.
+                read_prompt(llm, tokens[:-1], is_cancelled, deadline)
             stream = llm.create_chat_completion(
                 messages=request.messages,
                 temperature=request.temperature,

@@ -70,7 +70,21 @@ def request_payload(request: ChatRequest, fmt: str) -> dict[str, Any]:
     rf = response_format(fmt, request)
     if rf is not None:
         payload["response_format"] = rf
+    if cache_prompt():
+        # llama.cpp's server keeps the prompt's KV cache for the next request that shares its
+        # start (the system prompt; the context on a retry); OpenAI itself rejects the field.
+        payload["extra_body"] = {"cache_prompt": True}
     return payload
+
+
+def cache_prompt() -> bool:
+    """Return whether requests ask the server to cache the prompt: OPENAI_CACHE_PROMPT, by
+    default on for any OPENAI_BASE_URL that is not OpenAI's own API."""
+    configured = settings.OPENAI_CACHE_PROMPT
+    if configured in ("true", "false"):
+        return configured == "true"
+    base = (settings.OPENAI_BASE_URL or "").lower()
+    return bool(base) and "api.openai.com" not in base
 
 
 def _client(base_url: str, api_key: str, timeout: float):

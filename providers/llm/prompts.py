@@ -114,6 +114,13 @@ def with_feedback(feedback: str) -> str:
     )
 
 
+def answer_user(context: str, query: str, feedback: str = "") -> str:
+    """Return an answer prompt's user message: the context first, then a retry's feedback,
+    the question last. What stays the same between calls (the system prompt, the context on
+    a retry) comes first, so a model server's prompt cache reads only what changed."""
+    return fence("CONTEXT", context) + with_feedback(feedback) + "\n\n" + fence("QUESTION", query)
+
+
 # A history answer is cut to this many characters in the condense prompt.
 HISTORY_ANSWER_CHARS = 400
 _CITATIONS = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")

@@ -27,7 +27,7 @@ def local(gguf_model, settings):
 def test_plans_and_answers_under_the_schema_and_counts_real_tokens(local):
     ctx = CallContext()
     plan = local.plan("Who led the design of the Eiffel Tower?", ctx)
-    assert set(plan) == {"retrieve", "use_external", "query_type", "reasoning"}
+    assert set(plan) == {"retrieve", "use_external", "query_type", "reasoning", "planned_by"}
     result = local.answer(
         "Who led the design of the Eiffel Tower?", CONTEXT, [SourceBlock(1, "e.txt", CONTEXT)], ctx
     )
@@ -119,3 +119,64 @@ def test_the_deterministic_check_is_the_critic_unless_the_model_is_asked(setting
     settings.LOCAL_MODEL_CRITIC = True
     with pytest.raises(ProviderError):
         LocalProvider().reflect("Who designed it?", CONTEXT, "Koechlin [1].", blocks, CallContext())
+
+
+def test_a_plain_lookup_is_planned_by_rule_and_anything_more_by_the_model(local):
+    ctx = CallContext()
+    lookup = local.plan("Who runs the Porto office?", ctx)
+    assert lookup["planned_by"] == "rules" and lookup["retrieve"] and "planner" not in ctx.usage
+
+    analytical = local.plan("Why did the Porto office grow faster than Lisbon?", ctx)
+    assert analytical["planned_by"] == "model" and ctx.usage["planner"].calls == 1
+
+
+def test_a_cancel_while_the_prompt_is_read_stops_before_the_first_token(local, gguf_model):
+    from providers.llm.local import PROMPT_BATCH_TOKENS, load_model
+
+    checks = []
+
+    def cancelled_after_the_first_batch() -> bool:
+        checks.append(1)
+        return len(checks) > 1
+
+    written: list[str] = []
+    ctx = CallContext(is_cancelled=cancelled_after_the_first_batch, on_answer_text=written.append)
+    context = "\n".join([CONTEXT] * 8)  # several batches of prompt
+    with pytest.raises(RunCancelled):
+        local.answer_plain("Who designed it?", context, [], ctx)
+    llm = load_model(gguf_model)
+    # One batch read, then the stop: no token written, the prompt not read to its end.
+    assert not written and llm.n_tokens <= 2 * PROMPT_BATCH_TOKENS + 300
+
+
+def test_a_prompt_that_starts_like_the_last_one_reads_only_the_rest(local, gguf_model):
+    from providers.llm.local import load_model, read_prompt
+
+    llm = load_model(gguf_model)
+    shared = llm.tokenize(CONTEXT.encode())
+    rest = llm.tokenize(b" Who designed the Eiffel Tower, and when?", add_bos=False)
+    read_prompt(llm, shared, lambda: False)
+    evaluated: list[int] = []
+    real_eval = llm.eval
+    llm.eval = lambda tokens: (evaluated.extend(tokens), real_eval(tokens))
+    try:
+        read_prompt(llm, shared + rest, lambda: False)
+    finally:
+        del llm.eval
+    assert evaluated == rest and llm.n_tokens == len(shared) + len(rest)
+
+
+def test_warm_up_loads_the_model_and_reads_the_answer_prompt_s_start(local, gguf_model):
+    from providers.llm import prompts
+    from providers.llm.chat import ChatRequest
+    from providers.llm.local import load_model, prompt_tokens
+
+    local.warm_up()
+    llm = load_model(gguf_model)
+    request = ChatRequest(
+        "answer", "reasoning", prompts.ANSWER_SYSTEM, "[1] a.txt\nText.", None, 0, 1
+    )
+    tokens = prompt_tokens(llm, request.messages)
+    held = list(llm._input_ids[: llm.n_tokens])
+    # What the warm-up read is the start of every answer prompt: the system prompt at least.
+    assert len(held) > 100 and tokens[: len(held)] == held

@@ -80,3 +80,34 @@ def test_a_provider_that_cannot_be_built_is_reported_unavailable(auth_client, se
     assert body["providers"]["broken"]["available"] is False
     assert "misconfigured" in body["providers"]["broken"]["error"]
     assert body["providers"]["extractive"]["available"] is True
+
+
+@pytest.mark.parametrize(
+    ("base_url", "configured", "cached"),
+    [
+        ("http://127.0.0.1:8080/v1", "auto", True),  # llama.cpp's server keeps the prompt
+        ("https://api.openai.com/v1", "auto", False),  # OpenAI rejects the field
+        ("", "auto", False),
+        ("https://api.openai.com/v1", "true", True),
+        ("http://127.0.0.1:8080/v1", "false", False),
+    ],
+)
+def test_a_self_hosted_server_is_asked_to_cache_the_prompt(settings, base_url, configured, cached):
+    from providers.llm.chat import ChatRequest
+    from providers.llm.openai import NO_FORMAT, request_payload
+
+    settings.OPENAI_BASE_URL, settings.OPENAI_CACHE_PROMPT = base_url, configured
+    request = ChatRequest("answer", "reasoning", "s", "u", None, 0.0, 10)
+    payload = request_payload(request, NO_FORMAT)
+    assert (payload.get("extra_body") == {"cache_prompt": True}) is cached
+
+
+def test_an_answer_prompt_puts_what_stays_first_and_the_question_last():
+    from providers.llm import prompts
+
+    first = prompts.answer_user("[1] a.txt\nThe context.", "Who?")
+    retry = prompts.answer_user("[1] a.txt\nThe context.", "Who?", feedback="Cite [1].")
+    context = prompts.fence("CONTEXT", "[1] a.txt\nThe context.")
+    assert first.startswith(context) and retry.startswith(context)
+    assert retry.index("Cite [1].") < retry.index("<<<BEGIN QUESTION>>>")
+    assert retry.endswith(prompts.fence("QUESTION", "Who?"))

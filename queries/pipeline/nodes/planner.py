@@ -48,6 +48,8 @@ def planner(state: RAGState, config) -> dict:
             "query_type": str(plan.get("query_type") or "factual"),
             "reasoning": str(plan.get("reasoning") or ""),
         }
+        # Which planner decided, when the provider has two: "rules" or "model" (additive).
+        planned_by = str(plan.get("planned_by") or "")
     except RunCancelled:
         raise
     except Exception as exc:
@@ -63,9 +65,12 @@ def planner(state: RAGState, config) -> dict:
                     f"Plan: {'retrieve' if decision['retrieve'] else 'answer directly'}"
                     f"{' + web search' if decision['use_external'] else ''} "
                     f"({decision['query_type']})"
+                    f"{f' — by the {planned_by}' if planned_by == 'model' else ''}"
+                    f"{' — by rule' if planned_by == 'rules' else ''}"
                 ),
                 **decision,
                 "standalone_query": standalone,
+                **({"planned_by": planned_by} if planned_by else {}),
             },
         )
     return {

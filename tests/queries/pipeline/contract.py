@@ -47,7 +47,7 @@ ADDITIVE = {
     # The hits of each store and the fused order, by chunk id (for comparing runs).
     ("retrieval_result", "retrieval"): {"hits"},
     ("stage_complete", "aggregator"): {"ranked"},
-    ("stage_complete", "planner"): {"standalone_query"},
+    ("stage_complete", "planner"): {"standalone_query", "planned_by"},
     # Whether the answer addresses the question, and what the answer card says.
     ("stage_complete", "reflection"): {"sufficient"},
     ("finalize", "reflection"): {"verdict"},

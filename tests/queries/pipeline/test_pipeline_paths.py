@@ -261,7 +261,7 @@ def test_a_retry_feeds_the_critique_back_and_changes_the_answer(kb):
     )
     assert data_of(sink, "stage_start", "reflection")[1]["attempt"] == 2
     reasoning_prompts = [p for stage, p in script.prompts if stage == "reasoning"]
-    assert "Use only polonium and radium" in reasoning_prompts[1][0]
+    assert "Use only polonium and radium" in "\n".join(reasoning_prompts[1])
     assert [t for stage, t in script.calls if stage == "reasoning"] == [0.0, 0.3]
     done = data_of(sink, "done")[0]
     assert done["answer"] == "Curie discovered polonium and radium [1]."
