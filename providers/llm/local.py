@@ -224,16 +224,11 @@ class LocalProvider(ChatModelProvider):
         if path is None or not llama_cpp_installed():
             return
         llm = load_model(path)
-        request = ChatRequest(
-            task="answer",
-            stage="reasoning",
-            system=prompts.ANSWER_SYSTEM,
-            user="",
-            model=model,
-            temperature=0.0,
-            max_tokens=1,
-        )
-        tokens = prompt_tokens(llm, request.messages)
+        messages = [
+            {"role": "system", "content": prompts.ANSWER_SYSTEM},
+            {"role": "user", "content": ""},
+        ]
+        tokens = prompt_tokens(llm, messages)
         if tokens:
             # The part every answer prompt shares: the system prompt, up to the user's text.
             shared = tokens[: max(len(tokens) - PROMPT_TAIL_TOKENS, 0)]
