@@ -11,3 +11,7 @@ class AdragSiteConfig(AppConfig):
         from adrag_site.logging import install_record_factory
 
         install_record_factory()
+        from adrag_site import presence
+
+        # A worker says which queues it takes while it lives (/api/health, streams).
+        presence.start_in_worker()

@@ -12,6 +12,7 @@ from django.db import connection
 from adrag_site import jobs
 
 DISTRIBUTION = "adrag-django"
+HEALTHY, DEGRADED, UNHEALTHY = "healthy", "degraded", "unhealthy"
 
 
 @functools.cache
@@ -52,6 +53,16 @@ def worker_status() -> dict:
         "last_heartbeat": last.isoformat() if last else None,
         "window_seconds": window,
     }
+
+
+def queue_status() -> dict:
+    """Return each queue's live workers ({} when the database cannot say)."""
+    from adrag_site import presence
+
+    try:
+        return presence.queue_status()
+    except Exception:
+        return {}
 
 
 _probes: list[tuple[str, object]] = []

@@ -19,12 +19,13 @@ import secrets
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
-from django.views.decorators.http import require_GET
+from django.views.decorators.csrf import csrf_exempt
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import GaugeMetricFamily
 
 from adrag_site import jobs
+from adrag_site.errors import json_error
 
 logger = logging.getLogger(__name__)
 
@@ -93,9 +94,16 @@ def _bearer_matches(request: HttpRequest, token: str) -> bool:
     )
 
 
-@require_GET
+@csrf_exempt
 def metrics_view(request: HttpRequest) -> HttpResponse:
-    """Serve the metrics; 404 while neither METRICS_TOKEN nor METRICS_ALLOWED_IPS is set."""
+    """Serve the metrics; 404 while neither METRICS_TOKEN nor METRICS_ALLOWED_IPS is set.
+
+    Any method but GET and HEAD is a JSON 405 (CSRF does not apply: nothing is changed).
+    """
+    if request.method not in ("GET", "HEAD"):
+        response = json_error(405, f"Method {request.method} not allowed.", "method_not_allowed")
+        response["Allow"] = "GET, HEAD"
+        return response
     token, allowed = settings.METRICS_TOKEN, settings.METRICS_ALLOWED_IPS
     if not token and not allowed:
         raise Http404("Metrics are not enabled.")

@@ -139,14 +139,31 @@ class JsonH11Protocol(H11Protocol):
         self.transport.close()
 
 
-def uvicorn_command(python: str, host: str, port: int) -> list[str]:
-    """Return the command that serves the portal."""
+def uvicorn_command(
+    python: str, host: str, port: int, forwarded_allow_ips: str | None = None
+) -> list[str]:
+    """Return the command that serves the portal.
+
+    X-Forwarded-* headers are trusted only from the proxies FORWARDED_ALLOW_IPS names. Without
+    it (the default: `make run` serves browsers directly) no forwarded header is trusted,
+    whoever sends it: uvicorn's own default would trust them from 127.0.0.1, so any process on
+    the machine, or a proxy passing the client's header on, could pick the client address
+    the login throttle counts by.
+    """
+    if forwarded_allow_ips is None:
+        from django.conf import settings
+
+        forwarded_allow_ips = settings.FORWARDED_ALLOW_IPS
+    proxies = (
+        ["--proxy-headers", "--forwarded-allow-ips", forwarded_allow_ips]
+        if forwarded_allow_ips.strip()
+        else ["--no-proxy-headers"]
+    )
     return [
         python, "-m", "uvicorn", "adrag_site.asgi:application",
         "--host", host, "--port", str(port),
         "--http", "adrag_site.server:JsonH11Protocol",
         "--lifespan", "off", "--no-server-header",
         "--timeout-graceful-shutdown", "5",
-        # Behind a proxy, trust its X-Forwarded-* headers (FORWARDED_ALLOW_IPS, default local).
-        "--proxy-headers",
+        *proxies,
     ]  # fmt: skip

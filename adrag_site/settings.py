@@ -197,9 +197,9 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "adrag_site.login_throttle.lockout_response"
 AXES_VERBOSE = False
-# The client's address is REMOTE_ADDR only: uvicorn (--proxy-headers) already sets it from
-# X-Forwarded-For when the request comes through a proxy in FORWARDED_ALLOW_IPS, and reading
-# that header here would let any client pick a fresh address for every guess.
+# The client's address is REMOTE_ADDR only: uvicorn sets it from X-Forwarded-For only when the
+# request comes through a proxy FORWARDED_ALLOW_IPS names, and reading that header here would
+# let any client pick a fresh address for every guess.
 AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -295,6 +295,9 @@ CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# The proxies whose X-Forwarded-For/-Proto the web server trusts (comma-separated addresses or
+# networks, or "*"): none by default, as `make run` serves browsers directly.
+FORWARDED_ALLOW_IPS = env_str("FORWARDED_ALLOW_IPS", "")
 if env_bool("SECURE_PROXY_SSL_HEADER", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -385,10 +388,19 @@ LOCAL_MODEL_PATH = env_str("LOCAL_MODEL_PATH")
 # Without LOCAL_MODEL_PATH, the catalogue model of this name once `manage.py fetch_model` ran.
 LOCAL_MODEL = env_str("LOCAL_MODEL", "qwen2.5-coder-1.5b")
 LOCAL_N_CTX = env_int("LOCAL_N_CTX", 4096)
+# The evidence a local model reads, in its tokens: 0 takes the catalogue's measured figure for
+# the model (none for a model of your own: then MAX_CONTEXT_CHARS alone).
+LOCAL_CONTEXT_TOKENS = env_int("LOCAL_CONTEXT_TOKENS", 0)
 LOCAL_N_THREADS = env_int("LOCAL_N_THREADS", 0)  # 0: one per core
 LOCAL_STRUCTURED_OUTPUT = env_str("LOCAL_STRUCTURED_OUTPUT", "schema").lower()
 # The local model judges its own answers only when asked: the deterministic check always does.
 LOCAL_MODEL_CRITIC = env_bool("LOCAL_MODEL_CRITIC", False)
+# The local model's answer: "text" (the answer alone, with [n] markers: fewer tokens to write)
+# or "json" (the JSON envelope the other chat providers write).
+LOCAL_ANSWER_FORMAT = env_str("LOCAL_ANSWER_FORMAT", "text").lower()
+# A retry after the check rejected the local model's answer: "extractive" quotes the passages
+# (a fraction of a second), "model" asks the model again with the critique.
+LOCAL_RETRY = env_str("LOCAL_RETRY", "extractive").lower()
 # Plain lookups are planned by rule; the local model plans only what the rules see more in.
 LOCAL_RULES_PLANNER = env_bool("LOCAL_RULES_PLANNER", True)
 # Run workers load the local model at start: "auto" when DEFAULT_PROVIDER is local; true/false.

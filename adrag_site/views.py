@@ -25,14 +25,25 @@ from adrag_site.schema import error_responses
 @csrf_exempt  # read-only and public; lets a wrong method answer 405 rather than a CSRF 403
 @require_GET
 def health_view(request: HttpRequest) -> JsonResponse:
-    """Report liveness and readiness; needs no authentication."""
+    """Report liveness and readiness; needs no authentication.
+
+    200 `healthy` when the database answers and every queue (runs, ingest) has a live worker;
+    503 `degraded` when a queue has none (its work waits), 503 `unhealthy` when the database
+    does not answer.
+    """
     report = health.database_status()
     report["worker"] = health.worker_status()
+    report["queues"] = health.queue_status()
     for name, probe in health.extra_probes():
         report[name] = probe()
-    healthy = report["database"] == "ok" and bool(report.get("pgvector"))
-    body = {"status": "healthy" if healthy else "unhealthy", "version": health.app_version()}
-    return JsonResponse({**body, **report}, status=200 if healthy else 503)
+    if report["database"] != "ok" or not report.get("pgvector"):
+        status = health.UNHEALTHY
+    elif any(not queue["workers"] for queue in report["queues"].values()):
+        status = health.DEGRADED
+    else:
+        status = health.HEALTHY
+    body = {"status": status, "version": health.app_version()}
+    return JsonResponse({**body, **report}, status=200 if status == health.HEALTHY else 503)
 
 
 class CsrfTokenApi(APIView):

@@ -32,6 +32,9 @@ class ModelFile:
     size: int
     # (requirement, member path inside its wheel), joined in this order.
     parts: tuple[tuple[str, str], ...]
+    # The context the local provider gives it, in tokens (0: the run's MAX_CONTEXT_CHARS only),
+    # as measured by bench/answers.py: the prompt's reading is most of its time to first text.
+    context_tokens: int = 0
 
 
 CATALOGUE: dict[str, ModelFile] = {

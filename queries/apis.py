@@ -23,6 +23,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from adrag_site.errors import ServiceError
+from adrag_site.parsers import JSONParser
 from adrag_site.schema import error_responses
 from queries import selectors, services
 from queries.models import Conversation, QueryRun, RunFeedback
@@ -409,8 +410,35 @@ class FeedbackInput(serializers.Serializer):
     )
 
 
+FEEDBACK_KEYS = ("rating", "comment")
+
+
+def feedback_body(request) -> dict:
+    """Return a feedback body: a JSON object with no keys but `rating` and `comment`, as the
+    other JSON endpoints hold their bodies (a form body or an unknown key is a 400)."""
+    if request.content_type.split(";")[0].strip().lower() != "application/json":
+        raise ServiceError(
+            400,
+            "invalid_request",
+            "The body must be a JSON object (Content-Type: application/json).",
+        )
+    body = request.data
+    if not isinstance(body, dict):
+        raise ServiceError(400, "invalid_request", "The body must be a JSON object.")
+    unknown = sorted(key for key in body if key not in FEEDBACK_KEYS)
+    if unknown:
+        raise ServiceError(
+            400,
+            "invalid_request",
+            f"Unknown field {unknown[0]!r}; a rating takes {' and '.join(FEEDBACK_KEYS)}.",
+        )
+    return body
+
+
 class RunFeedbackApi(APIView):
     """The caller's rating of a run (one per user per run, editable) and the run's counts."""
+
+    parser_classes = [JSONParser]
 
     @extend_schema(
         tags=["runs"],
@@ -431,9 +459,9 @@ class RunFeedbackApi(APIView):
     )
     def post(self, request, run_id):
         run = selectors.run_get_for_user(run_id=run_id, user=request.user)
+        body = feedback_body(request)
         # Checked by the service rather than FeedbackInput, so that any bad rating (missing,
         # null, a number) answers the one stable code `invalid_rating`.
-        body = request.data if isinstance(request.data, dict) else {}
         comment = body.get("comment") or ""
         if not isinstance(comment, str):
             raise ServiceError(400, "invalid_request", "comment must be a string.")

@@ -36,6 +36,12 @@ KEEP_ALIVE = ": keep-alive\n\n"
 METRICS_ENDPOINT = {STYLE_POST: "query", STYLE_EVENTSOURCE: "events"}
 TIMEOUT_FRAME = json.dumps({"type": stages.ERROR, "data": {"message": "Stream timeout"}})
 READ_BATCH = 500
+# A stream whose run has not started after this long asks whether a live worker takes it.
+WAITING_CHECK_SECONDS = 5.0
+WAITING_MESSAGE = (
+    "Waiting: no worker is running for questions (the runs queue), so this run starts when "
+    "one does. An administrator can start one with `manage.py runportal`."
+)
 
 
 class Logged(NamedTuple):
@@ -86,6 +92,31 @@ def _read(run_id, after: int) -> list[Logged]:
     return [Logged(event.seq, event.type, event.payload) for event in events]
 
 
+def _runs_workers() -> int | None:
+    """Return how many live workers take the runs queue (None: the database cannot say)."""
+    from adrag_site import presence
+
+    try:
+        return presence.workers_for(presence.RUNS)
+    except DISCONNECTS:
+        reset_connection()
+        return None
+
+
+def waiting_frame(style: str) -> str:
+    """Frame the notice that no live worker takes the run: an `event: waiting` frame for
+    EventSource (no id: it is not in the log), a comment for POST (the spec's types only)."""
+    if style == STYLE_POST:
+        return f": {stages.WAITING}: {WAITING_MESSAGE}\n\n"
+    data = json.dumps(
+        {
+            "type": stages.WAITING,
+            "data": {"message": WAITING_MESSAGE, "queue": "runs", "workers": 0},
+        }
+    )
+    return f"event: {stages.WAITING}\ndata: {data}\n\n"
+
+
 async def run_stream(*, run_id, after: int = 0, style: str = STYLE_POST):
     """Yield the run's frames after `after` until `stream_end`, woken by NOTIFY."""
     heartbeat = settings.STREAM_HEARTBEAT_SECONDS
@@ -98,6 +129,9 @@ async def run_stream(*, run_id, after: int = 0, style: str = STYLE_POST):
     now = time.monotonic()
     last_event_at = last_sent_at = now
     next_read_at = now  # read the log at once: catching up
+    # A run not started yet is checked for a live worker once it has waited a while.
+    waiting_check_at = now + WAITING_CHECK_SECONDS if after == 0 else None
+    count_workers = sync_to_async(_runs_workers, thread_sensitive=False, executor=_reader_pool())
     open_streams = OPEN_STREAMS.labels(METRICS_ENDPOINT[style])
     # Counted only once the generator runs (a response never iterated opened no stream), and
     # uncounted in the same finally that unregisters the waiter, however the stream ends.
@@ -153,6 +187,11 @@ async def run_stream(*, run_id, after: int = 0, style: str = STYLE_POST):
                 prefix = f"event: {stages.ERROR}\n" if style == STYLE_EVENTSOURCE else ""
                 yield f"{prefix}data: {TIMEOUT_FRAME}\n\n"
                 return
+            if waiting_check_at is not None and cursor == 0 and now >= waiting_check_at:
+                waiting_check_at = None
+                if await count_workers() == 0:
+                    yield waiting_frame(style)
+                    last_sent_at = now
             if now - last_sent_at >= heartbeat:
                 yield KEEP_ALIVE
                 last_sent_at = now
@@ -160,6 +199,7 @@ async def run_stream(*, run_id, after: int = 0, style: str = STYLE_POST):
                 next_read_at - now,
                 heartbeat - (now - last_sent_at),
                 idle_timeout - (now - last_event_at),
+                *([waiting_check_at - now] if waiting_check_at is not None else []),
             )
             if not waiter.frames:
                 await notify.wait(waiter, max(timeout, 0.01))

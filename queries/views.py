@@ -233,8 +233,11 @@ async def run_events_view(request, run_id):
     except Http404:
         return json_error(404, "No such run.", "not_found")
     if nothing_left:
-        # A finished run fully sent: 204 tells EventSource to stop reconnecting.
-        return HttpResponse(status=204)
+        # A finished run fully sent: 204 tells EventSource to stop reconnecting. A 204 has
+        # no body, so it names no content type either.
+        response = HttpResponse(status=204)
+        del response["Content-Type"]
+        return response
     await _release_request_connection()
     response = StreamingHttpResponse(
         run_stream(run_id=run.id, after=after, style=STYLE_EVENTSOURCE),

@@ -140,6 +140,11 @@ class AnswerProvider:
         """Return a shorter context that keeps the [n] block labels."""
         raise NotImplementedError
 
+    def context_budget(self, context: str, ctx: CallContext) -> int | None:
+        """Return how many characters of this context the model reads well, or None when the
+        run's own limit (MAX_CONTEXT_CHARS) is the only one."""
+        return None
+
     def answer(
         self,
         query: str,

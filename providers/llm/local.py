@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -27,6 +28,9 @@ from providers.llm.chat import ChatModelProvider, ChatRequest, Generation
 
 logger = logging.getLogger(__name__)
 
+# LOCAL_RETRY: how a retry answers, after the check rejected the model's answer.
+RETRY_EXTRACTIVE = "extractive"
+RETRY_MODEL = "model"
 # Waiting for another thread's generation, the cancel check is read this often.
 LOCK_POLL_SECONDS = 0.1
 
@@ -166,6 +170,54 @@ def read_prompt(
         llm.eval(tokens[start : start + PROMPT_BATCH_TOKENS])
 
 
+def context_tokens(name: str | None = None) -> int:
+    """Return the context budget in tokens for a model: LOCAL_CONTEXT_TOKENS when set, else
+    the catalogue's measured figure for it, else 0 (the run's MAX_CONTEXT_CHARS only)."""
+    from providers.model_files import CATALOGUE
+
+    if settings.LOCAL_CONTEXT_TOKENS:
+        return settings.LOCAL_CONTEXT_TOKENS
+    path = model_path(name)
+    for model in CATALOGUE.values():
+        if path is not None and path.name == model.file_name:
+            return model.context_tokens
+    return 0
+
+
+def answer_system() -> str:
+    """Return the system prompt of the local model's answers (LOCAL_ANSWER_FORMAT)."""
+    if settings.LOCAL_ANSWER_FORMAT == "json":
+        return prompts.ANSWER_SYSTEM
+    return prompts.ANSWER_PLAIN_SYSTEM
+
+
+def plain_result(text: str, sources) -> dict[str, Any]:
+    """Return the answer fields of a plain-text answer.
+
+    The model writes only the answer, with its [n] markers: the JSON envelope (confidence,
+    cited sources, key facts) cost 30-60 more tokens, 3-6 s on two cores, and said nothing the
+    deterministic check does not measure better. The cited sources are the markers; the
+    confidence is 0.5 for an answer that cites (the check sets the run's), 0 for one that does
+    not or says the documents do not hold it.
+    """
+    from providers.llm.checks.claims import REFUSAL
+
+    known = {block.index for block in sources}
+    cited = sorted({int(n) for n in _MARKER.findall(text)} & known) if known else []
+    refusal = bool(REFUSAL.search(text))
+    return {
+        "answer": text,
+        "confidence": 0.5 if cited and not refusal else 0.0,
+        "cited_sources": cited,
+        "key_facts": [],
+        "is_sufficient": not refusal,
+        "answered_by": "model",
+    }
+
+
+_MARKER = re.compile(r"\[(\d+)\]")
+
+
 def _plain_lookup(plan) -> bool:
     """Return whether the rules planner's plan is a plain document lookup."""
     return plan.retrieve and not plan.use_external and plan.query_type == "factual"
@@ -217,6 +269,61 @@ class LocalProvider(ChatModelProvider):
 
         return ExtractiveProvider().compress(query, context, ctx)
 
+    def answer(self, query, context, sources, ctx, feedback=""):
+        """Answer with the model; a retry (the check rejected the model's answer) quotes the
+        passages instead, unless LOCAL_RETRY is "model".
+
+        Asked again with the critique, a small model mostly wrote the same answer again, 10 s
+        later: the quoted answer is what the check can verify, and it takes a fraction of a
+        second.
+        """
+        if feedback and settings.LOCAL_RETRY == RETRY_EXTRACTIVE:
+            from providers.llm.extractive import ExtractiveProvider
+
+            result = ExtractiveProvider().answer(query, context, sources, ctx, feedback=feedback)
+            return {**result, "answered_by": RETRY_EXTRACTIVE}
+        if settings.LOCAL_ANSWER_FORMAT == "json":
+            return {
+                **super().answer(query, context, sources, ctx, feedback),
+                "answered_by": "model",
+            }
+        text = super().answer_plain(query, context, sources, ctx, feedback).strip()
+        return plain_result(text, sources)
+
+    def answer_plain(self, query, context, sources, ctx, feedback=""):
+        if feedback and settings.LOCAL_RETRY == RETRY_EXTRACTIVE:
+            from providers.llm.extractive import ExtractiveProvider
+
+            return ExtractiveProvider().answer_plain(query, context, sources, ctx, feedback)
+        return super().answer_plain(query, context, sources, ctx, feedback)
+
+    def rewrite_query(self, query: str, feedback: str, ctx: CallContext) -> str:
+        """Rewrite a retry's search query by rule when the retry quotes the passages."""
+        if settings.LOCAL_RETRY == RETRY_EXTRACTIVE:
+            from providers.llm.extractive import ExtractiveProvider
+
+            return ExtractiveProvider().rewrite_query(query, feedback, ctx)
+        return super().rewrite_query(query, feedback, ctx)
+
+    def context_budget(self, context: str, ctx: CallContext) -> int | None:
+        """Return the characters of this context that fit the model's token budget.
+
+        The budget is LOCAL_CONTEXT_TOKENS, else the catalogue's figure for the model (chosen
+        by measurement: reading the prompt is most of a small model's time to first text).
+        The context is counted with the model's own tokenizer, so the budget holds whatever
+        the language or the kind of text.
+        """
+        tokens = context_tokens(ctx.model)
+        if not tokens or not context or not llama_cpp_installed():
+            return None
+        path = model_path(ctx.model)
+        if path is None or not path.is_file():
+            return None
+        count = len(load_model(path).tokenize(context.encode("utf-8"), add_bos=False))
+        if count <= tokens:
+            return len(context)
+        return max(int(len(context) * tokens / count), 1)
+
     def warm_up(self, model: str | None = None) -> None:
         """Load the model and read the answer prompt's fixed start into its cache, so the
         first question pays neither."""
@@ -225,7 +332,7 @@ class LocalProvider(ChatModelProvider):
             return
         llm = load_model(path)
         messages = [
-            {"role": "system", "content": prompts.ANSWER_SYSTEM},
+            {"role": "system", "content": answer_system()},
             {"role": "user", "content": ""},
         ]
         tokens = prompt_tokens(llm, messages)

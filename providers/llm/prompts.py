@@ -52,9 +52,12 @@ ANSWER_SYSTEM = (
 )
 
 ANSWER_PLAIN_SYSTEM = (
-    "Answer the question using only the numbered context blocks, starting with the fact that "
-    "answers it, and end every sentence with the number of its block in square brackets, for "
-    'example: "The Lisbon office opened in 2009 [2]." '
+    "Answer the question using only the numbered context blocks, in one or two short "
+    "sentences, starting with the fact that answers it, and end every sentence with the number "
+    'of its block in square brackets, for example: "The Lisbon office opened in 2009 [2]." '
+    "A block's label line names its file and the headings it sits under; a table row reads as "
+    "header: value pairs. If the context does not contain the answer, say that the documents "
+    "do not say, and cite nothing. "
     + FENCE_NOTE.format(label="CONTEXT")
     + " "
     + FENCE_NOTE.format(label="QUESTION")

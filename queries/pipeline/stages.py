@@ -65,4 +65,6 @@ TERMINAL_EVENTS = (DONE, ERROR)
 # endpoint sends it: POST /api/query keeps the spec's event types exactly.
 ANSWER_DELTA = "answer_delta"
 EVENTSOURCE_ONLY = (ANSWER_DELTA,)
+# Sent by a stream, never logged: the run is queued and no live worker takes its queue.
+WAITING = "waiting"
 EVENT_TYPES = (*PIPELINE_EVENTS, DONE, ERROR, STREAM_END, ANSWER_DELTA)

@@ -10,8 +10,9 @@
   var STAGES = ["planner", "retrieval", "external_tools", "aggregator", "reranker", "compressor", "reasoning", "reflection"];
   // A retry replays the pipeline from retrieval; the planner does not run again, so its row keeps its result.
   var RETRY_RESET = STAGES.slice(1);
-  // answer_delta (the answer as it is written) comes from the events endpoint only.
-  var EVENT_TYPES = ["stage_start", "stage_complete", "stage_skip", "stage_error", "retrieval_result", "finalize", "retry", "done", "error", "stream_end", "answer_delta"];
+  // answer_delta (the answer as it is written) and waiting (a queued run that no live worker
+  // will take yet; never logged) come from the events endpoint only.
+  var EVENT_TYPES = ["stage_start", "stage_complete", "stage_skip", "stage_error", "retrieval_result", "finalize", "retry", "done", "error", "stream_end", "answer_delta", "waiting"];
   var STATUS_LABELS = {
     idle: "idle", starting: "starting", running: "running", succeeded: "answered", failed: "failed",
     cancelled: "cancelled", interrupted: "interrupted", empty: "no answer"
@@ -228,6 +229,7 @@
       case "error": return this.onError(data, at);
       case "stream_end": return this.onStreamEnd();
       case "answer_delta": return this.onAnswerDelta(data);
+      case "waiting": return this.onWaiting(data);
     }
     var stage = data.stage;
     if (!stage || !this.rows[stage]) return;
@@ -278,6 +280,13 @@
     var draft = A.renderMarkdown(this.draft.text, el("div", { className: "answer-draft" }));
     A.append(target, draft);
     A.append(target, el("p", { className: "muted draft-note", text: attempt > 1 ? "Writing (attempt " + attempt + ")…" : "Writing…" }));
+  };
+
+  // A queued run that no live worker takes yet: say so until its first stage starts.
+  RunView.prototype.onWaiting = function (data) {
+    if (this.outcome || this.result || this.draft) return;
+    A.clear(this.parts.answer);
+    A.append(this.parts.answer, el("p", { className: "muted placeholder waiting-note", text: String(data.message || "Waiting for a worker…") }));
   };
 
   RunView.prototype.onRetry = function (data) {

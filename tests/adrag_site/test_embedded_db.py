@@ -135,3 +135,73 @@ def test_loading_settings_or_a_check_starts_no_database():
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_killed_postmaster_is_started_again_with_every_committed_row(tmp_path, monkeypatch):
+    """What runportal does when its embedded server dies, on a server of this test's own."""
+    import os
+    import signal
+
+    import psycopg
+    from pgserver import get_server
+
+    from adrag_site import embedded_db
+
+    server = get_server(tmp_path / "pgdata", cleanup_mode="delete")
+    monkeypatch.setattr(embedded_db, "_server", server)
+    try:
+        with psycopg.connect(server.get_uri(), autocommit=True) as db:
+            db.execute("CREATE TABLE kept (n int)")
+            db.execute("INSERT INTO kept VALUES (1), (2)")
+        assert embedded_db.server_running()
+        os.kill(server.get_pid(), signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while embedded_db.server_running():
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        started = None
+        deadline = time.monotonic() + 30
+        while started is None:
+            try:
+                started = embedded_db.restart_server()
+            except Exception:
+                # Backends of the killed postmaster may still hold its shared memory briefly.
+                assert time.monotonic() < deadline
+                time.sleep(0.5)
+        assert embedded_db.server_running()
+        with psycopg.connect(server.get_uri()) as db:
+            assert db.execute("SELECT sum(n) FROM kept").fetchone()[0] == 3
+        assert started["HOST"] and started["USER"] == "postgres"
+    finally:
+        server.cleanup()
+
+
+def test_a_process_handed_the_socket_only_connects_and_never_registers(tmp_path):
+    from django.conf import settings
+
+    from adrag_site import embedded_db
+
+    if "DATABASE_URL" in child_env():
+        pytest.skip("an external database is configured")
+    params = {key: connection.settings_dict[key] for key in ("HOST", "PORT")}
+    env = child_env(**{embedded_db.ATTACH_ENV: embedded_db.attach_value(params)})
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import os, time, django; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'adrag_site.settings'); django.setup(); "
+            "from django.db import connection; c = connection.cursor(); c.execute('select 1'); "
+            "print(c.fetchone()[0], flush=True); time.sleep(60)",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout.readline().strip() == "1"
+        handles = settings.DATA_DIR / "pgdata" / ".handle_pids.json"
+        assert str(child.pid) not in handles.read_text()
+    finally:
+        child.kill()
+        child.wait()

@@ -40,6 +40,19 @@ def test_a_scrape_needs_the_bearer_token(client, settings):
     assert client.post("/metrics").status_code == 405
 
 
+def test_other_methods_are_a_json_405_even_where_csrf_is_enforced(settings):
+    from django.test import Client
+
+    settings.METRICS_TOKEN = TOKEN
+    strict = Client(enforce_csrf_checks=True)
+    for method in ("post", "put", "delete"):
+        response = getattr(strict, method)("/metrics")
+        assert response.status_code == 405, method
+        assert response["Content-Type"] == "application/json"
+        assert response.json()["code"] == "method_not_allowed"
+        assert response["Allow"] == "GET, HEAD"
+
+
 def test_the_allow_list_admits_addresses_and_networks_and_both_checks_apply(client, settings):
     settings.METRICS_TOKEN, settings.METRICS_ALLOWED_IPS = "", ["10.0.0.0/8", "192.0.2.7"]
     assert scrape(client, token=None, REMOTE_ADDR="127.0.0.1").status_code == 403

@@ -154,3 +154,46 @@ def test_malformed_multipart_reaches_django_which_answers_without_an_error(web):
     # login form again, refused by CSRF), never a bare server error.
     assert status in (200, 400, 403), answer
     assert headers["content-type"].startswith("text/html")
+
+
+def test_a_forged_forwarded_for_neither_moves_the_client_nor_lifts_a_lockout(
+    web, django_db_blocker
+):
+    from axes.models import AccessAttempt
+    from django.contrib.auth.models import User
+
+    assert "--no-proxy-headers" in uvicorn_command(sys.executable, "127.0.0.1", web["port"])
+    with django_db_blocker.unblock():
+        User.objects.create_user("forger", password="forger-pass-123")
+    try:
+        session = requests.Session()
+        login = web["url"] + "/accounts/login/"
+        session.get(login, timeout=10)
+        statuses = []
+        for n in range(8):
+            response = session.post(
+                login,
+                data={
+                    "username": "forger",
+                    "password": "wrong-password",
+                    "csrfmiddlewaretoken": session.cookies["csrftoken"],
+                },
+                headers={"X-Forwarded-For": f"203.0.113.{n + 1}"},
+                allow_redirects=False,
+                timeout=10,
+            )
+            statuses.append(response.status_code)
+        assert statuses == [200] * 4 + [429] * 4
+        with django_db_blocker.unblock():
+            # Counted against the address the server saw, not the ones the client claimed.
+            assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {"127.0.0.1"}
+    finally:
+        with django_db_blocker.unblock():
+            AccessAttempt.objects.filter(username="forger").delete()
+            User.objects.filter(username="forger").delete()
+
+
+def test_proxies_named_in_forwarded_allow_ips_are_trusted():
+    command = uvicorn_command("python", "0.0.0.0", 8000, forwarded_allow_ips="10.0.0.5")
+    assert command[-3:] == ["--proxy-headers", "--forwarded-allow-ips", "10.0.0.5"]
+    assert "--no-proxy-headers" not in command

@@ -31,7 +31,10 @@ def test_plans_and_answers_under_the_schema_and_counts_real_tokens(local):
     result = local.answer(
         "Who led the design of the Eiffel Tower?", CONTEXT, [SourceBlock(1, "e.txt", CONTEXT)], ctx
     )
-    assert set(result) == {"answer", "confidence", "cited_sources", "key_facts", "is_sufficient"}
+    assert set(result) == {
+        "answer", "confidence", "cited_sources", "key_facts", "is_sufficient", "answered_by"
+    }  # fmt: skip
+    assert result["answered_by"] == "model"
     assert len(result["cited_sources"]) <= 6  # the grammar's bound on arrays
     usage = ctx.usage["reasoning"].as_dict()
     assert usage["calls"] == 1 and "estimated" not in usage
@@ -174,9 +177,46 @@ def test_warm_up_loads_the_model_and_reads_the_answer_prompt_s_start(local, gguf
     local.warm_up()
     llm = load_model(gguf_model)
     request = ChatRequest(
-        "answer", "reasoning", prompts.ANSWER_SYSTEM, "[1] a.txt\nText.", None, 0, 1
+        "answer", "reasoning", prompts.ANSWER_PLAIN_SYSTEM, "[1] a.txt\nText.", None, 0, 1
     )
     tokens = prompt_tokens(llm, request.messages)
     held = list(llm._input_ids[: llm.n_tokens])
     # What the warm-up read is the start of every answer prompt: the system prompt at least.
     assert len(held) > 100 and tokens[: len(held)] == held
+
+
+def test_a_retry_quotes_the_passages_unless_the_model_is_asked_again(local, settings):
+    blocks = [SourceBlock(1, "eiffel.txt", CONTEXT.split("\n", 1)[1])]
+    feedback = "The claim 'Eiffel designed it alone' is not supported by [1]."
+    ctx = CallContext()
+    retry = local.answer(
+        "Who was the lead designer of the Eiffel Tower?", CONTEXT, blocks, ctx, feedback
+    )
+    assert retry["answered_by"] == "extractive"
+    assert "Maurice Koechlin" in retry["answer"] and "[1]" in retry["answer"]
+    # No model call: the quoted answer counts as one offline call, no tokens.
+    assert not ctx.usage["reasoning"].input_tokens
+    query = local.rewrite_query("Who designed it?", feedback, ctx)
+    assert query.startswith("Who designed it?")
+
+    settings.LOCAL_RETRY = "model"
+    ctx = CallContext()
+    again = local.answer("Who was the lead designer?", CONTEXT, blocks, ctx, feedback)
+    assert again["answered_by"] == "model" and ctx.usage["reasoning"].input_tokens > 100
+
+
+def test_the_context_budget_is_counted_in_the_model_s_tokens(local, gguf_model, settings):
+    from providers.llm.local import context_tokens, load_model
+
+    long_context = "\n\n".join([CONTEXT] * 20)
+    # The catalogue's SmolLM2 row has no measured budget: the run's own limit holds.
+    assert context_tokens() == 0
+    assert local.context_budget(long_context, CallContext()) is None
+
+    settings.LOCAL_CONTEXT_TOKENS = 200
+    budget = local.context_budget(long_context, CallContext())
+    kept = long_context[:budget]
+    count = len(load_model(gguf_model).tokenize(kept.encode(), add_bos=False))
+    assert 180 <= count <= 220
+    # A context that fits is kept whole.
+    assert local.context_budget(CONTEXT, CallContext()) == len(CONTEXT)

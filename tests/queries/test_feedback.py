@@ -104,6 +104,26 @@ def test_missing_rating_and_overlong_comment_are_400(auth_client, user):
     assert rate(auth_client, run, "down", "x" * 2000).status_code == 200
 
 
+def test_feedback_takes_a_json_object_with_known_keys_only(auth_client, user):
+    run = make_run(user)
+    url = f"/api/runs/{run.id}/feedback"
+    unknown = auth_client.post(url, {"rating": "up", "stars": 5}, format="json")
+    assert unknown.status_code == 400
+    assert unknown.json()["code"] == "invalid_request" and "'stars'" in unknown.json()["error"]
+    form = auth_client.post(url, {"rating": "up"})  # multipart, as a browser form posts
+    assert form.status_code == 400 and form.json()["code"] == "invalid_request"
+    urlencoded = auth_client.post(
+        url, "rating=up", content_type="application/x-www-form-urlencoded"
+    )
+    assert urlencoded.status_code == 400 and urlencoded.json()["code"] == "invalid_request"
+    for body in ("[]", '"up"', "null"):
+        response = auth_client.post(url, body, content_type="application/json")
+        assert response.status_code == 400, body
+        assert response.json()["code"] == "invalid_request"
+    assert not RunFeedback.objects.exists()
+    assert rate(auth_client, run, "up").status_code == 200
+
+
 def test_another_users_run_cannot_be_rated_or_read(auth_client, other_user):
     theirs = make_run(other_user)
     assert rate(auth_client, theirs, "up").status_code == 404

@@ -178,6 +178,7 @@ def test_resume_after_k_events_gives_exactly_the_rest(shared_world):
         timeout=10,
     )
     assert done.status_code == 204
+    assert "Content-Type" not in done.headers and not done.content
     bad = requests.get(
         f"{web}/api/runs/{run_id}/events?after=minus-one", headers=world["headers"], timeout=10
     )

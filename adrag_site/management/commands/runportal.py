@@ -4,7 +4,13 @@ A worker that dies is started again, after a back-off that grows while it keeps 
 web server goes on serving meanwhile; once RUN_STALE_SECONDS have passed, the dead worker's
 runs are ended `interrupted` (`manage.py reap`; elsewhere the periodic reaper does it). If
 the web server itself dies, everything stops: a portal that cannot be reached is not running.
-Ctrl-C (or SIGTERM) stops all children.
+
+Without DATABASE_URL, runportal owns the embedded PostgreSQL (adrag_site/embedded_db.py): its
+children only connect to it; it checks the server every second, starts it again when it dies
+(a worker waiting to restart is started at once when the database is back), and stops it last.
+
+Ctrl-C (or SIGTERM) stops all children, each given SHUTDOWN_SECONDS before it is killed, then
+the embedded database: nothing of the portal is left running.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django.db import connection
 
 from adrag_site.server import uvicorn_command
 
@@ -40,6 +47,13 @@ An API token for scripts: .venv/bin/python manage.py drf_create_token admin
 BACKOFF_FIRST_SECONDS = 1.0
 BACKOFF_MAX_SECONDS = 30.0
 STABLE_SECONDS = 60.0
+# How often the embedded database is checked, and how soon a failed restart is tried again.
+DB_CHECK_SECONDS = 1.0
+DB_RETRY_SECONDS = 2.0
+# How long children get to stop on Ctrl-C before they are killed; a worker aborts the jobs it
+# still runs after WORKER_GRACE_SECONDS (their runs end `interrupted`).
+SHUTDOWN_SECONDS = 8.0
+WORKER_GRACE_SECONDS = 4
 
 
 @dataclass
@@ -54,9 +68,10 @@ class Child:
     backoff: float = BACKOFF_FIRST_SECONDS
     restart_at: float | None = None
     restarts: int = field(default=0)
+    env: dict[str, str] | None = None
 
     def start(self) -> None:
-        self.process = subprocess.Popen(self.command)
+        self.process = subprocess.Popen(self.command, env=self.env)
         self.started_at = time.monotonic()
         self.restart_at = None
 
@@ -99,18 +114,31 @@ class Command(BaseCommand):
     ):
         from django.core.management import call_command
 
+        from adrag_site import embedded_db
+
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
         children = []
+        owns_database = _owns_embedded_database()
+        env = None
+        if owns_database:
+            connection.ensure_connection()  # starts the embedded server, if it is not running
+            params = {key: connection.settings_dict[key] for key in ("HOST", "PORT")}
+            env = {**os.environ, embedded_db.ATTACH_ENV: embedded_db.attach_value(params)}
         if not no_web:
             if not get_user_model().objects.exists():
                 self.stdout.write(self.style.WARNING(FIRST_ADMIN_HELP.format(host=host, port=port)))
             call_command("collectstatic", interactive=False, verbosity=0)
-            children.append(Child("web", uvicorn_command(python, host, port), restart=False))
+            children.append(
+                Child("web", uvicorn_command(python, host, port), restart=False, env=env)
+            )
         if not no_worker:
-            worker = [python, manage, "procrastinate", "worker"]
+            worker = [
+                python, manage, "procrastinate", "worker",
+                "--shutdown-graceful-timeout", str(WORKER_GRACE_SECONDS),
+            ]  # fmt: skip
             children += [
-                Child(f"worker {n}", [*worker, "--queues", "runs,default"], restart=True)
+                Child(f"worker {n}", [*worker, "--queues", "runs,default"], restart=True, env=env)
                 for n in range(1, workers + 1)
             ]
             children += [
@@ -124,6 +152,7 @@ class Command(BaseCommand):
                         str(settings.INGEST_WORKER_CONCURRENCY),
                     ],
                     restart=True,
+                    env=env,
                 )
                 for n in range(1, ingest_workers + 1)
             ]
@@ -149,9 +178,15 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, stop)
         exit_code = 0
         reap_at: float | None = None
+        db_check_at = time.monotonic() + DB_CHECK_SECONDS
         try:
             while True:
                 now = time.monotonic()
+                if owns_database and not stopping and now >= db_check_at:
+                    db_check_at = now + DB_CHECK_SECONDS
+                    if not embedded_db.server_running() and not self._restart_database(children):
+                        db_check_at = time.monotonic() + DB_RETRY_SECONDS
+                    now = time.monotonic()
                 if reap_at is not None and now >= reap_at and not stopping:
                     # The dead worker's runs are past RUN_STALE_SECONDS now: end them at once
                     # rather than at the periodic reaper's next turn.
@@ -192,7 +227,8 @@ class Command(BaseCommand):
                     break
                 time.sleep(0.2)
         finally:
-            deadline = time.monotonic() + 20
+            stop()
+            deadline = time.monotonic() + SHUTDOWN_SECONDS
             for child in children:
                 if child.process is None:
                     continue
@@ -200,6 +236,42 @@ class Command(BaseCommand):
                 try:
                     child.process.wait(remaining)
                 except subprocess.TimeoutExpired:
+                    self.stderr.write(f"{child.name} did not stop in time; killing it")
                     child.process.kill()
+                    child.process.wait(5)
+            if owns_database:
+                connection.close()
+                embedded_db.stop_server()
         self.stdout.write("adRAG stopped.")
         sys.exit(exit_code)
+
+    def _restart_database(self, children: list[Child]) -> bool:
+        """Start the embedded database again; tell whether it runs. Workers waiting out a
+        back-off are started at once: what they waited for is back."""
+        from adrag_site import embedded_db
+
+        self.stderr.write("the embedded database is not running; starting it again")
+        started = time.monotonic()
+        try:
+            embedded_db.restart_server()
+        except Exception as exc:
+            self.stderr.write(f"the embedded database did not start ({exc!r}); trying again")
+            return False
+        connection.close()
+        self.stderr.write(
+            f"the embedded database is running again ({time.monotonic() - started:.1f}s)"
+        )
+        now = time.monotonic()
+        for child in children:
+            if child.restart_at is not None:
+                child.restart_at = now
+                child.backoff = BACKOFF_FIRST_SECONDS
+        return True
+
+
+def _owns_embedded_database() -> bool:
+    """Return whether this runportal owns the embedded server (no DATABASE_URL, and not itself
+    a child of another runportal)."""
+    from adrag_site import embedded_db
+
+    return bool(settings.DATABASES["default"].get("EMBEDDED") and embedded_db.attached() is None)

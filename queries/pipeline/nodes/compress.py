@@ -50,7 +50,18 @@ def compress(state: RAGState, config) -> dict:
         return {"context": ""}
     context = build_context(docs)
     original = len(context)
-    if original <= run.max_context_chars:
+    limit = run.max_context_chars
+    try:
+        budget = run.provider.context_budget(context, run.call)
+    except RunCancelled:
+        raise
+    except Exception:
+        logger.warning("the provider's context budget failed; the run's limit holds", exc_info=True)
+        budget = None
+    if budget:
+        # The model's own budget (a small local model reads a long prompt slowly).
+        limit = min(limit, budget)
+    if original <= limit:
         run.emit(
             stages.STAGE_COMPLETE,
             {
@@ -61,7 +72,7 @@ def compress(state: RAGState, config) -> dict:
             },
         )
         return {"context": context}
-    run.call.context_chars = run.max_context_chars
+    run.call.context_chars = limit
     try:
         compressed = run.provider.compress(
             question(state), context[:COMPRESS_INPUT_CHARS], run.call
@@ -76,7 +87,7 @@ def compress(state: RAGState, config) -> dict:
             stages.STAGE_ERROR,
             {"stage": stages.COMPRESSOR, "error": public_error(exc)},
         )
-        return {"context": context[: run.max_context_chars]}
+        return {"context": context[:limit]}
     ratio = round(len(compressed) / original, 2)
     run.emit(
         stages.STAGE_COMPLETE,

@@ -189,16 +189,21 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
             "is_sufficient": None,
         }
     cited = [source for source in sources if source["index"] in keep]
-    run.emit(
-        stages.STAGE_COMPLETE,
-        {
-            "stage": stages.REASONING,
-            "message": f"Answer generated with {len(cited)} cited source(s)",
-            "confidence": confidence,
-            "is_sufficient": is_sufficient,
-            "key_facts": key_facts,
-        },
-    )
+    complete = {
+        "stage": stages.REASONING,
+        "message": f"Answer generated with {len(cited)} cited source(s)",
+        "confidence": confidence,
+        "is_sufficient": is_sufficient,
+        "key_facts": key_facts,
+    }
+    answered_by = str(result.get("answered_by") or "")
+    if answered_by:
+        # Additive: which of a provider's ways wrote the answer (the local provider's model,
+        # or the passages quoted on a retry).
+        complete["answered_by"] = answered_by
+        if answered_by == "extractive":
+            complete["message"] += " — by quoting the passages"
+    run.emit(stages.STAGE_COMPLETE, complete)
     return {
         "answer": answer,
         "sources": cited,

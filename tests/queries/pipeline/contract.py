@@ -48,6 +48,8 @@ ADDITIVE = {
     ("retrieval_result", "retrieval"): {"hits"},
     ("stage_complete", "aggregator"): {"ranked"},
     ("stage_complete", "planner"): {"standalone_query", "planned_by"},
+    # Which of the local provider's ways wrote the answer: "model" or "extractive" (a retry).
+    ("stage_complete", "reasoning"): {"answered_by"},
     # Whether the answer addresses the question, and what the answer card says.
     ("stage_complete", "reflection"): {"sufficient"},
     ("finalize", "reflection"): {"verdict"},

@@ -1,0 +1,98 @@
+"""Which workers are alive, per queue: kept by each worker, read by /api/health and streams.
+
+Each long-running worker (`manage.py procrastinate worker`, as runportal starts it) writes a
+`WorkerPresence` row on a background thread every WORKER_SEEN_SECONDS / 3 and removes it as
+it exits; a worker killed outright is no longer counted once WORKER_SEEN_SECONDS pass.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import socket
+import threading
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
+
+# The queues a portal needs a live worker for, and what each one does.
+RUNS, INGEST = "runs", "ingest"
+REQUIRED_QUEUES = {RUNS: "answers questions", INGEST: "indexes uploaded documents"}
+_stop = threading.Event()
+
+
+def worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def start_in_worker() -> None:
+    """In a long-running worker, keep this worker's presence row fresh until it exits."""
+    from adrag_site.jobs import is_worker_process, worker_queues
+
+    if not is_worker_process():
+        return
+    queues = ",".join(worker_queues())
+    started = timezone.now()
+    threading.Thread(
+        target=_keep_fresh, args=(queues, started), name="worker-presence", daemon=True
+    ).start()
+    atexit.register(_remove)
+
+
+def _keep_fresh(queues: str, started) -> None:
+    interval = max(settings.WORKER_SEEN_SECONDS / 3, 1)
+    while not _stop.is_set():
+        _record(queues, started)
+        _stop.wait(interval)
+
+
+def _record(queues: str, started) -> None:
+    from adrag_site.models import WorkerPresence
+
+    try:
+        WorkerPresence.objects.update_or_create(
+            worker=worker_id(),
+            defaults={"queues": queues, "started_at": started, "seen_at": timezone.now()},
+        )
+    except Exception as exc:
+        # The database may be away for a moment: the next turn connects and writes again.
+        logger.warning("could not record this worker's presence: %s", exc)
+        connection.close()
+
+
+def _remove() -> None:
+    from adrag_site.models import WorkerPresence
+
+    _stop.set()
+    try:
+        WorkerPresence.objects.filter(worker=worker_id()).delete()
+    except Exception:
+        pass
+
+
+def live_workers() -> list:
+    """Return the workers seen within WORKER_SEEN_SECONDS."""
+    from adrag_site.models import WorkerPresence
+
+    since = timezone.now() - timedelta(seconds=settings.WORKER_SEEN_SECONDS)
+    return list(WorkerPresence.objects.filter(seen_at__gte=since))
+
+
+def workers_for(queue: str, workers: list | None = None) -> int:
+    """Return how many live workers take `queue` (a worker naming no queue takes them all)."""
+    workers = live_workers() if workers is None else workers
+    return sum(1 for w in workers if not w.queue_list or queue in w.queue_list)
+
+
+def queue_status() -> dict:
+    """Report each required queue's live workers for /api/health."""
+    workers = live_workers()
+    return {
+        queue: {"workers": workers_for(queue, workers), "does": does}
+        for queue, does in REQUIRED_QUEUES.items()
+    }
