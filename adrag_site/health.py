@@ -29,8 +29,38 @@ def app_version() -> str:
         return "unknown"
 
 
+# A health check says the database is away within this long, rather than waiting for the
+# connection pool (DB_POOL_TIMEOUT) to give up on it.
+PROBE_CONNECT_SECONDS = 2
+
+
+def _reachable() -> str:
+    """Return "" if a fresh connection to the database opens within PROBE_CONNECT_SECONDS,
+    else the error's name. Not pooled: the pool would wait for the server to come back."""
+    import psycopg
+
+    params = connection.settings_dict
+    if not params.get("HOST") and params.get("EMBEDDED"):
+        return ""  # not connected yet: the embedded server starts with the first query
+    try:
+        psycopg.connect(
+            dbname=params["NAME"],
+            user=params.get("USER") or None,
+            password=params.get("PASSWORD") or None,
+            host=params.get("HOST") or None,
+            port=params.get("PORT") or None,
+            connect_timeout=PROBE_CONNECT_SECONDS,
+        ).close()
+    except Exception as exc:
+        return type(exc).__name__
+    return ""
+
+
 def database_status() -> dict:
     """Return whether the database answers and which pgvector version is installed."""
+    error = _reachable()
+    if error:
+        return {"database": "error", "database_error": error, "pgvector": None}
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")

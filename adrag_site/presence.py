@@ -45,7 +45,12 @@ def start_in_worker() -> None:
 
 
 def _keep_fresh(queues: str, started) -> None:
+    from django.apps import apps
+
     interval = max(settings.WORKER_SEEN_SECONDS / 3, 1)
+    while not apps.ready and not _stop.is_set():
+        # Started from AppConfig.ready: the first write waits for the other apps.
+        _stop.wait(0.1)
     while not _stop.is_set():
         _record(queues, started)
         _stop.wait(interval)

@@ -32,6 +32,10 @@ def health_view(request: HttpRequest) -> JsonResponse:
     does not answer.
     """
     report = health.database_status()
+    if report["database"] != "ok":
+        # Nothing else can be read now; each probe would wait for the pool in vain.
+        body = {"status": health.UNHEALTHY, "version": health.app_version()}
+        return JsonResponse({**body, **report, "queues": {}}, status=503)
     report["worker"] = health.worker_status()
     report["queues"] = health.queue_status()
     for name, probe in health.extra_probes():

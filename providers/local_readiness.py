@@ -46,6 +46,11 @@ def start_in_worker() -> None:
 def _warm_up_and_report() -> None:
     from providers.llm.local import LocalProvider, model_path
 
+    from django.apps import apps
+
+    while not apps.ready:
+        # Started from AppConfig.ready: the first write waits for the other apps.
+        time.sleep(0.1)
     path = model_path()
     name = path.name if path else "(no local model)"
     _record(name, "loading")
