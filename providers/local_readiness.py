@@ -44,9 +44,9 @@ def start_in_worker() -> None:
 
 
 def _warm_up_and_report() -> None:
-    from providers.llm.local import LocalProvider, model_path
-
     from django.apps import apps
+
+    from providers.llm.local import LocalProvider, model_path
 
     while not apps.ready:
         # Started from AppConfig.ready: the first write waits for the other apps.
