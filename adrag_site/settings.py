@@ -431,6 +431,8 @@ DB_RETRY_SECONDS = env_float("DB_RETRY_SECONDS", 60.0)
 # How often a waiting stream re-reads the log in case a notification was lost (each small
 # event arrives inside its notification; once a second while the LISTEN connection is down).
 STREAM_POLL_SECONDS = env_float("STREAM_POLL_SECONDS", 5.0)
+# A stream whose run has not started after this long says so when no live worker takes it.
+STREAM_WAITING_SECONDS = env_float("STREAM_WAITING_SECONDS", 5.0)
 # Threads (and so database connections) a web process uses to read run logs for its streams.
 STREAM_READ_THREADS = env_int("STREAM_READ_THREADS", 8)
 # Per-user limits; over either, POST /api/query answers 429 before the stream opens.

@@ -36,8 +36,6 @@ KEEP_ALIVE = ": keep-alive\n\n"
 METRICS_ENDPOINT = {STYLE_POST: "query", STYLE_EVENTSOURCE: "events"}
 TIMEOUT_FRAME = json.dumps({"type": stages.ERROR, "data": {"message": "Stream timeout"}})
 READ_BATCH = 500
-# A stream whose run has not started after this long asks whether a live worker takes it.
-WAITING_CHECK_SECONDS = 5.0
 WAITING_MESSAGE = (
     "Waiting: no worker is running for questions (the runs queue), so this run starts when "
     "one does. An administrator can start one with `manage.py runportal`."
@@ -130,7 +128,7 @@ async def run_stream(*, run_id, after: int = 0, style: str = STYLE_POST):
     last_event_at = last_sent_at = now
     next_read_at = now  # read the log at once: catching up
     # A run not started yet is checked for a live worker once it has waited a while.
-    waiting_check_at = now + WAITING_CHECK_SECONDS if after == 0 else None
+    waiting_check_at = now + settings.STREAM_WAITING_SECONDS if after == 0 else None
     count_workers = sync_to_async(_runs_workers, thread_sensitive=False, executor=_reader_pool())
     open_streams = OPEN_STREAMS.labels(METRICS_ENDPOINT[style])
     # Counted only once the generator runs (a response never iterated opened no stream), and

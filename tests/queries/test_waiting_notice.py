@@ -1,0 +1,69 @@
+"""A stream whose run no live worker takes says so, instead of keep-alives until a timeout."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from django.utils import timezone
+
+from queries.models import QueryRun
+from queries.streams import STYLE_EVENTSOURCE, STYLE_POST, WAITING_MESSAGE, run_stream
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def first_frames(run_id, style: str, count: int, timeout: float = 10) -> list[str]:
+    async def read() -> list[str]:
+        frames = []
+        stream = run_stream(run_id=run_id, style=style)
+        try:
+            async for frame in stream:
+                frames.append(frame)
+                if len(frames) == count:
+                    break
+        finally:
+            await stream.aclose()
+        return frames
+
+    return asyncio.run(asyncio.wait_for(read(), timeout))
+
+
+@pytest.fixture
+def queued_run(user, settings, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connections
+
+    from adrag_site.models import WorkerPresence
+    from queries import streams
+
+    settings.STREAM_WAITING_SECONDS = 0.3
+    settings.STREAM_HEARTBEAT_SECONDS = 0.6
+    # The streams' reader thread, of this test's own, so that its connection is closed after.
+    pool = ThreadPoolExecutor(max_workers=1)
+    monkeypatch.setattr(streams, "_pool", pool)
+    WorkerPresence.objects.all().delete()
+    yield QueryRun.objects.create(user=user, query="Anyone there?", provider="extractive")
+    pool.submit(connections.close_all).result()
+    pool.shutdown()
+
+
+def test_a_queued_run_with_no_runs_worker_says_it_waits(queued_run):
+    notice, keep_alive = first_frames(queued_run.id, STYLE_EVENTSOURCE, 2)
+    assert notice.startswith("event: waiting\ndata: ") and "id:" not in notice
+    assert WAITING_MESSAGE.split(":")[0] in notice and '"workers": 0' in notice
+    assert keep_alive == ": keep-alive\n\n"  # said once, then the stream goes on
+    # POST /api/query keeps the spec's event types: a comment line says it there.
+    (comment,) = first_frames(queued_run.id, STYLE_POST, 1)
+    assert comment.startswith(": waiting: ")
+
+
+def test_a_live_runs_worker_means_no_notice(queued_run):
+    from adrag_site.models import WorkerPresence
+
+    now = timezone.now()
+    WorkerPresence.objects.create(worker="h:1", queues="ingest", started_at=now, seen_at=now)
+    assert first_frames(queued_run.id, STYLE_EVENTSOURCE, 1)[0].startswith("event: waiting")
+    WorkerPresence.objects.create(worker="h:2", queues="runs,default", started_at=now, seen_at=now)
+    assert first_frames(queued_run.id, STYLE_EVENTSOURCE, 1) == [": keep-alive\n\n"]
