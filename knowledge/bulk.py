@@ -16,7 +16,7 @@ from django.utils import timezone
 from adrag_site.errors import ServiceError
 from knowledge.index import PreparedChunk, write_chunks
 from knowledge.ingest.extract import ExtractionError, extract
-from knowledge.ingestion import embed_chunks, prepare_chunks, set_fields
+from knowledge.ingestion import documents_reap, embed_chunks, prepare_chunks, set_fields
 from knowledge.models import Document, KnowledgeBase
 from knowledge.services import document_upload
 
@@ -48,6 +48,9 @@ def documents_ingest_inline(
     item with the document (or None) and an error message (or None).
     """
     summary = {"ready": 0, "failed": 0, "skipped": 0, "chunks": 0}
+    # Documents an earlier in-process ingestion left in progress when it died are failed now,
+    # so that these same files are indexed again rather than skipped as busy.
+    documents_reap()
     pending: list[tuple[Document, list[PreparedChunk]]] = []
 
     def flush() -> None:

@@ -6,6 +6,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -25,6 +26,8 @@ from providers.tokenize import bm25_tokens
 logger = logging.getLogger(__name__)
 
 EMBED_BATCH = 32
+# An in-process ingestion (no job) whose document has not moved for this long has died.
+INLINE_STALE_SECONDS = 600
 MAX_TERM_LENGTH = 100
 MAX_ENTITY_LENGTH = 200
 
@@ -208,6 +211,17 @@ def documents_reap() -> int:
         [job_id for _, job_id in active], stale_seconds=settings.RUN_STALE_SECONDS
     )
     dead = [document_id for document_id, job_id in active if job_id not in alive]
+    # An in-process ingestion (`manage.py ingest`, no job) writes its progress as it goes: one
+    # silent for INLINE_STALE_SECONDS belongs to a process that died, and a later ingest of the
+    # same files would otherwise skip it as busy, with no chunks, forever.
+    silent_since = timezone.now() - timedelta(seconds=INLINE_STALE_SECONDS)
+    dead += list(
+        Document.objects.filter(
+            status__in=Document.ACTIVE_STATUSES,
+            job_id__isnull=True,
+            updated_at__lt=silent_since,
+        ).values_list("id", flat=True)
+    )
     if not dead:
         return 0
     return Document.objects.filter(id__in=dead, status__in=Document.ACTIVE_STATUSES).update(

@@ -229,3 +229,27 @@ def test_an_ingestion_whose_job_died_is_failed_not_left_running(upload):
     document = Document.objects.get(id=document_id)
     assert document.status == "failed" and document.error_code == "ingest_interrupted"
     assert documents_reap() == 0
+
+
+def test_an_in_process_ingestion_that_died_is_indexed_again_by_the_next(kb, user):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from knowledge.bulk import TextItem, documents_ingest_inline
+
+    item = TextItem("notes.txt", b"The Lisbon office opened in 2009 and hosts the data team.")
+    assert documents_ingest_inline(kb=kb, items=[item], user=user)["ready"] == 1
+    # A process that died mid-way left it in progress, with no chunks and no job.
+    document = Document.objects.get(knowledge_base=kb)
+    Chunk.objects.filter(document=document).delete()
+    Document.objects.filter(id=document.id).update(status="embedding", job_id=None)
+    # Still moving (a live ingestion's progress is recent): left alone.
+    assert documents_reap() == 0
+    Document.objects.filter(id=document.id).update(
+        updated_at=timezone.now() - timedelta(hours=1)
+    )
+    summary = documents_ingest_inline(kb=kb, items=[item], user=user)
+    assert summary["ready"] == 1 and summary["skipped"] == 0
+    document.refresh_from_db()
+    assert document.status == "ready" and Chunk.objects.filter(document=document).exists()
