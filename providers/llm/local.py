@@ -298,11 +298,15 @@ class LocalProvider(ChatModelProvider):
         return super().answer_plain(query, context, sources, ctx, feedback)
 
     def rewrite_query(self, query: str, feedback: str, ctx: CallContext) -> str:
-        """Rewrite a retry's search query by rule when the retry quotes the passages."""
-        if settings.LOCAL_RETRY == RETRY_EXTRACTIVE:
-            from providers.llm.extractive import ExtractiveProvider
+        """Search again with the question as asked when the retry quotes the passages.
 
-            return ExtractiveProvider().rewrite_query(query, feedback, ctx)
+        The critique of a model's answer names the model's own wrong claims: words added from
+        it sent the search elsewhere, and the quoted answer then came from worse passages.
+        """
+        if settings.LOCAL_RETRY == RETRY_EXTRACTIVE:
+            if ctx.is_cancelled():
+                raise RunCancelled()
+            return query
         return super().rewrite_query(query, feedback, ctx)
 
     def context_budget(self, context: str, ctx: CallContext) -> int | None:

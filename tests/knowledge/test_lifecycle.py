@@ -246,9 +246,7 @@ def test_an_in_process_ingestion_that_died_is_indexed_again_by_the_next(kb, user
     Document.objects.filter(id=document.id).update(status="embedding", job_id=None)
     # Still moving (a live ingestion's progress is recent): left alone.
     assert documents_reap() == 0
-    Document.objects.filter(id=document.id).update(
-        updated_at=timezone.now() - timedelta(hours=1)
-    )
+    Document.objects.filter(id=document.id).update(updated_at=timezone.now() - timedelta(hours=1))
     summary = documents_ingest_inline(kb=kb, items=[item], user=user)
     assert summary["ready"] == 1 and summary["skipped"] == 0
     document.refresh_from_db()

@@ -409,3 +409,32 @@ def test_cancel_inside_a_long_model_call_stops_the_run(kb):
         {"type": "stream_end"},
     ]
     assert ("stage_complete", "reasoning") not in sink.sequence()
+
+
+def test_a_provider_s_own_context_budget_compresses_below_the_run_s_limit(kb):
+    from queries.pipeline.events import ListSink
+    from queries.pipeline.runner import run_pipeline
+    from tests.queries.pipeline.contract import check_frames
+    from tests.queries.pipeline.scripted import ScriptedProvider
+
+    class SmallModel(ScriptedProvider):
+        def context_budget(self, context, ctx):
+            return 60  # a small local model's budget, in characters of this context
+
+    script = Script(
+        planner=[PLAN_RETRIEVE],
+        compressor=["[1] curie.txt\nMarie Curie discovered radium."],
+        reasoning=[answer()],
+        reflection=[verdict()],
+    )
+    sink = ListSink()
+    run_pipeline(
+        query="What did Marie Curie discover?", provider=SmallModel(script), kb_ids=[kb.id],
+        sink=sink, reranker=FallbackReranker(),
+    )  # fmt: skip
+    check_frames(sink.frames())
+    complete = data_of(sink, "stage_complete", "compressor")[0]
+    # The run's own limit (MAX_CONTEXT_CHARS, 4,000) holds the context whole; the model's not.
+    assert complete["original_chars"] < 4000
+    assert complete["compressed_chars"] < complete["original_chars"]
+    assert [stage for stage, _ in script.prompts].count("compressor") == 1
