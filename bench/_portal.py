@@ -77,21 +77,30 @@ class Portal:
         return run_id, done, time.monotonic() - started
 
 
-@contextmanager
-def fresh_portal(port: int = 8765, **settings: str):
-    """Migrate a fresh data folder, make an admin and a token, and run `manage.py runportal`
-    on it with these settings; stop it (SIGINT, as Ctrl-C) at the end."""
-    data_dir = Path(tempfile.mkdtemp(prefix="adrag-bench-"))
+def data_env(data_dir: Path, **settings: str) -> dict:
+    """Return the environment of a portal on its own data folder (its own embedded server)."""
     env = {**os.environ, "ADRAG_DATA_DIR": str(data_dir), "PYTHONUNBUFFERED": "1", **settings}
     env.pop("DATABASE_URL", None)
     env.pop("ADRAG_DB_NAME", None)
-    manage(env, "migrate", "--noinput")
-    manage(
-        {**env, "DJANGO_SUPERUSER_PASSWORD": "bench-pass-123"},
-        "createsuperuser", "--noinput", "--username", "admin", "--email", "a@example.com",
-    )  # fmt: skip
-    token = manage(env, "drf_create_token", "admin").split()[2]
-    log = open(data_dir / "runportal.log", "w")  # noqa: SIM115 - closed below
+    return env
+
+
+@contextmanager
+def fresh_portal(port: int = 8765, data_dir: Path | None = None, token: str = "", **settings: str):
+    """Migrate a fresh data folder, make an admin and a token, and run `manage.py runportal`
+    on it with these settings; stop it (SIGINT, as Ctrl-C) at the end. Given a data folder
+    (a restored one) and its token, it runs the portal on that as it is."""
+    fresh = data_dir is None
+    data_dir = data_dir or Path(tempfile.mkdtemp(prefix="adrag-bench-"))
+    env = data_env(data_dir, **settings)
+    if fresh:
+        manage(env, "migrate", "--noinput")
+        manage(
+            {**env, "DJANGO_SUPERUSER_PASSWORD": "bench-pass-123"},
+            "createsuperuser", "--noinput", "--username", "admin", "--email", "a@example.com",
+        )  # fmt: skip
+        token = manage(env, "drf_create_token", "admin").split()[2]
+    log = open(data_dir / "runportal.log", "a")  # noqa: SIM115 - closed below
     started = time.monotonic()
     process = subprocess.Popen(
         [PYTHON, str(ROOT / "manage.py"), "runportal", "--port", str(port)],
