@@ -10,6 +10,10 @@ class WorkerPresence(models.Model):
 
     Procrastinate's own heartbeat table says that some worker is alive, not which queues it
     takes; /api/health needs to know that each queue (runs, ingest) has one.
+
+    Like Procrastinate's tables, this is the processes' state, not the portal's data: the
+    model is unmanaged (its migration makes the table), so that `flush`, and the test runner's
+    flush between tests, leave the rows of running workers alone.
     """
 
     worker = models.CharField(max_length=200, unique=True, help_text="host:pid")
@@ -18,6 +22,8 @@ class WorkerPresence(models.Model):
     seen_at = models.DateTimeField(db_index=True)
 
     class Meta:
+        managed = False
+        db_table = "adrag_site_workerpresence"
         ordering = ["worker"]
         verbose_name = "worker"
 

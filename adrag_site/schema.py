@@ -74,8 +74,10 @@ HEALTH_PATH = {
     "get": {
         "operationId": "health_retrieve",
         "summary": "Liveness and readiness",
-        "description": "Whether the database and pgvector answer, and whether a worker was "
-        "seen recently. Needs no authentication.",
+        "description": "Whether the database and pgvector answer, and each queue's live "
+        "workers (runs, ingest). 200 `healthy`; 503 `degraded` when a queue has no live worker "
+        "(its questions or uploads wait), 503 `unhealthy` when the database does not answer. "
+        "Needs no authentication.",
         "tags": ["health"],
         "security": [],
         "responses": {
@@ -86,18 +88,31 @@ HEALTH_PATH = {
                         "schema": {
                             "type": "object",
                             "properties": {
-                                "status": {"type": "string", "enum": ["healthy", "unhealthy"]},
+                                "status": {
+                                    "type": "string",
+                                    "enum": ["healthy", "degraded", "unhealthy"],
+                                },
                                 "version": {"type": "string", "example": "0.1.0"},
                                 "database": {"type": "string"},
                                 "pgvector": {"type": "string", "nullable": True},
                                 "worker": {"type": "object"},
+                                "queues": {
+                                    "type": "object",
+                                    "additionalProperties": {
+                                        "type": "object",
+                                        "properties": {"workers": {"type": "integer"}},
+                                    },
+                                },
                             },
-                            "required": ["status", "version", "database", "pgvector", "worker"],
+                            "required": ["status", "version", "database", "pgvector", "queues"],
                         }
                     }
                 },
             }
-            for code, description in (("200", "Healthy."), ("503", "Unhealthy."))
+            for code, description in (
+                ("200", "Healthy."),
+                ("503", "Degraded (a queue has no live worker) or unhealthy (no database)."),
+            )
         },
     }
 }
