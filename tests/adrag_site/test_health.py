@@ -8,6 +8,15 @@ from django.utils import timezone
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def no_other_workers():
+    """Only this test's workers: live stacks' rows (unmanaged, so never flushed) are set aside
+    inside the test's transaction, which rolls back."""
+    from adrag_site.models import WorkerPresence
+
+    WorkerPresence.objects.all().delete()
+
+
 def present(worker: str, queues: str, *, seen_ago: float = 0):
     from adrag_site.models import WorkerPresence
 

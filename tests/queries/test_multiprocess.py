@@ -244,6 +244,8 @@ def test_a_killed_worker_leaves_an_interrupted_run_with_terminal_frames(world):
     web = stack.start_web()
     worker = stack.start_worker()
     stack.wait_for_worker()
+    # Loaded before the question, so that a slow CPU's warm-up is not a silence in its stream.
+    stack.wait_for_warm_up(0)
     query = "A query whose worker dies"
     script(stack, query, {"reasoning": 60})
     post = requests.post(
@@ -293,6 +295,9 @@ def test_a_query_starts_at_once_while_many_ingestions_are_pending(world):
     stack.start_worker(queues="runs,default")
     stack.start_worker(queues="ingest")
     stack.wait_for_worker()
+    # The runs worker loaded before the question: a slow CPU's warm-up beside twenty
+    # ingestions is no silence in the question's stream.
+    stack.wait_for_warm_up(0)
     # Twenty uploads of about 200 KB each: minutes of embedding for one ingest worker.
     for n in range(20):
         text = " ".join(f"Entry {n}.{k}: sample {k * 31 % 997} was weighed." for k in range(5000))
