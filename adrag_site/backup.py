@@ -165,6 +165,8 @@ def restore(path: Path, *, replace: bool = False) -> dict:
     path = Path(path)
     if not path.is_file():
         raise BackupError(f"no backup file at {path}")
+    if not tarfile.is_tarfile(path):
+        raise BackupError(f"{path} is not an adRAG backup (not a tar file)")
     args, env = _connection_args()
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as work, tarfile.open(path) as tar:

@@ -98,3 +98,11 @@ def test_restore_refuses_what_is_not_a_backup(tmp_path):
         tar.add(__file__, arcname="notes.txt")
     result = run_manage("restore", str(bogus))
     assert result.returncode != 0 and "not an adRAG backup" in result.stderr
+
+
+def test_restore_refuses_a_file_that_is_no_tar(tmp_path):
+    bogus = tmp_path / "notes.tar"
+    bogus.write_bytes(b"not a tar at all")
+    result = run_manage("restore", str(bogus))
+    assert result.returncode != 0 and "not a tar file" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -18,7 +18,7 @@ class Command(BaseCommand):
     def handle(self, *args, path: Path, **options):
         try:
             manifest = backup(path)
-        except BackupError as exc:
+        except (BackupError, OSError) as exc:
             raise CommandError(str(exc)) from exc
         counts = summary(manifest["counts"])
         self.stdout.write(

@@ -26,7 +26,7 @@ class Command(BaseCommand):
     def handle(self, *args, path: Path, replace: bool, **options):
         try:
             manifest = restore(path, replace=replace)
-        except BackupError as exc:
+        except (BackupError, OSError) as exc:
             raise CommandError(str(exc)) from exc
         counts = summary(manifest["counts"])
         self.stdout.write(
