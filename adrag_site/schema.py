@@ -45,6 +45,28 @@ def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
     }
 
 
+def serializer_schema(serializer: serializers.Serializer, direction: str = "request") -> dict:
+    """Return the OpenAPI schema of a serializer used by a plain (non-DRF) view, inline.
+
+    drf-spectacular maps serializers only for the views it sees; this maps one the same way,
+    for the hooks that describe plain views, so that their bodies are drawn from the
+    serializers that validate them.
+    """
+    from drf_spectacular.openapi import AutoSchema
+    from drf_spectacular.plumbing import ComponentRegistry
+    from rest_framework.generics import GenericAPIView
+
+    view = GenericAPIView()
+    view.request = None
+    view.format_kwarg = None
+    auto = AutoSchema()
+    auto.registry = ComponentRegistry()
+    auto.method = "POST"
+    auto.path = ""
+    auto.view = view
+    return auto._map_serializer(serializer, direction)
+
+
 def error_response(status: int, description: str | None = None) -> dict:
     """Return a raw OpenAPI response object for an error status (for hooks)."""
     return {

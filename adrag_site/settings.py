@@ -258,7 +258,7 @@ REST_FRAMEWORK = {
     ],
     "EXCEPTION_HANDLER": "adrag_site.errors.api_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "adrag_site.pagination.PageSizePagination",
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 50),
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }

@@ -14,9 +14,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from adrag_site.errors import ServiceError
-from knowledge.index import PreparedChunk, write_chunks
+from knowledge.index import PreparedChunk
 from knowledge.ingest.extract import ExtractionError, extract
-from knowledge.ingestion import documents_reap, embed_chunks, prepare_chunks, set_fields
+from knowledge.ingestion import (
+    document_fail,
+    document_index,
+    documents_reap,
+    embed_chunks,
+    prepare_chunks,
+    set_fields,
+)
 from knowledge.models import Document, KnowledgeBase
 from knowledge.services import document_upload
 
@@ -62,25 +69,9 @@ def documents_ingest_inline(
             for document, chunks in pending:
                 try:
                     with transaction.atomic():
-                        counts = write_chunks(document=document, chunks=chunks)
-                        set_fields(
-                            document,
-                            status=Document.Status.READY,
-                            progress_total=len(chunks),
-                            progress_done=len(chunks),
-                            chunk_count=counts["chunks"],
-                            entity_count=counts["entities"],
-                            edge_count=counts["edges"],
-                            indexed_at=timezone.now(),
-                        )
+                        document_index(document, chunks)
                 except Exception as exc:
-                    logger.exception("writing document %s failed", document.id)
-                    set_fields(
-                        document,
-                        status=Document.Status.FAILED,
-                        error=str(exc)[:2000],
-                        error_code="ingest_failed",
-                    )
+                    document_fail(document, exc)
                     summary["failed"] += 1
                     if on_document:
                         on_document(None, f"{document.file_name}: {exc}")

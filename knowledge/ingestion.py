@@ -103,6 +103,36 @@ def set_fields(document: Document, **values) -> None:
     Document.objects.filter(id=document.id).update(**values, updated_at=timezone.now())
 
 
+def document_index(document: Document, chunks: list[PreparedChunk]) -> None:
+    """Write a document's embedded chunks, entities and edges and mark it ready.
+
+    Call inside a transaction: the old version's rows go and the new ones arrive together.
+    """
+    counts = write_chunks(document=document, chunks=chunks)
+    set_fields(
+        document,
+        status=Document.Status.READY,
+        progress_total=len(chunks),
+        progress_done=len(chunks),
+        chunk_count=counts["chunks"],
+        entity_count=counts["entities"],
+        edge_count=counts["edges"],
+        indexed_at=timezone.now(),
+    )
+
+
+def document_fail(document: Document, exc: Exception) -> None:
+    """Mark a document failed: an ExtractionError with its own code and message, anything else
+    as `ingest_failed` with its traceback in the log."""
+    if isinstance(exc, ExtractionError):
+        set_fields(document, status=Document.Status.FAILED, error=exc.message, error_code=exc.code)
+        return
+    logger.error("ingestion of document %s failed", document.id, exc_info=exc)
+    set_fields(
+        document, status=Document.Status.FAILED, error=str(exc)[:2000], error_code="ingest_failed"
+    )
+
+
 def document_ingest_run(
     *, document_id: int, should_abort: Callable[[], bool] = lambda: False
 ) -> Document:
@@ -166,28 +196,12 @@ def document_ingest_run(
             locked = Document.objects.select_for_update().get(id=document_id)
             if locked.cancel_requested:
                 raise IngestCancelled()
-            counts = write_chunks(document=document, chunks=chunks)
-            set_fields(
-                document,
-                status=Document.Status.READY,
-                chunk_count=counts["chunks"],
-                entity_count=counts["entities"],
-                edge_count=counts["edges"],
-                indexed_at=timezone.now(),
-            )
+            document_index(document, chunks)
     except (IngestCancelled, SandboxCancelled):
         set_fields(document, status=Document.Status.CANCELLED)
         logger.info("ingestion of document %s cancelled", document_id)
-    except ExtractionError as exc:
-        set_fields(document, status=Document.Status.FAILED, error=exc.message, error_code=exc.code)
     except Exception as exc:
-        logger.exception("ingestion of document %s failed", document_id)
-        set_fields(
-            document,
-            status=Document.Status.FAILED,
-            error=str(exc)[:2000],
-            error_code="ingest_failed",
-        )
+        document_fail(document, exc)
     else:
         logger.info(
             "document %s ready: %d chunks in %.1fs",

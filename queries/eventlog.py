@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from adrag_site.db import retry_while_unreachable
 from queries.models import QueryRun, RunEvent
-from queries.pipeline import stages
+from queries.pipeline import codes, stages
 
 CHANNEL = "adrag_run_events"
 # PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; events up to this size travel in
@@ -153,10 +153,10 @@ class RunEventSink:
                 "finished_at": timezone.now(),
             }
         elif event_type == stages.ERROR:
-            code = (data or {}).get("code", "pipeline_failed")
+            code = (data or {}).get("code", codes.PIPELINE_FAILED)
             updates = {
                 "status": QueryRun.Status.CANCELLED
-                if code == "cancelled"
+                if code == codes.CANCELLED
                 else QueryRun.Status.FAILED,
                 "error_code": code,
                 "error_message": (data or {}).get("message", ""),

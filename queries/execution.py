@@ -19,11 +19,9 @@ from adrag_site import jobs
 from adrag_site.db import DISCONNECTS, reset_connection
 from queries.eventlog import RunEventSink, run_terminate
 from queries.models import QueryRun
+from queries.pipeline import codes
 
 logger = logging.getLogger(__name__)
-
-INTERRUPTED_MESSAGE = "The worker running this query stopped before it finished."
-CANCELLED_MESSAGE = "Run cancelled"
 
 
 class CancelCheck:
@@ -74,8 +72,8 @@ def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
             run_terminate(
                 run_id=run.id,
                 status=QueryRun.Status.CANCELLED,
-                code="cancelled",
-                message=CANCELLED_MESSAGE,
+                code=codes.CANCELLED,
+                message=codes.CANCELLED_MESSAGE,
             )
             return run
         run.status = QueryRun.Status.RUNNING
@@ -131,8 +129,8 @@ def runs_reap() -> int:
         if run_terminate(
             run_id=run_id,
             status=QueryRun.Status.INTERRUPTED,
-            code="interrupted",
-            message=INTERRUPTED_MESSAGE,
+            code=codes.INTERRUPTED,
+            message=codes.INTERRUPTED_MESSAGE,
         ):
             logger.warning("run %s interrupted: its worker stopped", run_id)
             jobs.job_mark_failed(job_id)

@@ -1,16 +1,17 @@
 """The two streaming endpoints in the OpenAPI schema.
 
-POST /api/query and GET /api/runs/{run_id}/events are plain async Django views (DRF has no
-async), so drf-spectacular does not see them; this postprocessing hook describes them: their
-inputs, their `text/event-stream` success and their JSON errors.
+POST /api/query, GET /api/runs/{run_id}/events and POST /api/runs/{run_id}/rerun are plain
+async Django views (DRF has no async), so drf-spectacular does not see them; this
+postprocessing hook describes them: their inputs (drawn from the serializers that validate
+them, queries/inputs.py), their `text/event-stream` success and their JSON errors.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 
-from adrag_site.schema import error_response
-from queries.views import MAX_MODEL_CHARS
+from adrag_site.schema import error_response, serializer_schema
+from queries.inputs import QueryInput, RerunInput
 
 # OpenAPI 3.0 has `schema` of an event stream describe each event (3.2 calls it `itemSchema`).
 SSE_EVENT = {
@@ -49,88 +50,10 @@ CURSOR = {"type": "integer", "minimum": 0}
 
 
 def _query_body() -> dict:
-    from providers.llm.registry import default_provider_name, provider_names
-
-    return {
-        "type": "object",
-        "properties": {
-            "query": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": settings.MAX_QUERY_CHARS,
-                # Blank questions are refused like missing ones.
-                "pattern": r"\S",
-                "description": "The question (at most MAX_QUERY_CHARS characters).",
-            },
-            "provider": {
-                "type": "string",
-                "enum": list(provider_names()),
-                "description": f"Case-insensitive; default `{default_provider_name()}`.",
-            },
-            "model": {
-                "type": "string",
-                "nullable": True,
-                "maxLength": MAX_MODEL_CHARS,
-                "description": "The provider's model; default the provider's default model.",
-            },
-            "knowledge_bases": {
-                "type": "array",
-                "items": {"type": "integer"},
-                "description": "The knowledge bases to search; default every one the caller "
-                "may read.",
-            },
-            "filters": _filters_body(),
-            "conversation": {
-                "type": "string",
-                "format": "uuid",
-                "nullable": True,
-                "description": "Ask a follow-up in this conversation of the caller's (the "
-                "`X-Conversation-Id` of an earlier answer); omitted or null starts a new one.",
-            },
-        },
-        "required": ["query"],
-    }
-
-
-def _filters_body() -> dict:
-    from knowledge.ingest.filetypes import SUPPORTED_EXTENSIONS
-    from knowledge.retrieval.filters import MAX_FILTER_DOCUMENTS
-
-    moment = {
-        "type": "string",
-        "anyOf": [{"format": "date"}, {"format": "date-time"}],
-    }
-    return {
-        "type": "object",
-        "nullable": True,
-        "additionalProperties": False,
-        "description": "Metadata filters applied inside every document store's search (not to "
-        "web search). Empty lists or nulls leave a part unfiltered.",
-        "properties": {
-            "documents": {
-                "type": "array",
-                "items": {"type": "integer", "minimum": 1},
-                "maxItems": MAX_FILTER_DOCUMENTS,
-                "description": "Only these documents (each in a searched knowledge base).",
-            },
-            "file_types": {
-                "type": "array",
-                "items": {"type": "string", "enum": sorted(SUPPORTED_EXTENSIONS)},
-                "description": "Only these upload extensions (case-insensitive; md matches "
-                ".markdown, html matches .htm).",
-            },
-            "uploaded_after": {
-                **moment,
-                "description": "Uploaded at or after: an ISO date (midnight UTC) or date-time "
-                "(naive ones are UTC).",
-            },
-            "uploaded_before": {
-                **moment,
-                "description": "Uploaded before: a date-time, or an ISO date (that whole day "
-                "included).",
-            },
-        },
-    }
+    schema = serializer_schema(QueryInput())
+    # Blank questions are refused like missing ones; the limit is a setting.
+    schema["properties"]["query"].update(maxLength=settings.MAX_QUERY_CHARS, pattern=r"\S")
+    return schema
 
 
 def _query_operation() -> dict:
@@ -219,45 +142,7 @@ def _events_operation() -> dict:
 
 
 def _rerun_body() -> dict:
-    from providers.llm.registry import provider_names
-    from queries.overrides import FUSION_LISTS, INT_RANGES, MAX_FUSION_WEIGHT
-
-    properties: dict = {
-        "provider": {"type": "string", "enum": list(provider_names())},
-        "model": {
-            "type": "string",
-            "nullable": True,
-            "maxLength": MAX_MODEL_CHARS,
-            "description": "null: the provider's default model.",
-        },
-        "knowledge_bases": {
-            "type": "array",
-            "items": {"type": "integer"},
-            "description": "The knowledge bases to search instead of the original's.",
-        },
-        "fusion_weights": {
-            "type": "object",
-            "properties": {
-                name: {"type": "number", "minimum": 0, "maximum": MAX_FUSION_WEIGHT}
-                for name in FUSION_LISTS
-            },
-            "additionalProperties": False,
-            "minProperties": 1,
-            "description": "Rank-fusion weights of the candidate lists; unnamed lists keep theirs.",
-        },
-        "reranker": {
-            "type": "boolean",
-            "description": "false: no reranking, the fused order is kept (scored by fused rank).",
-        },
-    }
-    for key, (lowest, highest) in INT_RANGES.items():
-        properties[key] = {"type": "integer", "minimum": lowest, "maximum": highest}
-    return {
-        "type": "object",
-        "properties": properties,
-        "additionalProperties": False,
-        "description": "The settings to change; the rest are the original run's.",
-    }
+    return {**serializer_schema(RerunInput()), "additionalProperties": False}
 
 
 def _rerun_operation() -> dict:

@@ -21,15 +21,6 @@ def run_list_for_user(*, user) -> QuerySet[QueryRun]:
     return QueryRun.objects.filter(user=user)
 
 
-def run_can_read(*, run_id, user) -> bool:
-    """Tell whether the user may read the run."""
-    try:
-        run_id = uuid.UUID(str(run_id))
-    except ValueError:
-        return False
-    return run_list_for_user(user=user).filter(id=run_id).exists()
-
-
 def run_get_for_user(*, run_id, user) -> QueryRun:
     """Return a run the user may see, or raise Http404."""
     try:

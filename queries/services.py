@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from adrag_site.errors import ServiceError
 from queries.eventlog import run_terminate
-from queries.execution import CANCELLED_MESSAGE
 from queries.models import Conversation, QueryRun, RunFeedback
+from queries.pipeline import codes
 
 logger = logging.getLogger(__name__)
 
@@ -20,8 +20,10 @@ logger = logging.getLogger(__name__)
 def config_snapshot(*, provider_name: str, model: str, overrides: dict | None = None) -> dict:
     """Record the settings a run ran with (a re-run's overrides applied), to read its results."""
     from knowledge.retrieval.fusion import fusion_weights
+    from knowledge.retrieval.graph import graph_top_k
     from providers.reranker import status as reranker_status
     from queries.overrides import config_apply
+    from queries.pipeline.context import WEB_RESULTS, WEB_SCORE
 
     snapshot = {
         "provider": provider_name,
@@ -29,7 +31,7 @@ def config_snapshot(*, provider_name: str, model: str, overrides: dict | None = 
         "embedding_model": settings.EMBEDDING_MODEL,
         "reranker": reranker_status(),
         "retrieval_top_k": settings.RETRIEVAL_TOP_K,
-        "graph_top_k": max(settings.RETRIEVAL_TOP_K // 2, 3),
+        "graph_top_k": graph_top_k(settings.RETRIEVAL_TOP_K),
         "rerank_top_k": settings.RERANK_TOP_K,
         "max_context_chars": settings.MAX_CONTEXT_CHARS,
         "max_reflection_retries": settings.MAX_REFLECTION_RETRIES,
@@ -37,8 +39,8 @@ def config_snapshot(*, provider_name: str, model: str, overrides: dict | None = 
         "fusion": {"rrf_k": settings.FUSION_RRF_K, "weights": fusion_weights()},
         "chunk_size": settings.CHUNK_SIZE,
         "chunk_overlap": settings.CHUNK_OVERLAP,
-        "web_results": 5,
-        "web_score": 0.7,
+        "web_results": WEB_RESULTS,
+        "web_score": WEB_SCORE,
     }
     return config_apply(snapshot, overrides or {})
 
@@ -173,8 +175,8 @@ def run_cancel(*, run: QueryRun) -> QueryRun:
                 run_terminate(
                     run_id=run.id,
                     status=QueryRun.Status.CANCELLED,
-                    code="cancelled",
-                    message=CANCELLED_MESSAGE,
+                    code=codes.CANCELLED,
+                    message=codes.CANCELLED_MESSAGE,
                 )
         elif run.job_id:
             app.job_manager.cancel_job_by_id(run.job_id, abort=True)

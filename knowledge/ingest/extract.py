@@ -168,17 +168,21 @@ def _normalise_newlines(text: str) -> str:
 # --- PDF ---------------------------------------------------------------------------
 
 
-def _extract_pdf(data: bytes) -> ExtractedText:
-    if b"%PDF-" not in data[:_PDF_HEADER_WINDOW]:
-        raise ExtractionError(CONTENT_MISMATCH, "The file has a .pdf name but is not a PDF.")
+def open_pdf(source: BinaryIO):
+    """Return a pypdf reader of a PDF, opened with the empty password if it is encrypted.
 
+    Raises ExtractionError: not a PDF, encrypted beyond the empty password, or unreadable.
+    Many PDFs carry only an owner password (print/copy restrictions) and open with an empty
+    user password; those are readable, so they are accepted.
+    """
+    if b"%PDF-" not in source.read(_PDF_HEADER_WINDOW):
+        raise ExtractionError(CONTENT_MISMATCH, "The file has a .pdf name but is not a PDF.")
+    source.seek(0)
     from pypdf import PasswordType, PdfReader
 
     try:
-        reader = PdfReader(io.BytesIO(data), strict=False)
+        reader = PdfReader(source, strict=False)
         if reader.is_encrypted:
-            # Many PDFs carry only an owner password (print/copy restrictions) and
-            # open with an empty user password; those are readable, so accept them.
             try:
                 opened = reader.decrypt("")
             except Exception as exc:  # noqa: BLE001 - unsupported algorithm, bad key
@@ -187,6 +191,16 @@ def _extract_pdf(data: bytes) -> ExtractedText:
                 ) from exc
             if opened == PasswordType.NOT_DECRYPTED:
                 raise ExtractionError(ENCRYPTED_PDF, "The PDF is password-protected.")
+    except ExtractionError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - pypdf raises many types on bad input
+        raise ExtractionError(CORRUPT_FILE, f"The PDF could not be read: {exc}") from exc
+    return reader
+
+
+def _extract_pdf(data: bytes) -> ExtractedText:
+    reader = open_pdf(io.BytesIO(data))
+    try:
         pages = list(reader.pages)
         if not pages:
             raise ExtractionError(CORRUPT_FILE, "The PDF has no readable pages.")

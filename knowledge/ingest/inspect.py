@@ -9,20 +9,18 @@ any) is found by the worker, which extracts in a sandbox (knowledge/ingest/sandb
 from __future__ import annotations
 
 import codecs
-import io
 from dataclasses import dataclass
 from typing import BinaryIO
 
 from knowledge.ingest.extract import (
-    _PDF_HEADER_WINDOW,
     CONTENT_MISMATCH,
     CORRUPT_FILE,
-    ENCRYPTED_PDF,
     NO_TEXT,
     ExtractionError,
     check_zip_archive,
     decode_text,
     extract,
+    open_pdf,
 )
 from knowledge.ingest.filetypes import KIND_DOCX, KIND_PDF, file_kind
 
@@ -51,10 +49,6 @@ def inspect_upload(
     if kind == KIND_PDF:
         return FileFacts(kind=kind, pages=_inspect_pdf(stream, max_pdf_pages))
     if kind == KIND_DOCX:
-        head = stream.read(4)
-        stream.seek(0)
-        if head != b"PK\x03\x04":
-            raise ExtractionError(CONTENT_MISMATCH, "The file has a .docx name but is not a DOCX.")
         archive = check_zip_archive(stream, max_uncompressed_bytes=max_docx_bytes)
         if "word/document.xml" not in archive.namelist():
             raise ExtractionError(CONTENT_MISMATCH, "The archive is not a Word document.")
@@ -74,25 +68,9 @@ def inspect_upload(
 
 
 def _inspect_pdf(stream: BinaryIO, max_pages: int) -> int:
-    if b"%PDF-" not in stream.read(_PDF_HEADER_WINDOW):
-        raise ExtractionError(CONTENT_MISMATCH, "The file has a .pdf name but is not a PDF.")
-    stream.seek(0)
-    from pypdf import PasswordType, PdfReader
-
+    reader = open_pdf(stream)
     try:
-        reader = PdfReader(stream, strict=False)
-        if reader.is_encrypted:
-            try:
-                opened = reader.decrypt("")
-            except Exception as exc:  # noqa: BLE001 - unsupported algorithm, bad key
-                raise ExtractionError(
-                    ENCRYPTED_PDF, "The PDF is encrypted and cannot be opened."
-                ) from exc
-            if opened == PasswordType.NOT_DECRYPTED:
-                raise ExtractionError(ENCRYPTED_PDF, "The PDF is password-protected.")
         pages = len(reader.pages)
-    except ExtractionError:
-        raise
     except Exception as exc:  # noqa: BLE001 - pypdf raises many types on bad input
         raise ExtractionError(CORRUPT_FILE, f"The PDF could not be read: {exc}") from exc
     if pages == 0:
@@ -100,8 +78,3 @@ def _inspect_pdf(stream: BinaryIO, max_pages: int) -> int:
     if pages > max_pages:
         raise ExtractionError(TOO_MANY_PAGES, f"The PDF has {pages} pages (limit {max_pages}).")
     return pages
-
-
-def inspect_bytes(data: bytes, file_name: str, **limits) -> FileFacts:
-    """Inspect an upload held in memory."""
-    return inspect_upload(io.BytesIO(data), file_name, size=len(data), **limits)

@@ -16,12 +16,10 @@ one kind. An empty list or a null value leaves that part unfiltered.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, NoReturn
 
-from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
-
+from adrag_site.dates import day_start, parse_moment
 from adrag_site.errors import ServiceError
 from knowledge.ingest.filetypes import SUPPORTED_EXTENSIONS
 
@@ -188,22 +186,13 @@ def _bound(value: Any, field: str, *, end: bool) -> tuple[str, datetime | None]:
     message = f"'{field}' must be an ISO date (2025-03-01) or date-time (2025-03-01T09:30:00Z)."
     if not isinstance(value, str) or len(value) > 64:
         _refuse(message)
-    text = value.strip()
-    try:
-        # Django's parsers return None for what does not look like a date, but raise
-        # ValueError for what does and is no date: 2025-02-30, month 13, offset +99:00.
-        # The date first: Python 3.11's fromisoformat (under parse_datetime) reads a bare
-        # date as midnight, and a date as the upper bound must include that whole day.
-        day = parse_date(text)
-        moment = parse_datetime(text) if day is None else None
-        if moment is not None:
-            if timezone.is_naive(moment):
-                moment = timezone.make_aware(moment, UTC)
-            moment = moment.astimezone(UTC)
-            return moment.isoformat().replace("+00:00", "Z"), moment
-        if day is not None:
-            start = datetime.combine(day, datetime.min.time(), tzinfo=UTC)
-            return day.isoformat(), (start + timedelta(days=1)) if end else start
-    except (ValueError, OverflowError):
-        pass
+    moment = parse_moment(value)
+    if isinstance(moment, datetime):
+        return moment.isoformat().replace("+00:00", "Z"), moment
+    if moment is not None:
+        start = day_start(moment)
+        try:
+            return moment.isoformat(), (start + timedelta(days=1)) if end else start
+        except OverflowError:  # the day after 9999-12-31
+            pass
     _refuse(message)

@@ -7,6 +7,7 @@ the offline `extractive` provider implements them without any generative model.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,18 @@ def public_error(exc: BaseException) -> str:
     if isinstance(exc, ProviderError):
         return str(exc)
     return f"{type(exc).__name__} (the details are in the server log)"
+
+
+def log_failure(logger: logging.Logger, what: str, exc: BaseException) -> None:
+    """Log a failure that a stage survives, where `public_error` tells the user to look.
+
+    A ProviderError is expected (a server down, a reply that did not parse) and its message
+    says it all; any other exception is a defect and is logged with its traceback.
+    """
+    if isinstance(exc, ProviderError):
+        logger.warning("%s: %s", what, exc)
+    else:
+        logger.warning("%s: %s", what, exc, exc_info=exc)
 
 
 class RunCancelled(Exception):

@@ -13,6 +13,10 @@ from queries.pipeline.events import EventSink, emit
 
 WebSearch = Callable[[str, int], list[dict[str, Any]]]
 
+# The spec's web search: five results, each scored 0.7 for the reranker.
+WEB_RESULTS = 5
+WEB_SCORE = 0.7
+
 
 @dataclass
 class RunContext:
@@ -27,8 +31,8 @@ class RunContext:
     max_context_chars: int = field(default_factory=lambda: settings.MAX_CONTEXT_CHARS)
     max_retries: int = field(default_factory=lambda: settings.MAX_REFLECTION_RETRIES)
     retry_temperature: float = field(default_factory=lambda: settings.RETRY_TEMPERATURE)
-    web_results: int = 5
-    web_score: float = 0.7
+    web_results: int = WEB_RESULTS
+    web_score: float = WEB_SCORE
     web_search: WebSearch | None = None
     reranker: Any = None
     # The RRF weight of each candidate list (vector, bm25, graph, web); None: the settings'.

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from providers.llm.base import AnswerProvider, CallContext, RunCancelled, public_error
-from queries.pipeline import stages
+from queries.pipeline import codes, stages
 from queries.pipeline.context import RunContext
 from queries.pipeline.events import EventSink, emit
 from queries.pipeline.graph import build_graph
@@ -76,17 +76,19 @@ def run_pipeline(
     except RunCancelled:
         terminal = (
             stages.ERROR,
-            {"message": "Run cancelled", "stage": stages.PIPELINE, "code": "cancelled"},
+            {"message": codes.CANCELLED_MESSAGE, "stage": stages.PIPELINE, "code": codes.CANCELLED},
         )
-        outcome = Outcome(status="cancelled", error="Run cancelled", error_code="cancelled")
+        outcome = Outcome(
+            status="cancelled", error=codes.CANCELLED_MESSAGE, error_code=codes.CANCELLED
+        )
     except Exception as exc:
         logger.exception("pipeline failed")
         message = public_error(exc)
         terminal = (
             stages.ERROR,
-            {"message": message, "stage": stages.PIPELINE, "code": "pipeline_failed"},
+            {"message": message, "stage": stages.PIPELINE, "code": codes.PIPELINE_FAILED},
         )
-        outcome = Outcome(status="failed", error=message, error_code="pipeline_failed")
+        outcome = Outcome(status="failed", error=message, error_code=codes.PIPELINE_FAILED)
     run.timings_ms["total_ms"] = round((time.perf_counter() - started) * 1000, 2)
     outcome.usage = {stage: usage.as_dict() for stage, usage in call.usage.items()}
     outcome.timings_ms = dict(run.timings_ms)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from providers.llm.base import SECTION_SEPARATOR, SourceBlock
 from providers.llm.checks.claims import (
+    CAVEAT,
     CAVEAT_LINE,
     CITATION,
     REFUSAL,
@@ -62,10 +63,6 @@ __all__ = [
 # Below this share of the question's words (by weight) in the passages an answer rests on,
 # the answer is left unverified: they may be about something else.
 COVERAGE_MIN = 0.5
-
-
-# Appended to an answer whose claims the check could not all verify.
-CAVEAT = "Note: some claims in this answer may not be fully supported by the retrieved sources."
 
 
 @dataclass

@@ -39,7 +39,10 @@ CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 
 
-CAVEAT_LINE = re.compile(r"^\s*note: some claims", re.IGNORECASE)
+# Appended to an answer whose claims the check could not all verify; every reader of answers
+# (the check, the extractive reflection, the benches) knows the line by CAVEAT_LINE.
+CAVEAT = "Note: some claims in this answer may not be fully supported by the retrieved sources."
+CAVEAT_LINE = re.compile(r"^\s*" + re.escape(CAVEAT[:17]), re.IGNORECASE)
 
 
 # An answer that says the documents do not hold the answer.

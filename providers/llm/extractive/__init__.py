@@ -15,12 +15,11 @@ from providers.llm.extractive.arithmetic import (
     evaluate_arithmetic,
 )
 from providers.llm.extractive.feedback import UNSUPPORTED_MARKER
-from providers.llm.extractive.provider import CAVEAT_PREFIX, NOT_FOUND, ExtractiveProvider
+from providers.llm.extractive.provider import NOT_FOUND, ExtractiveProvider
 from providers.llm.extractive.questions import answer_type, classify, question_parts
 from providers.llm.extractive.sentences import parse_context_blocks, split_sentences
 
 __all__ = [
-    "CAVEAT_PREFIX",
     "NOT_FOUND",
     "UNSUPPORTED_MARKER",
     "ArithmeticRejected",

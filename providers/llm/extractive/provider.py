@@ -23,7 +23,7 @@ from providers.llm.base import (
     SourceBlock,
     Usage,
 )
-from providers.llm.checks import CAVEAT, check_answer
+from providers.llm.checks import CAVEAT_LINE, check_answer
 from providers.llm.extractive.arithmetic import (
     ArithmeticRejected,
     evaluate_arithmetic,
@@ -59,8 +59,6 @@ from providers.llm.extractive.structured import structured_answer
 from providers.tokenize import bm25_tokens, raw_tokens
 
 NOT_FOUND = "I could not find an answer to this question in the provided documents."
-# The check's caveat line, as answers carry it after a failed check.
-CAVEAT_PREFIX = CAVEAT.lower().rstrip(".")[:60]
 
 SUFFICIENT_THRESHOLD = 0.5
 
@@ -206,7 +204,7 @@ class ExtractiveProvider(AnswerProvider):
         lines = [
             line
             for line in (answer or "").splitlines()
-            if line.strip() and not line.strip().lower().startswith(CAVEAT_PREFIX)
+            if line.strip() and not CAVEAT_LINE.match(line)
         ]
         body = "\n".join(lines).strip()
         if not body:

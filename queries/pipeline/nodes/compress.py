@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from providers.llm.base import SECTION_SEPARATOR, RunCancelled, public_error
+from providers.llm.base import SECTION_SEPARATOR, RunCancelled, log_failure, public_error
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
 from queries.pipeline.state import RAGState, question
@@ -82,7 +82,7 @@ def compress(state: RAGState, config) -> dict:
     except RunCancelled:
         raise
     except Exception as exc:
-        logger.warning("compression failed: %s", exc)
+        log_failure(logger, "compression failed", exc)
         run.emit(
             stages.STAGE_ERROR,
             {"stage": stages.COMPRESSOR, "error": public_error(exc)},

@@ -6,7 +6,7 @@ import logging
 from typing import Any
 
 from providers import websearch
-from providers.llm.base import public_error
+from providers.llm.base import log_failure, public_error
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
 from queries.pipeline.state import RAGState
@@ -32,7 +32,7 @@ def external_tools(state: RAGState, config) -> dict:
     try:
         results = search(query, run.web_results)
     except Exception as exc:
-        logger.warning("web search failed: %s", exc)
+        log_failure(logger, "web search failed", exc)
         run.emit(
             stages.STAGE_ERROR,
             {"stage": stages.EXTERNAL_TOOLS, "error": public_error(exc)},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from providers.llm.base import RunCancelled, public_error
+from providers.llm.base import RunCancelled, log_failure, public_error
 from queries.pipeline import stages
 from queries.pipeline.context import RunContext, run_context
 from queries.pipeline.state import RAGState
@@ -28,7 +28,7 @@ def standalone_question(run: RunContext, query: str) -> str:
     except RunCancelled:
         raise
     except Exception as exc:
-        logger.warning("follow-up rewrite failed; using the question as asked: %s", exc)
+        log_failure(logger, "follow-up rewrite failed; using the question as asked", exc)
         return query
     return (standalone or "").strip() or query
 
@@ -53,7 +53,7 @@ def planner(state: RAGState, config) -> dict:
     except RunCancelled:
         raise
     except Exception as exc:
-        logger.warning("planner failed: %s", exc)
+        log_failure(logger, "planner failed", exc)
         run.emit(stages.STAGE_ERROR, {"stage": stages.PLANNER, "error": public_error(exc)})
         decision = dict(FALLBACK)
     else:

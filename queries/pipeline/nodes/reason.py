@@ -5,7 +5,14 @@ from __future__ import annotations
 import logging
 import re
 
-from providers.llm.base import KIND_ROW, KIND_TABLE, RunCancelled, SourceBlock, public_error
+from providers.llm.base import (
+    KIND_ROW,
+    KIND_TABLE,
+    RunCancelled,
+    SourceBlock,
+    log_failure,
+    public_error,
+)
 from queries.pipeline import stages
 from queries.pipeline.answer_stream import AnswerStream
 from queries.pipeline.context import RunContext, run_context
@@ -130,7 +137,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         except RunCancelled:
             raise
         except Exception as exc:
-            logger.warning("direct answer failed: %s", exc)
+            log_failure(logger, "direct answer failed", exc)
             run.emit(
                 stages.STAGE_ERROR,
                 {"stage": stages.REASONING, "error": public_error(exc)},
@@ -167,7 +174,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
     except RunCancelled:
         raise
     except Exception as exc:
-        logger.warning("JSON answer failed: %s", exc)
+        log_failure(logger, "JSON answer failed", exc)
         run.emit(stages.STAGE_ERROR, {"stage": stages.REASONING, "error": public_error(exc)})
         try:
             answer = run.provider.answer_plain(
@@ -177,7 +184,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         except RunCancelled:
             raise
         except Exception as plain_exc:
-            logger.warning("plain answer failed too: %s", plain_exc)
+            log_failure(logger, "plain answer failed too", plain_exc)
             answer = ""
         # The spec's error path bypasses the citation filter and returns every candidate. A
         # plain answer carries no judgement of its own evidence: None, not False.

@@ -6,7 +6,7 @@ import logging
 
 from knowledge.retrieval.hits import Hit, hit_ref
 from knowledge.retrieval.rerank import rerank as rerank_hits
-from providers.llm.base import RunCancelled, public_error
+from providers.llm.base import RunCancelled, log_failure, public_error
 from providers.reranker import FallbackReranker, get_reranker
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
@@ -39,7 +39,7 @@ def rerank(state: RAGState, config) -> dict:
     except RunCancelled:
         raise
     except Exception as exc:
-        logger.warning("reranker %s failed: %s", reranker.name, exc)
+        log_failure(logger, f"reranker {reranker.name} failed", exc)
         run.emit(stages.STAGE_ERROR, {"stage": stages.RERANKER, "error": public_error(exc)})
         try:
             reranker = FallbackReranker()
