@@ -18,10 +18,11 @@ from pathlib import Path
 from knowledge.models import Chunk
 from knowledge.retrieval.bm25 import bm25_scores
 from knowledge.retrieval.dense import dense_scores
-from knowledge.retrieval.fusion import SOURCE_ORDER, fuse_ranks, fusion_weights
+from knowledge.retrieval.fusion import fuse_ranks, fusion_weights
 from knowledge.retrieval.graph import graph_scores
 from knowledge.retrieval.hits import Hit
 from knowledge.retrieval.rerank import rerank
+from knowledge.retrieval.stores import fusion_lists
 from providers import embedder
 from providers.reranker import Reranker, get_reranker
 
@@ -130,7 +131,7 @@ def run_query(
     # Dedupe by text hash as the aggregator does; one chunk stands for each hash.
     representative: dict[str, int] = {}
     ranked: dict[str, list[str]] = {}
-    for source in SOURCE_ORDER:
+    for source in fusion_lists():
         ranked[source] = []
         for chunk_id in stores.get(source, []):
             md5 = index.md5_of[chunk_id]

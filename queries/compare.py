@@ -16,6 +16,7 @@ import re
 from difflib import SequenceMatcher
 from typing import Any
 
+from knowledge.retrieval.stores import store_names
 from queries.models import QueryRun
 from queries.pipeline import stages
 
@@ -27,7 +28,6 @@ END_TYPES = {
     stages.STAGE_SKIP: "skipped",
     stages.STAGE_ERROR: "error",
 }
-STORES = ("vector", "bm25", "graph")
 PREVIEW_CHARS = 160
 # Words and the whitespace between them: a diff of these keeps the text's own spacing.
 TOKENS = re.compile(r"\s+|[^\s]+")
@@ -176,14 +176,18 @@ def _pair(log_a: RunLog, log_b: RunLog, stage: str, fields: tuple[str, ...]) -> 
 
 
 def _retrieval(log_a: RunLog, log_b: RunLog) -> dict[str, Any]:
-    section = _pair(log_a, log_b, stages.RETRIEVAL, ("vector_count", "bm25_count", "graph_count"))
+    names = store_names()
+    section = _pair(log_a, log_b, stages.RETRIEVAL, tuple(f"{name}_count" for name in names))
     hits_a = log_a.result(stages.RETRIEVAL).get("hits")
     hits_b = log_b.result(stages.RETRIEVAL).get("hits")
     if hits_a is None or hits_b is None:
         section["stores"] = None
         return section
+    # The stores registered now, then any a run was logged with that is gone since.
+    logged = [name for name in [*hits_a, *hits_b] if name not in names]
     section["stores"] = {
-        store: ranked_diff(hits_a.get(store, []), hits_b.get(store, [])) for store in STORES
+        store: ranked_diff(hits_a.get(store, []), hits_b.get(store, []))
+        for store in dict.fromkeys([*names, *logged])
     }
     if any(not diff["same"] for diff in section["stores"].values()):
         section["changed"] = True

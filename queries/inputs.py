@@ -24,7 +24,7 @@ from rest_framework.exceptions import ErrorDetail
 from adrag_site.errors import ServiceError
 from knowledge.ingest.filetypes import SUPPORTED_EXTENSIONS
 from knowledge.retrieval.filters import MAX_FILTER_DOCUMENTS
-from knowledge.retrieval.fusion import SOURCE_ORDER as FUSION_LISTS
+from knowledge.retrieval.stores import fusion_lists
 from queries.models import QueryRun
 
 MISSING_QUERY = "Missing or empty 'query' field"
@@ -272,7 +272,7 @@ MAX_FUSION_WEIGHT = 100.0
         "type": "object",
         "properties": {
             name: {"type": "number", "minimum": 0, "maximum": MAX_FUSION_WEIGHT}
-            for name in FUSION_LISTS
+            for name in fusion_lists()
         },
         "additionalProperties": False,
         "minProperties": 1,
@@ -283,14 +283,15 @@ class FusionWeightsField(serializers.DictField):
     """Rank-fusion weights of the candidate lists; a list not named keeps its weight."""
 
     def to_internal_value(self, data):
+        lists = fusion_lists()
         if not isinstance(data, dict) or not data:
             raise serializers.ValidationError(
-                f"must be an object with weights for {', '.join(FUSION_LISTS)}."
+                f"must be an object with weights for {', '.join(lists)}."
             )
         for name, weight in data.items():
-            if name not in FUSION_LISTS:
+            if name not in lists:
                 raise serializers.ValidationError(
-                    {name: [f"unknown list; the lists are {', '.join(FUSION_LISTS)}."]}
+                    {name: [f"unknown list; the lists are {', '.join(lists)}."]}
                 )
             number = isinstance(weight, int | float) and not isinstance(weight, bool)
             if not number or not math.isfinite(weight) or not 0 <= weight <= MAX_FUSION_WEIGHT:

@@ -9,6 +9,7 @@ from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from knowledge.retrieval.stores import store_names
 from queries.models import QueryRun
 from queries.pipeline import stages
 from queries.selectors import run_get_for_user
@@ -117,6 +118,16 @@ def _compare_context(result: dict) -> dict:
             }
             for store, diff in stores.items()
         ]
+    retrieval = stage_data["retrieval"]
+    # Runs logged without hit ids: each store's counts only.
+    count_rows = [
+        {
+            "store": name,
+            "a": retrieval["a"].get(f"{name}_count"),
+            "b": retrieval["b"].get(f"{name}_count"),
+        }
+        for name in store_names()
+    ]
     ranked = stage_data["aggregator"].get("ranked")
     fused = {"a": _hit_rows(ranked, hits, "a"), "b": _hit_rows(ranked, hits, "b")}
     passages = [
@@ -141,6 +152,7 @@ def _compare_context(result: dict) -> dict:
         "tokens_delta": _signed(result["tokens"]["delta"], ""),
         "sections": sections,
         "retrieval_columns": retrieval_columns,
+        "count_rows": count_rows,
         "fused": fused,
         "passages": passages,
     }

@@ -1,4 +1,4 @@
-"""Aggregate: concatenate the four lists, dedupe by text MD5, and fuse their ranks.
+"""Aggregate: concatenate the stores' lists and web search's, dedupe by text MD5, and fuse their ranks.
 
 The spec keeps the highest-scoring copy of each duplicate text; we keep that rule for which copy
 survives, but never order by the raw scores (cosine, BM25 and graph weights are different
@@ -13,19 +13,8 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from knowledge.retrieval.hits import SOURCE_BM25, SOURCE_GRAPH, SOURCE_VECTOR, SOURCE_WEB, Hit
-
-SOURCE_ORDER = (SOURCE_VECTOR, SOURCE_BM25, SOURCE_GRAPH, SOURCE_WEB)
-
-
-def fusion_weights() -> dict[str, float]:
-    """Return the RRF weight of each list, from settings."""
-    return {
-        SOURCE_VECTOR: settings.FUSION_WEIGHT_VECTOR,
-        SOURCE_BM25: settings.FUSION_WEIGHT_BM25,
-        SOURCE_GRAPH: settings.FUSION_WEIGHT_GRAPH,
-        SOURCE_WEB: settings.FUSION_WEIGHT_WEB,
-    }
+from knowledge.retrieval.hits import Hit
+from knowledge.retrieval.stores import WEB, fusion_lists, fusion_weights
 
 
 @dataclass
@@ -52,24 +41,23 @@ def fuse_ranks(
 
 def aggregate(
     *,
-    vector: list[Hit],
-    bm25: list[Hit],
-    graph: list[Hit],
+    lists: dict[str, list[Hit]],
     web: list[Hit] | None = None,
     weights: dict[str, float] | None = None,
     rrf_k: int | None = None,
 ) -> Aggregate:
-    """Dedupe the concatenated lists by text MD5 and order the survivors by fused rank."""
+    """Dedupe the concatenated lists (each store's, then web search's) by text MD5 and order
+    the survivors by fused rank."""
     weights = weights or fusion_weights()
     rrf_k = rrf_k if rrf_k is not None else settings.FUSION_RRF_K
-    lists = {SOURCE_VECTOR: vector, SOURCE_BM25: bm25, SOURCE_GRAPH: graph, SOURCE_WEB: web or []}
+    lists = {**lists, WEB: web or []}
     kept: dict[str, Hit] = {}
     found_by: dict[str, list[str]] = {}
     ranked: dict[str, list[str]] = {}
     before = 0
-    for source in SOURCE_ORDER:
+    for source in fusion_lists():
         ranked[source] = []
-        for hit in lists[source]:
+        for hit in lists.get(source, []):
             before += 1
             key = hit.text_md5
             ranked[source].append(key)

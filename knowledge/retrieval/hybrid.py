@@ -1,4 +1,5 @@
-"""The spec's three searches, run concurrently over exactly the KBs a query may search."""
+"""The stores' searches (the spec's three), run concurrently over exactly the KBs a query may
+search."""
 
 from __future__ import annotations
 
@@ -9,40 +10,43 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import connection
 
-from knowledge.retrieval.bm25 import bm25_scores
-from knowledge.retrieval.dense import dense_scores
 from knowledge.retrieval.filters import DocumentFilter, as_filter
-from knowledge.retrieval.graph import graph_scores, graph_top_k
-from knowledge.retrieval.hits import SOURCE_BM25, SOURCE_GRAPH, SOURCE_VECTOR, Hit, hydrate
+from knowledge.retrieval.hits import Hit, hydrate
+from knowledge.retrieval.stores import StoreQuery, stores
 from providers import embedder
 
 _executor: ThreadPoolExecutor | None = None
 
 
-def _pool() -> ThreadPoolExecutor:
+def _pool(size: int) -> ThreadPoolExecutor:
     global _executor
-    if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=3, thread_name_prefix="retrieval")
+    if _executor is None or _executor._max_workers < size:
+        _executor = ThreadPoolExecutor(max_workers=max(size, 3), thread_name_prefix="retrieval")
     return _executor
 
 
 @dataclass
 class RetrievalResult:
-    """What the three stores returned for one query, each list best first."""
+    """What each store returned for one query (store name -> hits, best first)."""
 
-    vector: list[Hit] = field(default_factory=list)
-    bm25: list[Hit] = field(default_factory=list)
-    graph: list[Hit] = field(default_factory=list)
+    hits: dict[str, list[Hit]] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
     query_vector: list[float] | None = None
 
+    def of(self, store: str) -> list[Hit]:
+        return self.hits.get(store, [])
 
-def _in_thread(function, **kwargs):
+    def all(self) -> list[Hit]:
+        """Every store's hits, store after store (duplicates kept)."""
+        return [hit for hits in self.hits.values() for hit in hits]
+
+
+def _in_thread(function, *args):
     # Pool threads open their own connection per search and close it after: a connection left
     # open in an idle thread would outlive its database (and block a test database's drop).
     started = time.perf_counter()
     try:
-        return function(**kwargs), (time.perf_counter() - started) * 1000
+        return function(*args), (time.perf_counter() - started) * 1000
     finally:
         connection.close()
 
@@ -52,58 +56,44 @@ def search_stores(
     kb_ids: list[int],
     query: str,
     top_k: int | None = None,
-    graph_k: int | None = None,
     exact: bool = False,
     filters: DocumentFilter | dict | None = None,
 ) -> RetrievalResult:
-    """Run the dense, BM25 and graph searches concurrently and hydrate their hits.
+    """Run every registered store's search concurrently and hydrate their hits.
 
-    `filters` (a DocumentFilter, or a run's stored filter JSON) narrows all three searches
-    inside their SQL to the documents that pass.
+    `filters` (a DocumentFilter, or a run's stored filter JSON) narrows every search inside
+    its SQL to the documents that pass. Each store searches its own width of `top_k` (the
+    graph: half, at least 3, as the spec).
     """
     top_k = top_k or settings.RETRIEVAL_TOP_K
-    graph_k = graph_k or graph_top_k(top_k)
+    registry = stores()
     if not kb_ids or not query.strip():
-        return RetrievalResult()
+        return RetrievalResult(hits={store.name: [] for store in registry})
     document_filter = as_filter(filters)
     started = time.perf_counter()
     query_vector = embedder.embed_query(query)
     encode_ms = (time.perf_counter() - started) * 1000
-    pool = _pool()
+    pool = _pool(len(registry))
     futures = {
-        SOURCE_VECTOR: pool.submit(
+        store.name: pool.submit(
             _in_thread,
-            dense_scores,
-            kb_ids=kb_ids,
-            query_vector=query_vector,
-            top_k=top_k,
-            exact=exact,
-            filters=document_filter,
-        ),
-        SOURCE_BM25: pool.submit(
-            _in_thread,
-            bm25_scores,
-            kb_ids=kb_ids,
-            query=query,
-            top_k=top_k,
-            filters=document_filter,
-        ),
-        SOURCE_GRAPH: pool.submit(
-            _in_thread,
-            graph_scores,
-            kb_ids=kb_ids,
-            query=query,
-            top_k=graph_k,
-            filters=document_filter,
-        ),
+            store.search,
+            StoreQuery(
+                kb_ids=kb_ids,
+                query=query,
+                query_vector=query_vector,
+                top_k=store.width(top_k),
+                filters=document_filter,
+                exact=exact,
+            ),
+        )
+        for store in registry
     }
     scored = {name: future.result() for name, future in futures.items()}
     timings = {f"{name}_ms": round(elapsed, 2) for name, (_, elapsed) in scored.items()}
     timings["encode_ms"] = round(encode_ms, 2)
     result = RetrievalResult(
-        vector=hydrate(scored[SOURCE_VECTOR][0], SOURCE_VECTOR),
-        bm25=hydrate(scored[SOURCE_BM25][0], SOURCE_BM25),
-        graph=hydrate(scored[SOURCE_GRAPH][0], SOURCE_GRAPH),
+        hits={name: hydrate(pairs, name) for name, (pairs, _) in scored.items()},
         query_vector=query_vector.tolist(),
     )
     timings["total_ms"] = round((time.perf_counter() - started) * 1000, 2)

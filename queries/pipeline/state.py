@@ -14,9 +14,8 @@ class RAGState(TypedDict, total=False):
     use_external: bool
     query_type: str
     planner_reasoning: str
-    vector_hits: list[dict[str, Any]]
-    bm25_hits: list[dict[str, Any]]
-    graph_hits: list[dict[str, Any]]
+    # Each store's hits, best first (store name -> hits; knowledge/retrieval/stores.py).
+    store_hits: dict[str, list[dict[str, Any]]]
     web_hits: list[dict[str, Any]]
     candidates: list[dict[str, Any]]
     context_docs: list[dict[str, Any]]

@@ -147,10 +147,20 @@
     });
   });
 
+  // The document stores, as the server registers them (knowledge/retrieval/stores.py).
+  var storeList = null;
+  function stores() {
+    if (storeList === null) {
+      var node = document.getElementById("adrag-stores");
+      try { storeList = node ? JSON.parse(node.textContent) : []; } catch (e) { storeList = []; }
+    }
+    return storeList;
+  }
+
   window.Adrag = {
     csrfToken: csrfToken, el: el, append: append, clear: clear, safeHref: safeHref, isSafeUrl: isSafeUrl,
     api: api, ApiError: ApiError, chip: chip,
     formatDuration: formatDuration, formatBytes: formatBytes, formatTime: formatTime, formatNumber: formatNumber,
-    loadDefault: loadDefault, saveDefault: saveDefault
+    loadDefault: loadDefault, saveDefault: saveDefault, stores: stores
   };
 })();

@@ -120,7 +120,7 @@
   var rrStatus = document.getElementById("rr-status");
   var result = document.getElementById("rr-result");
   var NUMBERS = ["retrieval_top_k", "rerank_top_k", "max_context_chars"];
-  var WEIGHTS = ["vector", "bm25", "graph"];
+  var WEIGHTS = A.stores().map(function (store) { return store.name; });
   var initial = null;
 
   function weightInput(name) { return document.getElementById("rr-w-" + name); }

@@ -504,7 +504,7 @@
           data.use_external !== undefined ? chip("web", yesNo(data.use_external)) : null
         ];
       case "retrieval":
-        return [chip("vector", data.vector_count), chip("bm25", data.bm25_count), chip("graph", data.graph_count)];
+        return A.stores().map(function (store) { return chip(store.name, data[store.name + "_count"]); });
       case "external_tools":
         return data.web_count !== undefined ? [chip("web results", data.web_count)] : [String(data.message || "")];
       case "aggregator": {

@@ -47,7 +47,7 @@ def retrieved(store: str, kb, query: str, filters: dict | None, top_k: int = 10)
         scored = graph_scores(kb_ids=[kb.id], query=query, top_k=top_k, filters=filters)
     else:
         result = search_stores(kb_ids=[kb.id], query=query, top_k=top_k, filters=filters)
-        return [hit.document_id for hit in result.vector + result.bm25 + result.graph]
+        return [hit.document_id for hit in result.all()]
     return document_of([chunk_id for chunk_id, _ in scored])
 
 

@@ -45,23 +45,25 @@ def test_a_query_never_returns_chunks_of_a_kb_it_may_not_search(kbs):
     mine, theirs = kbs
     # The secret KB holds the single best match for this query in every store.
     result = search_stores(kb_ids=[mine.id], query="Marie Curie discovered polonium and radium")
-    hits = result.vector + result.bm25 + result.graph
+    hits = result.all()
     assert hits
     assert {hit.knowledge_base_id for hit in hits} == {mine.id}
     assert all("secret" not in hit.text for hit in hits)
     both = search_stores(kb_ids=[mine.id, theirs.id], query="Marie Curie discovered polonium")
-    assert theirs.id in {hit.knowledge_base_id for hit in both.vector}
+    assert theirs.id in {hit.knowledge_base_id for hit in both.of("vector")}
 
 
 def test_each_store_reports_its_own_source_and_score(kbs):
     mine, _ = kbs
     result = search_stores(kb_ids=[mine.id], query="Where did Marie Curie work?")
-    assert result.vector and all(
-        h.source_type == "vector" and -1 <= h.score <= 1 for h in result.vector
+    assert result.of("vector") and all(
+        h.source_type == "vector" and -1 <= h.score <= 1 for h in result.of("vector")
     )
-    assert result.bm25 and all(h.source_type == "bm25" and h.score > 0 for h in result.bm25)
-    assert result.graph and all(h.source_type == "graph" for h in result.graph)
-    assert len(result.vector) == 3 and result.vector[0].file_name == "curie.txt"
+    assert result.of("bm25") and all(
+        h.source_type == "bm25" and h.score > 0 for h in result.of("bm25")
+    )
+    assert result.of("graph") and all(h.source_type == "graph" for h in result.of("graph"))
+    assert len(result.of("vector")) == 3 and result.of("vector")[0].file_name == "curie.txt"
     assert set(result.timings_ms) >= {"vector_ms", "bm25_ms", "graph_ms", "encode_ms"}
 
 
@@ -94,9 +96,7 @@ def test_dedup_keeps_the_best_scoring_copy_and_orders_by_fusion():
     bm25 = [Hit(text=text, source_type="bm25", score=7.5)]
     graph = [Hit(text=text, source_type="graph", score=2.0)]
     result = aggregate(
-        vector=vector,
-        bm25=bm25,
-        graph=graph,
+        lists={"vector": vector, "bm25": bm25, "graph": graph},
         weights={"vector": 1, "bm25": 1, "graph": 1, "web": 1},
         rrf_k=60,
     )
@@ -120,7 +120,7 @@ def test_reranker_falls_back_to_one_comparable_score_per_pair(kbs, settings):
         assert "not a local folder" in reranker_module.status()["fallback_reason"]
         mine, _ = kbs
         result = search_stores(kb_ids=[mine.id], query="Which rice does risotto need?")
-        merged = aggregate(vector=result.vector, bm25=result.bm25, graph=result.graph)
+        merged = aggregate(lists=result.hits)
         # A web hit has no stored embedding and a raw score of 0.7; it is scored like the rest.
         web = Hit(
             text="Risotto uses arborio rice.",
@@ -149,6 +149,6 @@ def test_reranker_falls_back_to_one_comparable_score_per_pair(kbs, settings):
 def test_retrieval_on_an_empty_kb_returns_nothing(user):
     empty = kb_create(owner=user, name="Empty")
     result = search_stores(kb_ids=[empty.id], query="Marie Curie")
-    assert (result.vector, result.bm25, result.graph) == ([], [], [])
-    assert search_stores(kb_ids=[], query="Marie Curie").vector == []
+    assert result.hits == {"vector": [], "bm25": [], "graph": []}
+    assert search_stores(kb_ids=[], query="Marie Curie").of("vector") == []
     assert rerank(query="x", hits=[], kb_ids=[empty.id], top_k=5) == []

@@ -1,4 +1,4 @@
-"""Aggregate: concatenate vector, BM25, graph and web hits, dedupe by text MD5, fuse ranks."""
+"""Aggregate: concatenate the stores' hits and the web's, dedupe by text MD5, fuse ranks."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from queries.pipeline.state import RAGState
 
 
 def aggregate(state: RAGState, config) -> dict:
-    """Merge the four lists into unique candidates ordered by fused rank."""
+    """Merge the stores' lists and the web's into unique candidates ordered by fused rank."""
     run = run_context(config)
     run.check_cancelled()
     run.emit(
@@ -18,9 +18,10 @@ def aggregate(state: RAGState, config) -> dict:
         {"stage": stages.AGGREGATOR, "message": "Merging and deduplicating results..."},
     )
     result = aggregate_hits(
-        vector=[Hit.from_state(h) for h in state.get("vector_hits", [])],
-        bm25=[Hit.from_state(h) for h in state.get("bm25_hits", [])],
-        graph=[Hit.from_state(h) for h in state.get("graph_hits", [])],
+        lists={
+            name: [Hit.from_state(h) for h in hits]
+            for name, hits in state.get("store_hits", {}).items()
+        },
         web=[Hit.from_state(h) for h in state.get("web_hits", [])],
         weights=run.fusion_weights,
     )

@@ -1,17 +1,22 @@
-"""Retrieval: the three store searches, concurrently, over the KBs this run may search."""
+"""Retrieval: every store's search (the spec's three), concurrently, over the KBs this run may
+search."""
 
 from __future__ import annotations
 
 from knowledge.retrieval.bm25 import corpus_stats, document_frequencies
 from knowledge.retrieval.hybrid import search_stores
+from knowledge.retrieval.stores import store_names, stores
 from providers.tokenize import bm25_tokens
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
 from queries.pipeline.state import RAGState, question
 
+# The spec's start message names the graph store "GraphRAG".
+RUNNING_LABELS = {"graph": "GraphRAG"}
+
 
 def retrieval(state: RAGState, config) -> dict:
-    """Search vector, BM25 and graph stores; skip in direct-answer mode."""
+    """Search every store (vector, BM25 and graph); skip in direct-answer mode."""
     run = run_context(config)
     run.check_cancelled()
     if not state.get("retrieve", True):
@@ -19,12 +24,14 @@ def retrieval(state: RAGState, config) -> dict:
             stages.STAGE_SKIP,
             {"stage": stages.RETRIEVAL, "message": "Retrieval skipped — direct answer mode"},
         )
-        return {"vector_hits": [], "bm25_hits": [], "graph_hits": []}
+        return {"store_hits": {name: [] for name in store_names()}}
     run.emit(
         stages.STAGE_START,
         {
             "stage": stages.RETRIEVAL,
-            "message": "Running hybrid retrieval — Vector + BM25 + GraphRAG...",
+            "message": "Running hybrid retrieval — "
+            + " + ".join(RUNNING_LABELS.get(s.name, s.label) for s in stores())
+            + "...",
         },
     )
     query = state.get("retrieval_query") or state["query"]
@@ -34,27 +41,24 @@ def retrieval(state: RAGState, config) -> dict:
         kb_ids=run.kb_ids, query=query, top_k=run.retrieval_top_k, filters=run.filters or None
     )
     run.timings_ms.update({f"retrieval_{k}": v for k, v in result.timings_ms.items()})
-    counts = (len(result.vector), len(result.bm25), len(result.graph))
+    registry = stores()
     run.emit(
         stages.RETRIEVAL_RESULT,
         {
             "stage": stages.RETRIEVAL,
-            "vector_count": counts[0],
-            "bm25_count": counts[1],
-            "graph_count": counts[2],
-            "message": f"Vector: {counts[0]} | BM25: {counts[1]} | Graph: {counts[2]}",
+            # The spec's vector_count, bm25_count and graph_count: one per store.
+            **{f"{store.name}_count": len(result.of(store.name)) for store in registry},
+            "message": " | ".join(
+                f"{store.label}: {len(result.of(store.name))}" for store in registry
+            ),
             # Additive: each store's chunk ids, best first, for comparing runs.
             "hits": {
-                "vector": [hit.chunk_id for hit in result.vector],
-                "bm25": [hit.chunk_id for hit in result.bm25],
-                "graph": [hit.chunk_id for hit in result.graph],
+                store.name: [hit.chunk_id for hit in result.of(store.name)] for store in registry
             },
         },
     )
     update = {
-        "vector_hits": [hit.to_state() for hit in result.vector],
-        "bm25_hits": [hit.to_state() for hit in result.bm25],
-        "graph_hits": [hit.to_state() for hit in result.graph],
+        "store_hits": {name: [hit.to_state() for hit in hits] for name, hits in result.hits.items()}
     }
     if "term_stats" not in state:
         update["term_stats"] = question_term_stats(run.kb_ids, question(state))
