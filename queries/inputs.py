@@ -188,6 +188,13 @@ class QueryInput(serializers.Serializer):
         help_text="The knowledge bases to search; default every one the caller may read.",
     )
     filters = FiltersField(required=False, allow_null=True)
+    answer_deltas = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="true: the stream also carries the answer as it is written (`answer_delta` "
+        "frames) and the `waiting` notice, as GET /api/runs/{run_id}/events does; the portal's "
+        "page asks for them. Omitted or false: the spec's event types only.",
+    )
     conversation = StrictUUIDField(
         required=False,
         allow_null=True,

@@ -101,10 +101,11 @@ def _runs_workers() -> int | None:
         return None
 
 
-def waiting_frame(style: str) -> str:
+def waiting_frame(style: str, deltas: bool = False) -> str:
     """Frame the notice that no live worker takes the run: an `event: waiting` frame for
-    EventSource (no id: it is not in the log), a comment for POST (the spec's types only)."""
-    if style == STYLE_POST:
+    EventSource (no id: it is not in the log); for POST a comment (the spec's types only), or
+    a data frame when the client asked for the events endpoint's extra types."""
+    if style == STYLE_POST and not deltas:
         return f": {stages.WAITING}: {WAITING_MESSAGE}\n\n"
     data = json.dumps(
         {
@@ -112,11 +113,16 @@ def waiting_frame(style: str) -> str:
             "data": {"message": WAITING_MESSAGE, "queue": "runs", "workers": 0},
         }
     )
-    return f"event: {stages.WAITING}\ndata: {data}\n\n"
+    prefix = f"event: {stages.WAITING}\n" if style == STYLE_EVENTSOURCE else ""
+    return f"{prefix}data: {data}\n\n"
 
 
-async def run_stream(*, run_id, after: int = 0, style: str = STYLE_POST):
-    """Yield the run's frames after `after` until `stream_end`, woken by NOTIFY."""
+async def run_stream(*, run_id, after: int = 0, style: str = STYLE_POST, deltas: bool = False):
+    """Yield the run's frames after `after` until `stream_end`, woken by NOTIFY.
+
+    POST /api/query's stream (STYLE_POST) carries the spec's event types only, unless the
+    client asked for `deltas`: then also the events endpoint's answer_delta frames.
+    """
     heartbeat = settings.STREAM_HEARTBEAT_SECONDS
     idle_timeout = settings.STREAM_IDLE_TIMEOUT_SECONDS
     poll = settings.STREAM_POLL_SECONDS
@@ -171,7 +177,7 @@ async def run_stream(*, run_id, after: int = 0, style: str = STYLE_POST):
                     continue
                 cursor = event.seq
                 last_event_at = time.monotonic()
-                if style == STYLE_POST and event.type in stages.EVENTSOURCE_ONLY:
+                if style == STYLE_POST and not deltas and event.type in stages.EVENTSOURCE_ONLY:
                     continue  # POST /api/query sends the spec's event types only
                 yield encode(event, style)
                 last_sent_at = last_event_at
@@ -188,7 +194,7 @@ async def run_stream(*, run_id, after: int = 0, style: str = STYLE_POST):
             if waiting_check_at is not None and cursor == 0 and now >= waiting_check_at:
                 waiting_check_at = None
                 if await count_workers() == 0:
-                    yield waiting_frame(style)
+                    yield waiting_frame(style, deltas)
                     last_sent_at = now
             if now - last_sent_at >= heartbeat:
                 yield KEEP_ALIVE

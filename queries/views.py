@@ -141,20 +141,20 @@ async def query_view(request):
     run = await sync_to_async(_prepare_run)(
         request.user, parsed, getattr(request, "request_id", "")
     )
-    response = await _run_stream_response(run)
+    response = await _run_stream_response(run, deltas=parsed["answer_deltas"])
     if run.conversation_id:
         response["X-Conversation-Id"] = str(run.conversation_id)
     return response
 
 
 async def _run_stream_response(
-    run: QueryRun, *, after: int = 0, style: str = STYLE_POST
+    run: QueryRun, *, after: int = 0, style: str = STYLE_POST, deltas: bool = False
 ) -> StreamingHttpResponse:
-    """Stream a run's log after an event: POST /api/query's frames from the first, or
-    EventSource's from a cursor."""
+    """Stream a run's log after an event: POST /api/query's frames from the first (with the
+    answer deltas when asked), or EventSource's from a cursor."""
     await _release_request_connection()
     response = StreamingHttpResponse(
-        run_stream(run_id=run.id, after=after, style=style),
+        run_stream(run_id=run.id, after=after, style=style, deltas=deltas),
         content_type="text/event-stream",
     )
     for header, value in SSE_HEADERS.items():

@@ -121,7 +121,7 @@
     view.setRunId(null);
     setBusy(true);
     status("");
-    var body = { query: query };
+    var body = { query: query, answer_deltas: true };
     if (providerSelect.value) body.provider = providerSelect.value;
     if (modelSelect.value) body.model = modelSelect.value;
     var kbs = selectedKbs();
@@ -157,14 +157,9 @@
         joinConversation(run, res.headers.get("X-Conversation-Id"));
         question.value = "";
       }
-      if (run.runId && run === current) {
-        rememberRun(run.runId);
-        // The events endpoint sends the same frames plus the answer as it is written
-        // (answer_delta), which POST /api/query leaves out to keep the spec's contract.
-        res.body.cancel().catch(function () {});
-        follow(run, 0);
-        return;
-      }
+      if (run.runId && run === current) rememberRun(run.runId);
+      // One connection per question: the POST stream carries the answer as it is written
+      // (answer_deltas); the event log is followed only if that connection is lost.
       return readStream(run, res.body);
     }).catch(function (err) {
       if (run !== current || run.finished || (err && err.name === "AbortError")) return;

@@ -97,6 +97,23 @@ def test_clean_run_is_the_spec_sequence_for_both_reference_clients(world):
     assert run.config["rerank_top_k"] == 5 and run.config["reranker"]["kind"]
 
 
+def test_a_post_that_asks_for_answer_deltas_gets_them_and_otherwise_the_same_frames(world):
+    query = "What did Pierre Curie discover?"
+    world["stack"].write_scripts(
+        {query: {"planner": [PLAN_RETRIEVE], "reasoning": [answer()], "reflection": [verdict()]}}
+    )
+    response = post_query(world, {"query": query, "provider": "scripted", "answer_deltas": True})
+    assert response.status_code == 200
+    frames, _ = js_reader_frames(response)
+    deltas = [f["data"] for f in frames if f["type"] == "answer_delta"]
+    assert deltas and deltas[-1]["offset"] + len(deltas[-1]["text"]) == len(
+        "Marie Curie discovered radium [1]."
+    )
+    spec_frames = [f for f in frames if f["type"] != "answer_delta"]
+    assert types_and_stages(spec_frames) == CLEAN_PASS
+    check_frames(spec_frames)
+
+
 def test_post_frames_carry_ids_and_one_line_data(world):
     query = "Ids please"
     world["stack"].write_scripts({query: {"planner": [PLAN_DIRECT], "reasoning": ["Hi."]}})

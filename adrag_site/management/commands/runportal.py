@@ -116,9 +116,6 @@ class Command(BaseCommand):
 
         from adrag_site import embedded_db
 
-        python = sys.executable
-        manage = str(settings.BASE_DIR / "manage.py")
-        children = []
         owns_database = _owns_embedded_database()
         env = None
         if owns_database:
@@ -129,123 +126,165 @@ class Command(BaseCommand):
             if not get_user_model().objects.exists():
                 self.stdout.write(self.style.WARNING(FIRST_ADMIN_HELP.format(host=host, port=port)))
             call_command("collectstatic", interactive=False, verbosity=0)
-            children.append(
-                Child("web", uvicorn_command(python, host, port), restart=False, env=env)
-            )
-        if not no_worker:
-            worker = [
-                python, manage, "procrastinate", "worker",
-                "--shutdown-graceful-timeout", str(WORKER_GRACE_SECONDS),
-            ]  # fmt: skip
-            children += [
-                Child(f"worker {n}", [*worker, "--queues", "runs,default"], restart=True, env=env)
-                for n in range(1, workers + 1)
-            ]
-            children += [
-                Child(
-                    f"ingest worker {n}",
-                    [
-                        *worker,
-                        "--queues",
-                        "ingest",
-                        "--concurrency",
-                        str(settings.INGEST_WORKER_CONCURRENCY),
-                    ],
-                    restart=True,
-                    env=env,
-                )
-                for n in range(1, ingest_workers + 1)
-            ]
-        for child in children:
-            child.start()
+        children = portal_children(
+            web=None if no_web else (host, port),
+            workers=0 if no_worker else workers,
+            ingest_workers=0 if no_worker else ingest_workers,
+            env=env,
+        )
+        supervisor = Supervisor(children, owns_database=owns_database, stderr=self.stderr)
+        supervisor.start()
         if no_web:
             self.stdout.write(f"adRAG workers are running: {len(children)} (Ctrl-C stops them)")
         else:
             self.stdout.write(f"adRAG is running at http://{host}:{port}/  (Ctrl-C stops it)")
-
-        stopping = False
-
-        def stop(signum=None, frame=None):
-            nonlocal stopping
-            if stopping:
-                return
-            stopping = True
-            for child in children:
-                if child.process is not None and child.process.poll() is None:
-                    child.process.send_signal(signal.SIGTERM)
-
-        signal.signal(signal.SIGINT, stop)
-        signal.signal(signal.SIGTERM, stop)
-        exit_code = 0
-        reap_at: float | None = None
-        db_check_at = time.monotonic() + DB_CHECK_SECONDS
-        try:
-            while True:
-                now = time.monotonic()
-                if owns_database and not stopping and now >= db_check_at:
-                    db_check_at = now + DB_CHECK_SECONDS
-                    if not embedded_db.server_running() and not self._restart_database(children):
-                        db_check_at = time.monotonic() + DB_RETRY_SECONDS
-                    now = time.monotonic()
-                if reap_at is not None and now >= reap_at and not stopping:
-                    # The dead worker's runs are past RUN_STALE_SECONDS now: end them at once
-                    # rather than at the periodic reaper's next turn.
-                    reap_at = None
-                    try:
-                        call_command("reap")
-                    except Exception as exc:  # the database may be restarting; the reaper retries
-                        self.stderr.write(f"reaping after a worker died failed: {exc}")
-                for child in children:
-                    if stopping:
-                        break
-                    if child.restart_at is not None:
-                        if now >= child.restart_at:
-                            child.restarts += 1
-                            self.stderr.write(f"restarting {child.name} (restart {child.restarts})")
-                            child.start()
-                        continue
-                    code = child.process.poll()
-                    if code is None:
-                        continue
-                    if not child.restart:
-                        self.stderr.write(f"{child.name} exited with {code}; stopping the rest")
-                        exit_code = code or 1
-                        stop()
-                        break
-                    if now - child.started_at >= STABLE_SECONDS:
-                        child.backoff = BACKOFF_FIRST_SECONDS
-                    self.stderr.write(
-                        f"{child.name} exited with {code}; starting it again in {child.backoff:.0f}s"
-                    )
-                    child.restart_at = now + child.backoff
-                    reap_at = now + settings.RUN_STALE_SECONDS + 0.5
-                    child.backoff = min(child.backoff * 2, BACKOFF_MAX_SECONDS)
-                running = [
-                    c for c in children if c.process is not None and c.process.poll() is None
-                ]
-                if stopping and not running:
-                    break
-                time.sleep(0.2)
-        finally:
-            stop()
-            deadline = time.monotonic() + SHUTDOWN_SECONDS
-            for child in children:
-                if child.process is None:
-                    continue
-                remaining = max(0.1, deadline - time.monotonic())
-                try:
-                    child.process.wait(remaining)
-                except subprocess.TimeoutExpired:
-                    self.stderr.write(f"{child.name} did not stop in time; killing it")
-                    child.process.kill()
-                    child.process.wait(5)
-            if owns_database:
-                connection.close()
-                embedded_db.stop_server()
+        signal.signal(signal.SIGINT, supervisor.stop)
+        signal.signal(signal.SIGTERM, supervisor.stop)
+        exit_code = supervisor.run()
         self.stdout.write("adRAG stopped.")
         sys.exit(exit_code)
 
-    def _restart_database(self, children: list[Child]) -> bool:
+
+def portal_children(
+    *, web: tuple[str, int] | None, workers: int, ingest_workers: int, env
+) -> list[Child]:
+    """Return the portal's processes: the web server (on `web`), the runs workers and the
+    ingest workers. Only workers are restarted when they die."""
+    python = sys.executable
+    manage = str(settings.BASE_DIR / "manage.py")
+    children = []
+    if web is not None:
+        children.append(Child("web", uvicorn_command(python, *web), restart=False, env=env))
+    worker = [
+        python, manage, "procrastinate", "worker",
+        "--shutdown-graceful-timeout", str(WORKER_GRACE_SECONDS),
+    ]  # fmt: skip
+    children += [
+        Child(f"worker {n}", [*worker, "--queues", "runs,default"], restart=True, env=env)
+        for n in range(1, workers + 1)
+    ]
+    ingest = ["--queues", "ingest", "--concurrency", str(settings.INGEST_WORKER_CONCURRENCY)]
+    children += [
+        Child(f"ingest worker {n}", [*worker, *ingest], restart=True, env=env)
+        for n in range(1, ingest_workers + 1)
+    ]
+    return children
+
+
+class Supervisor:
+    """Keep the children running until stopped: restart dying workers after a back-off, reap
+    their runs once they are stale, watch the embedded database it owns, and stop everything
+    (the database last) on `stop`."""
+
+    def __init__(self, children: list[Child], *, owns_database: bool, stderr) -> None:
+        self.children = children
+        self.owns_database = owns_database
+        self.stderr = stderr
+        self.stopping = False
+        self.exit_code = 0
+        self.reap_at: float | None = None
+        self.db_check_at = time.monotonic() + DB_CHECK_SECONDS
+
+    def start(self) -> None:
+        for child in self.children:
+            child.start()
+
+    def stop(self, signum=None, frame=None) -> None:
+        """Ask every running child to stop (SIGTERM); idempotent, safe in a signal handler."""
+        if self.stopping:
+            return
+        self.stopping = True
+        for child in self.children:
+            if child.process is not None and child.process.poll() is None:
+                child.process.send_signal(signal.SIGTERM)
+
+    def run(self) -> int:
+        """Supervise until stopped or the web server dies; return the exit code."""
+        try:
+            while True:
+                if not self.stopping:
+                    self._check_database()
+                    self._reap_if_due()
+                    self._watch_children()
+                running = [
+                    c for c in self.children if c.process is not None and c.process.poll() is None
+                ]
+                if self.stopping and not running:
+                    break
+                time.sleep(0.2)
+        finally:
+            self._shut_down()
+        return self.exit_code
+
+    def _check_database(self) -> None:
+        from adrag_site import embedded_db
+
+        if not self.owns_database or time.monotonic() < self.db_check_at:
+            return
+        self.db_check_at = time.monotonic() + DB_CHECK_SECONDS
+        if not embedded_db.server_running() and not self._restart_database():
+            self.db_check_at = time.monotonic() + DB_RETRY_SECONDS
+
+    def _reap_if_due(self) -> None:
+        from django.core.management import call_command
+
+        if self.reap_at is None or time.monotonic() < self.reap_at:
+            return
+        # The dead worker's runs are past RUN_STALE_SECONDS now: end them at once rather than
+        # at the periodic reaper's next turn.
+        self.reap_at = None
+        try:
+            call_command("reap")
+        except Exception as exc:  # the database may be restarting; the reaper retries
+            self.stderr.write(f"reaping after a worker died failed: {exc}")
+
+    def _watch_children(self) -> None:
+        now = time.monotonic()
+        for child in self.children:
+            if child.restart_at is not None:
+                if now >= child.restart_at:
+                    child.restarts += 1
+                    self.stderr.write(f"restarting {child.name} (restart {child.restarts})")
+                    child.start()
+                continue
+            code = child.process.poll()
+            if code is None:
+                continue
+            if not child.restart:
+                self.stderr.write(f"{child.name} exited with {code}; stopping the rest")
+                self.exit_code = code or 1
+                self.stop()
+                return
+            if now - child.started_at >= STABLE_SECONDS:
+                child.backoff = BACKOFF_FIRST_SECONDS
+            self.stderr.write(
+                f"{child.name} exited with {code}; starting it again in {child.backoff:.0f}s"
+            )
+            child.restart_at = now + child.backoff
+            self.reap_at = now + settings.RUN_STALE_SECONDS + 0.5
+            child.backoff = min(child.backoff * 2, BACKOFF_MAX_SECONDS)
+
+    def _shut_down(self) -> None:
+        """Stop every child (killing those still up after SHUTDOWN_SECONDS), then the database."""
+        from adrag_site import embedded_db
+
+        self.stop()
+        deadline = time.monotonic() + SHUTDOWN_SECONDS
+        for child in self.children:
+            if child.process is None:
+                continue
+            remaining = max(0.1, deadline - time.monotonic())
+            try:
+                child.process.wait(remaining)
+            except subprocess.TimeoutExpired:
+                self.stderr.write(f"{child.name} did not stop in time; killing it")
+                child.process.kill()
+                child.process.wait(5)
+        if self.owns_database:
+            connection.close()
+            embedded_db.stop_server()
+
+    def _restart_database(self) -> bool:
         """Start the embedded database again; tell whether it runs. Workers waiting out a
         back-off are started at once: what they waited for is back."""
         from adrag_site import embedded_db
@@ -262,7 +301,7 @@ class Command(BaseCommand):
             f"the embedded database is running again ({time.monotonic() - started:.1f}s)"
         )
         now = time.monotonic()
-        for child in children:
+        for child in self.children:
             if child.restart_at is not None:
                 child.restart_at = now
                 child.backoff = BACKOFF_FIRST_SECONDS

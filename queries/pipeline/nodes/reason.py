@@ -131,33 +131,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
     if retrying:
         run.call.temperature = run.retry_temperature
     if not docs:
-        try:
-            answer = run.provider.direct_answer(question(state), run.call)
-            stream.flush()
-        except RunCancelled:
-            raise
-        except Exception as exc:
-            log_failure(logger, "direct answer failed", exc)
-            run.emit(
-                stages.STAGE_ERROR,
-                {"stage": stages.REASONING, "error": public_error(exc)},
-            )
-            answer = UNABLE
-        run.emit(
-            stages.STAGE_COMPLETE,
-            {
-                "stage": stages.REASONING,
-                "message": "Answered without retrieved context",
-                "confidence": 0.5,
-            },
-        )
-        return {
-            "answer": answer,
-            "sources": [],
-            "confidence": 0.5,
-            "key_facts": [],
-            "is_sufficient": False,
-        }
+        return _direct(run, state, stream)
     sources = build_sources(docs)
     blocks = source_blocks(sources, docs)
     feedback = state.get("feedback", "") if retrying else ""
@@ -176,25 +150,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
     except Exception as exc:
         log_failure(logger, "JSON answer failed", exc)
         run.emit(stages.STAGE_ERROR, {"stage": stages.REASONING, "error": public_error(exc)})
-        try:
-            answer = run.provider.answer_plain(
-                question(state), state.get("context", ""), blocks, run.call, feedback=feedback
-            ).strip()
-            stream.flush()
-        except RunCancelled:
-            raise
-        except Exception as plain_exc:
-            log_failure(logger, "plain answer failed too", plain_exc)
-            answer = ""
-        # The spec's error path bypasses the citation filter and returns every candidate. A
-        # plain answer carries no judgement of its own evidence: None, not False.
-        return {
-            "answer": answer or UNABLE,
-            "sources": sources,
-            "confidence": 0.0 if not answer else 0.5,
-            "key_facts": [],
-            "is_sufficient": None,
-        }
+        return _plain(run, state, stream, sources, blocks, feedback)
     cited = [source for source in sources if source["index"] in keep]
     complete = {
         "stage": stages.REASONING,
@@ -217,4 +173,55 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         "confidence": confidence,
         "key_facts": key_facts,
         "is_sufficient": is_sufficient,
+    }
+
+
+def _direct(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
+    """Answer from the model's own knowledge: no passage was retrieved."""
+    try:
+        answer = run.provider.direct_answer(question(state), run.call)
+        stream.flush()
+    except RunCancelled:
+        raise
+    except Exception as exc:
+        log_failure(logger, "direct answer failed", exc)
+        run.emit(stages.STAGE_ERROR, {"stage": stages.REASONING, "error": public_error(exc)})
+        answer = UNABLE
+    run.emit(
+        stages.STAGE_COMPLETE,
+        {
+            "stage": stages.REASONING,
+            "message": "Answered without retrieved context",
+            "confidence": 0.5,
+        },
+    )
+    return {
+        "answer": answer,
+        "sources": [],
+        "confidence": 0.5,
+        "key_facts": [],
+        "is_sufficient": False,
+    }
+
+
+def _plain(run: RunContext, state: RAGState, stream: AnswerStream, sources, blocks, feedback):
+    """Ask for the answer as plain text after the JSON answer failed (the spec's error path)."""
+    try:
+        answer = run.provider.answer_plain(
+            question(state), state.get("context", ""), blocks, run.call, feedback=feedback
+        ).strip()
+        stream.flush()
+    except RunCancelled:
+        raise
+    except Exception as exc:
+        log_failure(logger, "plain answer failed too", exc)
+        answer = ""
+    # The spec's error path bypasses the citation filter and returns every candidate. A plain
+    # answer carries no judgement of its own evidence: None, not False.
+    return {
+        "answer": answer or UNABLE,
+        "sources": sources,
+        "confidence": 0.0 if not answer else 0.5,
+        "key_facts": [],
+        "is_sufficient": None,
     }

@@ -147,12 +147,7 @@ def reflect(state: RAGState, config) -> dict:
         run.emit(stages.STAGE_ERROR, {"stage": stages.REFLECTION, "error": verdict.error})
         return _finalize(run, state, verdict, error=verdict.error)
 
-    docs = state.get("context_docs", [])
-    will_retry = (not verdict.grounded) and verdict.should_retry and retry_count < run.max_retries
-    floor = (run.reranker or get_reranker()).floor
-    scores = [doc.get("rerank_score") for doc in docs if doc.get("rerank_score") is not None]
-    weak_evidence = not docs or (bool(scores) and max(scores) < floor)
-    escalate = will_retry and weak_evidence and not state.get("use_external", False)
+    will_retry, escalate = _next_step(run, state, verdict)
     if verdict.grounded:
         message = "Grounded"
     elif will_retry:
@@ -178,6 +173,19 @@ def reflect(state: RAGState, config) -> dict:
     return _retry(run, state, verdict, escalate=escalate)
 
 
+def _next_step(run: RunContext, state: RAGState, verdict: Verdict) -> tuple[bool, bool]:
+    """Return whether to try again, and whether that try adds web search (weak evidence)."""
+    retry_count = state.get("retry_count", 0)
+    will_retry = (not verdict.grounded) and verdict.should_retry and retry_count < run.max_retries
+    if not will_retry or state.get("use_external", False):
+        return will_retry, False
+    docs = state.get("context_docs", [])
+    floor = (run.reranker or get_reranker()).floor
+    scores = [doc.get("rerank_score") for doc in docs if doc.get("rerank_score") is not None]
+    weak_evidence = not docs or (bool(scores) and max(scores) < floor)
+    return will_retry, weak_evidence
+
+
 def _judge(run: RunContext, state: RAGState) -> Verdict:
     """Return the provider's verdict combined with the deterministic check."""
     docs = state.get("context_docs", [])
@@ -195,7 +203,16 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
             should_retry=True,
         )
     blocks = source_blocks(build_sources(docs), docs)
-    error = ""
+    critic, error = _critic(run, state, answer, blocks)
+    check = check_answer(question(state), answer, blocks, term_stats=state.get("term_stats"))
+    return _combine(state, critic, check, error)
+
+
+def _critic(run: RunContext, state: RAGState, answer: str, blocks) -> tuple[dict, str]:
+    """Return the provider's verdict, and its failure as a user may read it ("" if none).
+
+    A critic that fails leaves the check to decide alone: its verdict is read as grounded.
+    """
     try:
         critic = run.provider.reflect(
             question(state),
@@ -208,9 +225,12 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
         raise
     except Exception as exc:
         logger.warning("the critic failed; the check decides alone", exc_info=True)
-        error = public_error(exc)
-        critic = {"grounded": True, "confidence": state.get("confidence", 0.0)}
-    check = check_answer(question(state), answer, blocks, term_stats=state.get("term_stats"))
+        return {"grounded": True, "confidence": state.get("confidence", 0.0)}, public_error(exc)
+    return critic, ""
+
+
+def _combine(state: RAGState, critic: dict, check: AnswerCheck, error: str) -> Verdict:
+    """Return the verdict of the critic and the deterministic check together."""
     issues = [str(issue) for issue in (critic.get("issues") or [])]
     issues += [issue for issue in check.issues if issue not in issues]
     # The answer's own judgement counts too: an answer written as not sufficient is no
