@@ -132,6 +132,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "knowledge.context_processors.stores",
+                "queries.context_processors.pipeline",
             ],
         },
     },

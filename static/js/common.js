@@ -147,20 +147,24 @@
     });
   });
 
-  // The document stores, as the server registers them (knowledge/retrieval/stores.py).
-  var storeList = null;
-  function stores() {
-    if (storeList === null) {
-      var node = document.getElementById("adrag-stores");
-      try { storeList = node ? JSON.parse(node.textContent) : []; } catch (e) { storeList = []; }
+  // What the server puts in every page as JSON (templates/base.html).
+  var pageData = {};
+  function fromPage(id, fallback) {
+    if (!Object.prototype.hasOwnProperty.call(pageData, id)) {
+      var node = document.getElementById(id);
+      try { pageData[id] = node ? JSON.parse(node.textContent) : fallback; } catch (e) { pageData[id] = fallback; }
     }
-    return storeList;
+    return pageData[id];
   }
+  // The document stores, as the server registers them (knowledge/retrieval/stores.py).
+  function stores() { return fromPage("adrag-stores", []); }
+  // The stage ids and event types of the wire contract (queries/pipeline/stages.py).
+  function pipeline() { return fromPage("adrag-pipeline", { stages: [], event_types: [] }); }
 
   window.Adrag = {
     csrfToken: csrfToken, el: el, append: append, clear: clear, safeHref: safeHref, isSafeUrl: isSafeUrl,
     api: api, ApiError: ApiError, chip: chip,
     formatDuration: formatDuration, formatBytes: formatBytes, formatTime: formatTime, formatNumber: formatNumber,
-    loadDefault: loadDefault, saveDefault: saveDefault, stores: stores
+    loadDefault: loadDefault, saveDefault: saveDefault, stores: stores, pipeline: pipeline
   };
 })();

@@ -6,13 +6,13 @@
   var A = window.Adrag;
   var el = A.el;
 
-  // The eight emitted stage ids: the wire contract (queries/pipeline/stages.py).
-  var STAGES = ["planner", "retrieval", "external_tools", "aggregator", "reranker", "compressor", "reasoning", "reflection"];
+  // The eight emitted stage ids: the wire contract, from the page (queries/pipeline/stages.py).
+  var STAGES = A.pipeline().stages;
   // A retry replays the pipeline from retrieval; the planner does not run again, so its row keeps its result.
   var RETRY_RESET = STAGES.slice(1);
-  // answer_delta (the answer as it is written) and waiting (a queued run that no live worker
-  // will take yet; never logged) come from the events endpoint only.
-  var EVENT_TYPES = ["stage_start", "stage_complete", "stage_skip", "stage_error", "retrieval_result", "finalize", "retry", "done", "error", "stream_end", "answer_delta", "waiting"];
+  // Every event type, from the page: answer_delta (the answer as it is written) and waiting (a
+  // queued run that no live worker will take yet; never logged) included.
+  var EVENT_TYPES = A.pipeline().event_types;
   var STATUS_LABELS = {
     idle: "idle", starting: "starting", running: "running", succeeded: "answered", failed: "failed",
     cancelled: "cancelled", interrupted: "interrupted", empty: "no answer"
