@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
-from urllib.parse import urlparse, urlunparse
 
 import pytest
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import SHARED_STREAM_IDLE_TIMEOUT
 
 # `make test` runs two test processes on a 2-core machine. Each process and the servers it
 # starts get their share of the cores: math libraries and llama.cpp spin their threads while
@@ -25,95 +22,55 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("LOCAL_N_THREADS", THREADS)
 
 
-def child_env(**extra: str) -> dict[str, str]:
-    """Return an environment in which a child process uses this test run's database."""
-    env = dict(os.environ)
-    # A server under test must run with Django's async-safety checks on.
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    name = connection.settings_dict["NAME"]
-    url = env.get("DATABASE_URL")
-    if url:
-        parsed = urlparse(url)
-        env["DATABASE_URL"] = urlunparse(parsed._replace(path="/" + name))
-    else:
-        env["ADRAG_DB_NAME"] = name
-    env.setdefault("SECRET_KEY", "test-secret-key-" + "x" * 40)
-    env["PYTHONUNBUFFERED"] = "1"
-    from django.conf import settings
-
-    env["ADRAG_MEDIA_ROOT"] = str(settings.MEDIA_ROOT)
-    env.update(extra)
-    return env
-
-
-def run_manage(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
-    """Run a manage.py command against the test database and return the finished process."""
-    return subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), *args],
-        cwd=ROOT,
-        env=child_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
 # A test process takes whole groups of tests (pytest_xdist_make_scheduler). A group is a module,
 # or all the modules on one expensive thing that a test process starts once for the whole group:
-# the model server (llama.cpp's), the shared stack, the shared portal and its browser.
+# the model server (llama.cpp's), the shared stack, the shared portal and its browser. A module
+# is in a group when one of its tests uses the group's fixture (the first that matches here);
+# nothing lists modules by hand.
 MODEL_SERVER_GROUP = "llama-server"
-MODEL_SERVER_MODULES = {
-    "tests/providers/test_openai_server.py",
-    "tests/queries/test_conversations_real_model.py",
-    "tests/queries/test_real_model_server.py",
-}
 SHARED_STACK_GROUP = "shared-stack"
-SHARED_STACK_MODULES = {
-    "tests/queries/test_conversations.py",
-    "tests/queries/test_filters_api.py",
-    "tests/queries/test_metrics.py",
-    "tests/queries/test_multiprocess.py",
-    "tests/queries/test_rerun_compare.py",
-    "tests/queries/test_stream_contract.py",
-}
 PORTAL_GROUP = "portal"
-PORTAL_FOLDER = "tests/portal/"
-# The fixture a group exists for, and so which group a module that uses it must be in.
 GROUP_FIXTURES = {
     "llama_server": MODEL_SERVER_GROUP,
-    "shared_stack": SHARED_STACK_GROUP,
     "portal_stack": PORTAL_GROUP,
+    "shared_stack": SHARED_STACK_GROUP,
 }
+# How a test's id tells the scheduler its group, as pytest-xdist's own `loadgroup` does: the
+# scheduler runs in the controlling process, which knows a test by its id alone.
+GROUP_SUFFIX = "@group="
+
+
+def _module(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def _module_groups(items) -> dict[str, str]:
+    """Return the group of every module that uses a group's fixture."""
+    rank = list(GROUP_FIXTURES.values())
+    groups: dict[str, str] = {}
+    for item in items:
+        for fixture, group in GROUP_FIXTURES.items():
+            if fixture in item.fixturenames:
+                module = _module(item.nodeid)
+                current = groups.get(module)
+                if current is None or rank.index(group) < rank.index(current):
+                    groups[module] = group
+                break
+    return groups
 
 
 def _group_of(nodeid: str) -> str:
-    """The unit a test process takes (the scheduler knows a test by its id alone)."""
-    module = nodeid.split("::", 1)[0]
-    if module in MODEL_SERVER_MODULES:
-        return MODEL_SERVER_GROUP
-    if module in SHARED_STACK_MODULES:
-        return SHARED_STACK_GROUP
-    if module.startswith(PORTAL_FOLDER):
-        return PORTAL_GROUP
-    return module
-
-
-def _group(item) -> str:
-    group = _group_of(item.nodeid)
-    for fixture, needed in GROUP_FIXTURES.items():
-        if fixture in item.fixturenames and group != needed:
-            module = item.nodeid.split("::", 1)[0]
-            raise pytest.UsageError(
-                f"{module} uses {fixture}: list it in tests/conftest.py's group {needed!r}"
-            )
-    return group
+    """The unit a test process takes: the group in the test's id, else its module."""
+    if GROUP_SUFFIX in nodeid:
+        return nodeid.rsplit(GROUP_SUFFIX, 1)[1]
+    return _module(nodeid)
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's, which a plain `pytest` may lack
 def pytest_xdist_make_scheduler(config, log):
     """`make test` runs two test processes (`-n 2 --dist loadscope`). Each takes whole groups
-    (`_group`), so that a module's live stacks and the model server start once per process, in
-    the order the collection gives (`pytest_collection_modifyitems`)."""
+    (`_group_of`), so that a module's live stacks and the model server start once per process,
+    in the order the collection gives (`pytest_collection_modifyitems`)."""
     if config.getvalue("dist") != "loadscope":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -155,13 +112,24 @@ def _place_in_group(item) -> int:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     """Order the groups by `_kind`, and the tests of a group by `_place_in_group` (each keeps
-    pytest-django's order of its tests)."""
+    pytest-django's order of its tests). In a test process of `make test`, each test of a
+    grouped module carries its group in its id, for the scheduler."""
+    module_groups = _module_groups(items)
+
+    def group(item) -> str:
+        module = _module(item.nodeid)
+        return module_groups.get(module, module)
+
     groups: dict[str, list] = {}
     for item in items:
-        groups.setdefault(_group(item), []).append(item)
-    kinds = {group: _kind(group, members) for group, members in groups.items()}
-    order = {group: n for n, group in enumerate(groups)}
-    items.sort(key=lambda item: (kinds[_group(item)], order[_group(item)], _place_in_group(item)))
+        groups.setdefault(group(item), []).append(item)
+    kinds = {name: _kind(name, members) for name, members in groups.items()}
+    order = {name: n for n, name in enumerate(groups)}
+    items.sort(key=lambda item: (kinds[group(item)], order[group(item)], _place_in_group(item)))
+    if hasattr(config, "workerinput") and config.getvalue("dist") == "loadscope":
+        for item in items:
+            if _module(item.nodeid) in module_groups:
+                item._nodeid = f"{item.nodeid}{GROUP_SUFFIX}{group(item)}"
 
 
 class FastPBKDF2PasswordHasher(PBKDF2PasswordHasher):
@@ -219,9 +187,9 @@ def _embedder_memo():
             memo.append(MemoEncoder(load()))
         return memo[0]
 
-    embedder.get_model = get_model
-    yield
-    embedder.get_model = load
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(embedder, "get_model", get_model)
+        yield
 
 
 @pytest.fixture
@@ -311,14 +279,14 @@ def _stop_stack(stack, first_job: int) -> None:
 
 
 @pytest.fixture
-def stack(transactional_db, tmp_path):
+def stack(transactional_db, tmp_path, monkeypatch):
     """A live stack of its own for one test (which may kill, restart or reconfigure it)."""
     from tests.live import LiveStack
 
     first_job = _last_job_id()
     stack = LiveStack(tmp_path / "scripts.json", tmp_path)
     stack.write_scripts({})
-    os.environ.setdefault("SCRIPTED_PROVIDER_FILE", str(tmp_path / "scripts.json"))
+    monkeypatch.setenv("SCRIPTED_PROVIDER_FILE", str(tmp_path / "scripts.json"))
     try:
         yield stack
     finally:
@@ -333,9 +301,6 @@ def _shared_stacks(django_db_setup, django_db_blocker):
     yield
     with django_db_blocker.unblock():
         live.stop_shared()
-
-
-SHARED_STREAM_IDLE_TIMEOUT = 8
 
 
 @pytest.hookimpl(wrapper=True)

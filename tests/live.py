@@ -22,8 +22,8 @@ from pathlib import Path
 import requests
 
 from adrag_site.server import uvicorn_command
-from tests.conftest import ROOT, child_env
 from tests.model_server import free_port
+from tests.support import ROOT, child_env
 
 # /metrics answers a scraper with this token (tests/queries/test_metrics.py reads it).
 METRICS_TOKEN = "scrape-the-live-stack-7c1e"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.conftest import ROOT
+from tests.support import ROOT
 
 README = (ROOT / "README.md").read_text()
 SETTINGS = (ROOT / "adrag_site" / "settings.py").read_text()

@@ -34,8 +34,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from adrag_site.server import uvicorn_command
-from tests.conftest import ROOT, child_env
 from tests.model_server import free_port
+from tests.support import ROOT, child_env
 
 # django_db so that pytest-django sets the test database up; the fixture's rows are committed
 # outside the test's transaction, where the server can see them, and removed at the end.

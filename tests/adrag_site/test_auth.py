@@ -57,26 +57,14 @@ def test_login_and_logout_pages(client, user):
     assert client.get("/").status_code == 302
 
 
-def test_drf_create_token_and_createsuperuser_commands_work(django_user_model):
-    import os
-
+def test_drf_create_token_and_createsuperuser_commands_work(django_user_model, monkeypatch):
     from django.core.management import call_command
     from rest_framework.authtoken.models import Token
 
-    os.environ.update(
-        DJANGO_SUPERUSER_USERNAME="root",
-        DJANGO_SUPERUSER_EMAIL="root@example.com",
-        DJANGO_SUPERUSER_PASSWORD="root-pass-123",
-    )
-    try:
-        call_command("createsuperuser", interactive=False, verbosity=0)
-    finally:
-        for key in (
-            "DJANGO_SUPERUSER_USERNAME",
-            "DJANGO_SUPERUSER_EMAIL",
-            "DJANGO_SUPERUSER_PASSWORD",
-        ):
-            os.environ.pop(key)
+    monkeypatch.setenv("DJANGO_SUPERUSER_USERNAME", "root")
+    monkeypatch.setenv("DJANGO_SUPERUSER_EMAIL", "root@example.com")
+    monkeypatch.setenv("DJANGO_SUPERUSER_PASSWORD", "root-pass-123")
+    call_command("createsuperuser", interactive=False, verbosity=0)
     admin = django_user_model.objects.get(username="root")
     assert admin.is_superuser and admin.check_password("root-pass-123")
     call_command("drf_create_token", "root", verbosity=0)

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from tests.conftest import run_manage
+from tests.support import run_manage
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import run_manage
+from tests.support import run_manage
 
 
 @pytest.mark.django_db

@@ -10,7 +10,7 @@ import time
 import pytest
 from django.db import connection
 
-from tests.conftest import ROOT, child_env
+from tests.support import ROOT, child_env
 
 CHILD = textwrap.dedent(
     """

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from tests.conftest import run_manage
+from tests.support import run_manage
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ import psutil
 import pytest
 import requests
 
-from tests.conftest import ROOT, child_env
+from tests.support import ROOT, child_env
 
 
 @pytest.mark.slow

@@ -14,8 +14,8 @@ import pytest
 import requests
 
 from adrag_site.server import uvicorn_command
-from tests.conftest import ROOT, child_env
 from tests.model_server import free_port
+from tests.support import ROOT, child_env
 
 pytestmark = pytest.mark.slow
 CAP = 1024 * 1024  # MAX_BODY_BYTES for this server

@@ -8,7 +8,7 @@ from importlib import metadata
 import pytest
 
 from adrag_site import health
-from tests.conftest import ROOT
+from tests.support import ROOT
 
 pytestmark = pytest.mark.django_db
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]

@@ -10,7 +10,7 @@ from django.contrib.sessions.models import Session
 from django.db import connection
 from django.utils import timezone
 
-from tests.conftest import run_manage
+from tests.support import run_manage
 
 
 @pytest.mark.django_db(transaction=True)

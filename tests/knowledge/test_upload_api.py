@@ -117,7 +117,7 @@ def test_several_files_in_one_request_report_each(upload):
 
 
 def test_worker_process_ingests_an_upload(upload, kb, transactional_db):
-    from tests.conftest import run_manage
+    from tests.support import run_manage
 
     document_id = upload("sample.docx").json()["documents"][0]["id"]
     result = run_manage("procrastinate", "worker", "--one-shot", "--queues", "ingest", timeout=300)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.live import LiveStack
+from tests.support import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -40,7 +40,7 @@ PLUGINS = "scripted=tests.queries.plugin:ScriptedFromFile"
 def _allow_orm_beside_playwright(monkeypatch):
     # Playwright's sync API keeps an event loop in this thread, which Django's async-safety
     # check mistakes for async code calling the ORM. Only these tests skip the check, only in
-    # this process: child processes never inherit it (tests.conftest.child_env drops it).
+    # this process: child processes never inherit it (tests.support.child_env drops it).
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 

@@ -11,9 +11,9 @@ from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.models import KnowledgeBase
 from knowledge.services import kb_create
 from queries.models import QueryRun
-from tests.conftest import ROOT
 from tests.portal.conftest import PHONE, screenshot, sign_in
 from tests.queries.pipeline.scripted import PLAN_RETRIEVE, PLAN_WEB, answer, verdict
+from tests.support import ROOT
 
 pytestmark = pytest.mark.slow
 

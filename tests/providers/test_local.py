@@ -99,7 +99,7 @@ def test_fetch_refuses_a_file_whose_checksum_differs(gguf_model, monkeypatch, se
 
 
 def test_fetch_command_reports_a_present_model_without_downloading(gguf_model, settings):
-    from tests.conftest import run_manage
+    from tests.support import run_manage
 
     result = run_manage("fetch_model", "smollm2-135m", ADRAG_DATA_DIR=str(settings.DATA_DIR))
     assert result.returncode == 0, result.stderr

@@ -18,11 +18,11 @@ import pytest
 import requests
 
 from adrag_site.server import uvicorn_command
-from tests.conftest import ROOT, child_env
 from tests.live import PLUGINS
 from tests.model_server import free_port
 from tests.queries.clients import sse_events
 from tests.queries.pipeline.contract import check_frames
+from tests.support import ROOT, child_env
 from tests.tcp_postgres import TcpPostgres
 
 pytestmark = pytest.mark.slow

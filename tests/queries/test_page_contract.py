@@ -9,7 +9,7 @@ import re
 import pytest
 
 from queries.pipeline import stages
-from tests.conftest import ROOT
+from tests.support import ROOT
 
 pytestmark = pytest.mark.django_db
 

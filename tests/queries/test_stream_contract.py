@@ -12,10 +12,10 @@ from rest_framework.authtoken.models import Token
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import QueryRun
-from tests.conftest import SHARED_STREAM_IDLE_TIMEOUT
 from tests.queries.clients import js_reader_frames, python_reader_frames, sse_events
 from tests.queries.pipeline.contract import CLEAN_PASS, RETRY_BLOCK, check_frames
 from tests.queries.pipeline.scripted import PLAN_DIRECT, PLAN_RETRIEVE, answer, verdict
+from tests.support import SHARED_STREAM_IDLE_TIMEOUT
 
 pytestmark = pytest.mark.slow
 
@@ -252,7 +252,7 @@ def test_idle_timeout_ends_the_stream_but_not_the_run(world):
                 "planner": [PLAN_RETRIEVE],
                 "reasoning": [answer()],
                 "reflection": [verdict()],
-                # Past the stream's idle timeout (tests/conftest.py), well short of the run's.
+                # Past the stream's idle timeout (tests/support.py), well short of the run's.
                 "_delays": {"reasoning": SHARED_STREAM_IDLE_TIMEOUT + 3},
             }
         }

@@ -1,0 +1,49 @@
+"""What tests and their live stacks share, outside pytest's conftest: the repository's root,
+the environment of a child process on the test database, and manage.py against it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SHARED_STREAM_IDLE_TIMEOUT = 8
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """Return an environment in which a child process uses this test run's database."""
+    env = dict(os.environ)
+    # A server under test must run with Django's async-safety checks on.
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    name = connection.settings_dict["NAME"]
+    url = env.get("DATABASE_URL")
+    if url:
+        parsed = urlparse(url)
+        env["DATABASE_URL"] = urlunparse(parsed._replace(path="/" + name))
+    else:
+        env["ADRAG_DB_NAME"] = name
+    env.setdefault("SECRET_KEY", "test-secret-key-" + "x" * 40)
+    env["PYTHONUNBUFFERED"] = "1"
+    from django.conf import settings
+
+    env["ADRAG_MEDIA_ROOT"] = str(settings.MEDIA_ROOT)
+    env.update(extra)
+    return env
+
+
+def run_manage(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
+    """Run a manage.py command against the test database and return the finished process."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        cwd=ROOT,
+        env=child_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
