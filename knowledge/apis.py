@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import Group
-from django.db.models import Q
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -50,25 +48,6 @@ def _is_id(value: str) -> bool:
     return value.isascii() and value.isdigit()
 
 
-NO_SUCH_TEAM = "You can only share with a team you belong to."
-
-
-def _team_from(value, user) -> Group | None:
-    """Return the team named or numbered `value` among those the user may share with.
-
-    A team that does not exist and one the user is not in answer alike, so that the API
-    cannot be used to learn other teams' names.
-    """
-    if value in (None, ""):
-        return None
-    value = str(value)
-    teams = Group.objects.all() if user.is_staff else user.groups.all()
-    group = teams.filter(Q(id=value) if _is_id(value) else Q(name=value)).first()
-    if group is None:
-        raise ServiceError(400, "invalid_team", NO_SUCH_TEAM)
-    return group
-
-
 class KnowledgeBaseListApi(APIView):
     """List the knowledge bases the caller may read, newest first, or create one."""
 
@@ -102,7 +81,7 @@ class KnowledgeBaseListApi(APIView):
             owner=request.user,
             name=values["name"],
             description=values["description"],
-            team=_team_from(values["team"], request.user),
+            team=selectors.team_get_for_user(value=values["team"], user=request.user),
         )
         return Response(KnowledgeBaseOutput(kb).data, status=status.HTTP_201_CREATED)
 
@@ -142,7 +121,7 @@ class KnowledgeBaseDetailApi(APIView):
         serializer.is_valid(raise_exception=True)
         changes = dict(serializer.validated_data)
         if "team" in changes:
-            changes["team"] = _team_from(changes["team"], request.user)
+            changes["team"] = selectors.team_get_for_user(value=changes["team"], user=request.user)
         services.kb_update(kb=kb, user=request.user, **changes)
         return Response(KnowledgeBaseOutput(kb).data)
 
@@ -331,11 +310,7 @@ class DocumentCancelApi(APIView):
         document = selectors.document_get_for_user(
             document_id=document_id, user=request.user, level=selectors.WRITE
         )
-        if not document.is_active:
-            raise ServiceError(
-                409, "not_active", f"Ingestion is not running: the document is {document.status}."
-            )
-        document = services.document_cancel(document=document)
+        document = services.document_cancel(document=document, strict=True)
         return Response(DocumentOutput(document).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -430,12 +405,7 @@ class SpecClearApi(APIView):
 
     @extend_schema(tags=["knowledge"], responses={200: ClearOutput})
     def delete(self, request):
-        kbs = (
-            KnowledgeBase.objects.all()
-            if request.user.is_staff
-            else KnowledgeBase.objects.filter(owner=request.user)
-        )
-        deleted = sum(services.kb_clear(kb=kb) for kb in kbs)
+        deleted = services.kb_clear_for_user(user=request.user)
         return Response(
             {"message": f"Cleared {deleted} document(s).", "documents_deleted": deleted}
         )

@@ -10,6 +10,7 @@ the user may read but not act on at the asked level answers 403.
 
 from __future__ import annotations
 
+from django.contrib.auth.models import Group
 from django.db.models import Count, Q, QuerySet, Sum
 from django.http import Http404
 
@@ -23,6 +24,31 @@ REFUSED = {
     WRITE: "You may read but not change the documents of this knowledge base.",
     MANAGE: "Only the owner or staff may change or delete this knowledge base.",
 }
+
+
+NO_SUCH_TEAM = "You can only share with a team you belong to."
+
+
+def teams_for_user(*, user) -> QuerySet[Group]:
+    """Return the teams a user may share knowledge bases with: their own (staff: every team)."""
+    return Group.objects.all() if user.is_staff else user.groups.all()
+
+
+def team_get_for_user(*, value, user) -> Group | None:
+    """Return the team named or numbered `value` among those the user may share with (None for
+    none asked), or raise a 400.
+
+    A team that does not exist and one the user is not in answer alike, so that the API cannot
+    be used to learn other teams' names.
+    """
+    if value in (None, ""):
+        return None
+    value = str(value)
+    is_id = value.isascii() and value.isdigit()  # isdigit() alone takes "²"
+    team = teams_for_user(user=user).filter(Q(id=value) if is_id else Q(name=value)).first()
+    if team is None:
+        raise ServiceError(400, "invalid_team", NO_SUCH_TEAM)
+    return team
 
 
 def kb_list_for_user(*, user) -> QuerySet[KnowledgeBase]:
@@ -105,6 +131,22 @@ def document_get_for_user(*, document_id, user, level: str = READ) -> Document:
 def chunk_list_for_kbs(*, kb_ids: list[int]) -> QuerySet[Chunk]:
     """Return the chunks of the given knowledge bases."""
     return Chunk.objects.filter(knowledge_base_id__in=kb_ids)
+
+
+def chunk_refs_for_user(*, chunk_ids: list[int], user) -> dict[int, dict]:
+    """Return file name, page and text of the chunks the user may read, by id (the others,
+    deleted or in knowledge bases the user no longer reads, are left out)."""
+    rows = Chunk.objects.filter(
+        id__in=chunk_ids, knowledge_base_id__in=kb_ids_for_user(user=user)
+    ).values("id", "page", "text", "document__file_name")
+    return {
+        row["id"]: {
+            "file_name": row["document__file_name"],
+            "page": row["page"],
+            "text": row["text"],
+        }
+        for row in rows
+    }
 
 
 def kb_list_with_counts(*, user) -> QuerySet[KnowledgeBase]:

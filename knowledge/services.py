@@ -75,8 +75,17 @@ def kb_update(*, kb: KnowledgeBase, user, **changes) -> KnowledgeBase:
 
 
 def _check_team(*, user, team: Group | None) -> None:
-    if team is not None and not user.is_staff and not user.groups.filter(id=team.id).exists():
-        raise ServiceError(400, "invalid_team", "You can only share with a team you belong to.")
+    from knowledge.selectors import NO_SUCH_TEAM, teams_for_user
+
+    if team is not None and not teams_for_user(user=user).filter(id=team.id).exists():
+        raise ServiceError(400, "invalid_team", NO_SUCH_TEAM)
+
+
+def kb_clear_for_user(*, user) -> int:
+    """Delete every document of the user's own knowledge bases (staff: of every one), the
+    spec's DELETE /api/clear; return how many were deleted."""
+    kbs = KnowledgeBase.objects.all() if user.is_staff else KnowledgeBase.objects.filter(owner=user)
+    return sum(kb_clear(kb=kb) for kb in kbs)
 
 
 def kb_clear(*, kb: KnowledgeBase) -> int:
@@ -326,13 +335,22 @@ def _queue_ingestion(document: Document, *, defer_job: bool = True) -> None:
         document.save(update_fields=["job_id"])
 
 
-def document_cancel(*, document: Document) -> Document:
-    """Stop a queued or running ingestion; the previously indexed version stays intact."""
+def document_cancel(*, document: Document, strict: bool = False) -> Document:
+    """Stop a queued or running ingestion; the previously indexed version stays intact.
+
+    An ingestion that already ended is left as it is, or, `strict`, refused with a 409.
+    """
     from procrastinate.contrib.django import app
 
     with transaction.atomic():
         document = Document.objects.select_for_update().get(id=document.id)
         if not document.is_active:
+            if strict:
+                raise ServiceError(
+                    409,
+                    "not_active",
+                    f"Ingestion is not running: the document is {document.status}.",
+                )
             return document
         cancelled_in_queue = False
         if document.status == Document.Status.QUEUED and document.job_id:

@@ -395,19 +395,15 @@ def _tokens(a: QueryRun, b: QueryRun) -> dict[str, Any]:
 
 def _hit_labels(keys: set[str], user) -> dict[str, dict[str, Any]]:
     """Name each compared hit: file, page and a preview, for chunks of KBs the user reads."""
-    from knowledge.models import Chunk
-    from knowledge.selectors import kb_ids_for_user
+    from knowledge.selectors import chunk_refs_for_user
 
     labels: dict[str, dict[str, Any]] = {}
     chunk_ids = [int(key.split(":", 1)[1]) for key in keys if key.startswith("chunk:")]
-    rows = Chunk.objects.filter(
-        id__in=chunk_ids, knowledge_base_id__in=kb_ids_for_user(user=user)
-    ).values("id", "page", "text", "document__file_name")
-    for row in rows:
-        labels[f"chunk:{row['id']}"] = {
-            "file_name": row["document__file_name"],
-            "page": row["page"],
-            "preview": row["text"][:PREVIEW_CHARS],
+    for chunk_id, ref in chunk_refs_for_user(chunk_ids=chunk_ids, user=user).items():
+        labels[f"chunk:{chunk_id}"] = {
+            "file_name": ref["file_name"],
+            "page": ref["page"],
+            "preview": ref["text"][:PREVIEW_CHARS],
         }
     for key in keys:
         if key in labels:

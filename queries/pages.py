@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -162,24 +161,18 @@ def _compare_context(result: dict) -> dict:
 def compare_view(request: HttpRequest) -> HttpResponse:
     """Render two runs side by side, stage by stage; pick the second run when only one is given."""
     from queries.compare import run_compare
-    from queries.selectors import run_list_for_user
+    from queries.selectors import run_related
 
     a_id, b_id = request.GET.get("a", "").strip(), request.GET.get("b", "").strip()
     if not a_id:
         raise Http404("Name a run to compare: ?a=<run id>.")
     run_a = run_get_for_user(run_id=a_id, user=request.user)
     if not b_id:
-        # Candidates: the run's original, its re-runs, and other runs of the same question.
-        related = (
-            run_list_for_user(user=request.user)
-            .filter(Q(id=run_a.rerun_of_id) | Q(rerun_of=run_a) | Q(query=run_a.query))
-            .exclude(id=run_a.id)
-            .order_by("-created_at")[:30]
-        )
+        related = run_related(run=run_a, user=request.user)
         return render(
             request,
             "compare.html",
-            {"nav": "history", "run_a": run_a, "choices": list(related), "choosing": True},
+            {"nav": "history", "run_a": run_a, "choices": related, "choosing": True},
         )
     run_b = run_get_for_user(run_id=b_id, user=request.user)
     context = {"nav": "history", "run_a": run_a, "run_b": run_b, "choosing": False}

@@ -181,3 +181,16 @@ def conversation_get_for_user(*, conversation_id, user, own: bool = False) -> Co
 def conversation_runs(*, conversation: Conversation) -> QuerySet[QueryRun]:
     """Return a conversation's runs in the order they were asked."""
     return conversation.runs.order_by("created_at")
+
+
+def run_related(*, run: QueryRun, user, limit: int = 30) -> list[QueryRun]:
+    """Return the runs to compare a run with: its original, its re-runs, and other runs of the
+    same question, that the user may see, newest first."""
+    from django.db.models import Q
+
+    return list(
+        run_list_for_user(user=user)
+        .filter(Q(id=run.rerun_of_id) | Q(rerun_of=run) | Q(query=run.query))
+        .exclude(id=run.id)
+        .order_by("-created_at")[:limit]
+    )
