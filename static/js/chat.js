@@ -14,9 +14,6 @@
   var view = new A.RunView(document.getElementById("run-view"), { idPrefix: "chat" });
   var form = document.getElementById("ask-form");
   var question = document.getElementById("question");
-  var providerSelect = document.getElementById("provider");
-  var modelSelect = document.getElementById("model");
-  var kbOptions = document.getElementById("kb-options");
   var askButton = document.getElementById("ask-button");
   var stopButton = document.getElementById("stop-button");
   var formStatus = document.getElementById("form-status");
@@ -27,8 +24,6 @@
   var currentTurn = document.getElementById("current-turn");
   var FIRST_PLACEHOLDER = question.placeholder;
 
-  var providers = null;
-  var kbsLoaded = false;
   var current = null;
   // The open conversation: its id (null until the first answer starts one) and its earlier turns.
   var conversation = { id: null, turns: [] };
@@ -122,9 +117,10 @@
     setBusy(true);
     status("");
     var body = { query: query, answer_deltas: true };
-    if (providerSelect.value) body.provider = providerSelect.value;
-    if (modelSelect.value) body.model = modelSelect.value;
-    var kbs = selectedKbs();
+    var pickers = A.chatPickers; // chat-pickers.js
+    if (pickers.provider()) body.provider = pickers.provider();
+    if (pickers.model()) body.model = pickers.model();
+    var kbs = pickers.selectedKbs();
     if (kbs) body.knowledge_bases = kbs;
     var filters = A.chatFilters ? A.chatFilters() : null; // chat-filters.js
     if (filters) body.filters = filters;
@@ -504,88 +500,6 @@
 
   document.getElementById("new-conversation").addEventListener("click", newConversation);
 
-  // ---- pickers ----
-
-  function selectedKbs() {
-    if (!kbsLoaded) return null;
-    return Array.prototype.map.call(kbOptions.querySelectorAll("input[name=kb]:checked"), function (input) {
-      return parseInt(input.value, 10);
-    });
-  }
-
-  function loadKbs() {
-    A.api("/api/knowledge-bases").then(function (body) {
-      A.clear(kbOptions);
-      var kbs = body.knowledge_bases || [];
-      kbsLoaded = true;
-      if (!kbs.length) {
-        A.append(kbOptions, el("span", { className: "muted" }, ["No knowledge bases yet. ", el("a", { href: "/knowledge/", text: "Create one and upload documents" }), "; until then answers come without your documents."]));
-        return;
-      }
-      kbs.forEach(function (kb) {
-        var id = "kb-" + kb.id;
-        var meta = kb.document_count + (kb.document_count === 1 ? " doc" : " docs") + (kb.team ? " · " + kb.team.name : "");
-        A.append(kbOptions, el("label", { className: "kb-option", for: id }, [
-          el("input", { type: "checkbox", name: "kb", id: id, value: kb.id, checked: true }),
-          String(kb.name),
-          el("span", { className: "muted", text: "(" + meta + ")" })
-        ]));
-      });
-    }).catch(function (err) {
-      A.clear(kbOptions);
-      A.append(kbOptions, el("span", { className: "error", text: "Knowledge bases could not be loaded (" + err.message + "); all of yours will be searched." }));
-    });
-  }
-
-  function fillModels(name, preferred) {
-    A.clear(modelSelect);
-    var provider = providers && providers.providers[name];
-    if (!provider) {
-      modelSelect.appendChild(el("option", { value: "", text: "Provider default" }));
-      return;
-    }
-    var models = (provider.models || []).slice();
-    if (preferred && models.indexOf(preferred) === -1) models.push(preferred);
-    models.forEach(function (model) {
-      modelSelect.appendChild(el("option", { value: model, text: model + (model === provider.default_model ? " (default)" : "") }));
-    });
-    modelSelect.value = preferred && models.indexOf(preferred) !== -1 ? preferred : provider.default_model || models[0] || "";
-  }
-
-  function loadProviders() {
-    return A.api("/api/providers").then(function (body) {
-      providers = body;
-      A.clear(providerSelect);
-      var names = Object.keys(body.providers || {});
-      names.forEach(function (name) {
-        var provider = body.providers[name];
-        providerSelect.appendChild(el("option", {
-          value: name, disabled: !provider.available,
-          text: String(provider.label || name) + (provider.available ? "" : " (unavailable)")
-        }));
-      });
-      var saved = A.loadDefault();
-      var choice = saved && body.providers[saved.provider] && body.providers[saved.provider].available ? saved.provider : body.default_provider;
-      if (!body.providers[choice] || !body.providers[choice].available) {
-        choice = names.filter(function (n) { return body.providers[n].available; })[0] || choice;
-      }
-      providerSelect.value = choice;
-      fillModels(choice, saved && saved.provider === choice ? saved.model : "");
-    }).catch(function (err) {
-      A.clear(providerSelect);
-      providerSelect.appendChild(el("option", { value: "", text: "Server default" }));
-      fillModels("", "");
-      status("Providers could not be listed (" + err.message + "); the server default will answer.");
-    });
-  }
-
-  providerSelect.addEventListener("change", function () { fillModels(providerSelect.value, ""); });
-  document.getElementById("kb-all").addEventListener("click", function () {
-    Array.prototype.forEach.call(kbOptions.querySelectorAll("input[name=kb]"), function (input) { input.checked = true; });
-  });
-  document.getElementById("kb-none").addEventListener("click", function () {
-    Array.prototype.forEach.call(kbOptions.querySelectorAll("input[name=kb]"), function (input) { input.checked = false; });
-  });
   form.addEventListener("submit", function (event) { event.preventDefault(); ask(); });
   question.addEventListener("keydown", function (event) {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); ask(); }
@@ -593,8 +507,7 @@
 
   setBusy(false);
   root.dataset.ready = "0";
-  loadKbs();
-  loadProviders().then(function () {
+  A.chatPickers.load(status).then(function () {
     root.dataset.ready = "1";
   });
   var fromUrl = new URL(window.location.href).searchParams.get("run");
