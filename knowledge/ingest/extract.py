@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import datetime
 import io
 import re
 import zipfile
@@ -17,7 +18,10 @@ from knowledge.ingest.filetypes import (
     KIND_HTML,
     KIND_MARKDOWN,
     KIND_PDF,
+    KIND_PPTX,
     KIND_TEXT,
+    KIND_XLSX,
+    OFFICE_KINDS,
     UnsupportedFileType,
     file_kind,
 )
@@ -84,6 +88,12 @@ def extract(
         result = _extract_pdf(data)
     elif kind == KIND_DOCX:
         result = _extract_docx(data, max_uncompressed_bytes=max_uncompressed_bytes)
+    elif kind == KIND_XLSX:
+        result = _extract_xlsx(
+            data, caption=PurePath(file_name).stem, max_uncompressed_bytes=max_uncompressed_bytes
+        )
+    elif kind == KIND_PPTX:
+        result = _extract_pptx(data, max_uncompressed_bytes=max_uncompressed_bytes)
     else:
         text, encoding = decode_text(data)
         if kind == KIND_HTML:
@@ -220,18 +230,24 @@ def _extract_pdf(data: bytes) -> ExtractedText:
 # --- DOCX --------------------------------------------------------------------------
 
 
-def check_zip_archive(data: bytes | BinaryIO, *, max_uncompressed_bytes: int) -> zipfile.ZipFile:
-    """Return the opened archive after checking its declared sizes, never inflating it."""
+def check_zip_archive(
+    data: bytes | BinaryIO, *, max_uncompressed_bytes: int, kind: str = KIND_DOCX
+) -> zipfile.ZipFile:
+    """Return the opened Office archive (DOCX, XLSX, PPTX) after checking its declared sizes,
+    never inflating it, and that it holds the member of its kind."""
+    label = kind.upper()
     source = io.BytesIO(data) if isinstance(data, bytes | bytearray) else data
     head = source.read(4)
     source.seek(0)
     if head != b"PK\x03\x04":
-        raise ExtractionError(CONTENT_MISMATCH, "The file has a .docx name but is not a DOCX.")
+        raise ExtractionError(
+            CONTENT_MISMATCH, f"The file has a .{kind} name but is not a {label}."
+        )
     try:
         archive = zipfile.ZipFile(source)
         members = archive.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError) as exc:
-        raise ExtractionError(CORRUPT_FILE, f"The DOCX archive is damaged: {exc}") from exc
+        raise ExtractionError(CORRUPT_FILE, f"The {label} archive is damaged: {exc}") from exc
 
     if len(members) > MAX_ZIP_MEMBERS:
         raise ExtractionError(ZIP_BOMB, f"The archive has {len(members)} members.")
@@ -252,13 +268,20 @@ def check_zip_archive(data: bytes | BinaryIO, *, max_uncompressed_bytes: int) ->
                 ZIP_BOMB,
                 f"Member {member.filename!r} has a compression ratio of {ratio:.0f}:1.",
             )
+    if OFFICE_KINDS[kind] not in {member.filename for member in members}:
+        raise ExtractionError(CONTENT_MISMATCH, f"The archive is not a {OFFICE_NAMES[kind]}.")
     return archive
 
 
+OFFICE_NAMES = {
+    KIND_DOCX: "Word document",
+    KIND_XLSX: "Excel workbook",
+    KIND_PPTX: "PowerPoint presentation",
+}
+
+
 def _extract_docx(data: bytes, *, max_uncompressed_bytes: int) -> ExtractedText:
-    archive = check_zip_archive(data, max_uncompressed_bytes=max_uncompressed_bytes)
-    if "word/document.xml" not in archive.namelist():
-        raise ExtractionError(CONTENT_MISMATCH, "The archive is not a Word document.")
+    check_zip_archive(data, max_uncompressed_bytes=max_uncompressed_bytes)
 
     import docx
 
@@ -361,6 +384,113 @@ def _docx_numbering_is_ordered(paragraph: object, num_id: int, level: int) -> bo
         return bool(formats) and formats[0] not in ("bullet", "none")
     except Exception:  # noqa: BLE001 - no numbering part, or an unusual one: call it a bullet
         return False
+
+
+# --- XLSX and PPTX -----------------------------------------------------------------
+
+
+def _cell_text(value: object) -> str:
+    """Return a spreadsheet cell as a person reads it: dates as ISO dates, 3.0 as 3."""
+    if value is None:
+        return ""
+    if isinstance(value, datetime.datetime):
+        return value.date().isoformat() if value.time() == datetime.time() else value.isoformat()
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def _extract_xlsx(data: bytes, *, caption: str, max_uncompressed_bytes: int) -> ExtractedText:
+    """Return a workbook: one section per sheet (its name), each sheet a table whose first
+    non-empty row names the columns and each other row is a record (as a CSV's)."""
+    check_zip_archive(data, max_uncompressed_bytes=max_uncompressed_bytes, kind=KIND_XLSX)
+    from openpyxl import load_workbook
+
+    builder = StructureBuilder()
+    try:
+        # Cached values, not formulas: what the sheet shows.
+        workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        try:
+            for sheet in workbook.worksheets:
+                rows = [[_cell_text(v) for v in row] for row in sheet.iter_rows(values_only=True)]
+                rows = [row for row in rows if any(row)]
+                if not rows:
+                    continue
+                width = max(max((i + 1 for i, c in enumerate(row) if c), default=0) for row in rows)
+                rows = [row[:width] + [""] * (width - len(row)) for row in rows]
+                builder.heading(1, sheet.title)
+                if len(rows) == 1:
+                    builder.paragraph(", ".join(cell for cell in rows[0] if cell))
+                else:
+                    header = [_column_name(name, i) for i, name in enumerate(rows[0])]
+                    builder.table(header, rows[1:], caption=f"{caption}: {sheet.title}")
+        finally:
+            workbook.close()
+        segments = builder.build()
+    except ExtractionError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - openpyxl/lxml raise many types
+        raise ExtractionError(CORRUPT_FILE, f"The XLSX could not be read: {exc}") from exc
+    return ExtractedText(segments=segments)
+
+
+def _extract_pptx(data: bytes, *, max_uncompressed_bytes: int) -> ExtractedText:
+    """Return a presentation: each slide a section under its title (its number as the page),
+    with its text boxes, tables and speaker notes."""
+    check_zip_archive(data, max_uncompressed_bytes=max_uncompressed_bytes, kind=KIND_PPTX)
+    from pptx import Presentation
+
+    builder = StructureBuilder()
+    try:
+        presentation = Presentation(io.BytesIO(data))
+        for number, slide in enumerate(presentation.slides, start=1):
+            builder.page = number
+            title_shape = slide.shapes.title
+            title = (title_shape.text or "").strip() if title_shape is not None else ""
+            builder.heading(1, title or f"Slide {number}")
+            for shape in slide.shapes:
+                if title_shape is not None and shape.shape_id == title_shape.shape_id:
+                    continue
+                _pptx_shape(shape, builder)
+            if slide.has_notes_slide:
+                notes = (slide.notes_slide.notes_text_frame.text or "").strip()
+                if notes:
+                    builder.paragraph(f"Speaker notes: {notes}")
+        segments = builder.build()
+    except ExtractionError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - python-pptx/lxml raise many types
+        raise ExtractionError(CORRUPT_FILE, f"The PPTX could not be read: {exc}") from exc
+    return ExtractedText(segments=segments)
+
+
+def _pptx_shape(shape: object, builder: StructureBuilder) -> None:
+    """Add a slide shape's text: a table's rows, a text frame's paragraphs (bullets as list
+    items), a group's shapes."""
+    if getattr(shape, "has_table", False) and shape.has_table:  # type: ignore[attr-defined]
+        rows = [[cell.text.strip() for cell in row.cells] for row in shape.table.rows]  # type: ignore[attr-defined]
+        rows = [row for row in rows if any(row)]
+        if len(rows) > 1:
+            builder.table(rows[0], rows[1:])
+        elif rows:
+            builder.table([], rows)
+        return
+    if hasattr(shape, "shapes"):  # a group
+        for inner in shape.shapes:  # type: ignore[attr-defined]
+            _pptx_shape(inner, builder)
+        return
+    if not getattr(shape, "has_text_frame", False):
+        return
+    for paragraph in shape.text_frame.paragraphs:  # type: ignore[attr-defined]
+        text = "".join(run.text for run in paragraph.runs).strip() or paragraph.text.strip()
+        if not text:
+            continue
+        if paragraph.level > 0:
+            builder.list_item("-", text, paragraph.level - 1)
+        else:
+            builder.paragraph(text)
 
 
 # --- CSV ---------------------------------------------------------------------------

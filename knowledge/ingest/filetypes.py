@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 DOCUMENT_EXTENSIONS: frozenset[str] = frozenset(
-    {"pdf", "docx", "md", "markdown", "html", "htm", "csv", "txt"}
+    {"pdf", "docx", "xlsx", "pptx", "md", "markdown", "html", "htm", "csv", "txt"}
 )
 CODE_EXTENSIONS: frozenset[str] = frozenset(
     {
@@ -19,6 +19,15 @@ SUPPORTED_EXTENSIONS: frozenset[str] = DOCUMENT_EXTENSIONS | CODE_EXTENSIONS
 
 KIND_PDF = "pdf"
 KIND_DOCX = "docx"
+KIND_XLSX = "xlsx"
+KIND_PPTX = "pptx"
+# The Office Open XML kinds: zip archives, checked as such before they are opened, and the
+# member that tells each from the others.
+OFFICE_KINDS: dict[str, str] = {
+    KIND_DOCX: "word/document.xml",
+    KIND_XLSX: "xl/workbook.xml",
+    KIND_PPTX: "ppt/presentation.xml",
+}
 KIND_MARKDOWN = "markdown"
 KIND_HTML = "html"
 KIND_CSV = "csv"
@@ -28,6 +37,8 @@ KIND_CODE = "code"
 _DOCUMENT_KINDS: dict[str, str] = {
     "pdf": KIND_PDF,
     "docx": KIND_DOCX,
+    "xlsx": KIND_XLSX,
+    "pptx": KIND_PPTX,
     "md": KIND_MARKDOWN,
     "markdown": KIND_MARKDOWN,
     "html": KIND_HTML,

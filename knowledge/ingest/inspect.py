@@ -1,7 +1,7 @@
 """Light checks of an upload, cheap enough for the web request: no extraction happens here.
 
 What a request may afford: the name and size, the first bytes (is a .pdf a PDF, is a .txt
-text), a PDF's trailer and page tree (encrypted? how many pages?) and a DOCX's zip directory
+text), a PDF's trailer and page tree (encrypted? how many pages?) and an Office file's zip directory (DOCX, XLSX, PPTX)
 (declared sizes and ratios, never inflated). Everything else (the text itself, a PDF without
 any) is found by the worker, which extracts in a sandbox (knowledge/ingest/sandbox.py).
 """
@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from knowledge.ingest.extract import (
-    CONTENT_MISMATCH,
     CORRUPT_FILE,
     NO_TEXT,
     ExtractionError,
@@ -22,7 +21,7 @@ from knowledge.ingest.extract import (
     extract,
     open_pdf,
 )
-from knowledge.ingest.filetypes import KIND_DOCX, KIND_PDF, file_kind
+from knowledge.ingest.filetypes import KIND_PDF, OFFICE_KINDS, file_kind
 
 TOO_MANY_PAGES = "too_many_pages"
 # Text files up to this size are extracted whole in the request (cheap), so one without any
@@ -48,10 +47,8 @@ def inspect_upload(
     stream.seek(0)
     if kind == KIND_PDF:
         return FileFacts(kind=kind, pages=_inspect_pdf(stream, max_pdf_pages))
-    if kind == KIND_DOCX:
-        archive = check_zip_archive(stream, max_uncompressed_bytes=max_docx_bytes)
-        if "word/document.xml" not in archive.namelist():
-            raise ExtractionError(CONTENT_MISMATCH, "The archive is not a Word document.")
+    if kind in OFFICE_KINDS:
+        check_zip_archive(stream, max_uncompressed_bytes=max_docx_bytes, kind=kind)
         return FileFacts(kind=kind)
     if size <= SMALL_TEXT_BYTES:
         extract(stream.read(), file_name)  # raises no_text, content_mismatch

@@ -19,6 +19,9 @@ FILES = Path(__file__).resolve().parents[1] / "fixtures" / "files"
 EXPECTED_PHRASES: dict[str, str] = {
     "pdf": "Marie Curie discovered polonium and radium in Paris with Pierre Curie.",
     "docx": "Marie Curie and Pierre Curie studied radioactivity in Paris.",
+    "xlsx": "Name: Dorothy Hodgkin · Field: Chemistry · Institution: University of Oxford · "
+    "Nobel year: 1964 · Born: 1910-05-12",
+    "pptx": "Speaker notes: Mention that the laboratory notebooks are still radioactive today.",
     "md": "- Marie Curie studied radioactivity in Paris.",
     "markdown": "3. Combine both rankings with the rerankScore before calling the LLM.",
     "html": "Marie Curie won the Nobel Prize in Physics in 1903 and in Chemistry in 1911.",
@@ -62,9 +65,9 @@ def _extract_fixture(name: str):
     return extract((FILES / name).read_bytes(), name)
 
 
-def test_there_is_a_sample_file_for_each_of_the_35_supported_extensions() -> None:
+def test_there_is_a_sample_file_for_each_of_the_37_supported_extensions() -> None:
     samples = {path.suffix.lstrip(".") for path in FILES.glob("sample.*")}
-    assert len(SUPPORTED_EXTENSIONS) == 35
+    assert len(SUPPORTED_EXTENSIONS) == 37
     assert samples == set(SUPPORTED_EXTENSIONS) == set(EXPECTED_PHRASES)
 
 
@@ -485,3 +488,41 @@ def test_word_numbering_goes_on_after_a_note() -> None:
 
     assert "1. Open the console.\n2. Pick the release." in text
     assert "3. Click roll back." in text
+
+
+def test_a_workbook_is_a_section_per_sheet_and_a_record_per_row() -> None:
+    result = _extract_fixture("sample.xlsx")
+    sheets = {tuple(segment.section) for segment in result.segments}
+    assert sheets == {("Scientists",), ("Lab budgets",)}
+    budgets = next(s for s in result.segments if tuple(s.section) == ("Lab budgets",))
+    assert budgets.kind == "table"
+    assert "Lab: Radium Institute · Budget 2026 (EUR): 1250000 · Head: Irène Joliot-Curie" in (
+        budgets.text
+    )
+
+
+def test_a_presentation_is_a_section_per_slide_with_its_number_as_the_page() -> None:
+    result = _extract_fixture("sample.pptx")
+    by_page = {}
+    for segment in result.segments:
+        by_page.setdefault(segment.page, set()).add(tuple(segment.section))
+    assert by_page == {
+        1: {("Radioactivity research at the University of Paris",)},
+        2: {("Who leads each programme",)},
+    }
+    text = result.text
+    assert "- The measurements used the electrometer built by Pierre Curie." in text
+    assert "Programme: Piezoelectricity · Lead: Jacques Curie" in text
+
+
+@pytest.mark.parametrize("name", ["sample.xlsx", "sample.pptx"])
+def test_a_cut_off_workbook_or_presentation_is_corrupt_and_a_docx_renamed_is_a_mismatch(
+    name,
+) -> None:
+    data = (FILES / name).read_bytes()
+    with pytest.raises(ExtractionError) as cut:
+        extract(data[: len(data) // 3], name)
+    assert cut.value.code == "corrupt_file"
+    with pytest.raises(ExtractionError) as renamed:
+        extract((FILES / "sample.docx").read_bytes(), name)
+    assert renamed.value.code == "content_mismatch"

@@ -13,8 +13,8 @@ from tests.knowledge.conftest import FILES, run_ingestion
 pytestmark = pytest.mark.django_db
 
 
-def test_all_35_extensions_are_supported():
-    assert len(SUPPORTED_EXTENSIONS) == 35
+def test_all_37_extensions_are_supported():
+    assert len(SUPPORTED_EXTENSIONS) == 37
     assert {f"sample.{ext}" for ext in SUPPORTED_EXTENSIONS} <= {p.name for p in FILES.iterdir()}
 
 
@@ -24,7 +24,7 @@ def test_every_supported_type_reaches_ready_with_all_three_stores(upload, kb):
     assert response.status_code == 202, response.json()
     body = response.json()
     assert body["rejected"] == []
-    assert len(body["documents"]) == 35
+    assert len(body["documents"]) == 37
     for item in body["documents"]:
         assert item["status"] == "queued" and item["queued"] is True
         run_ingestion(item["id"])

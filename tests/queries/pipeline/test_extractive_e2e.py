@@ -88,3 +88,21 @@ def test_extractive_retries_then_says_not_found_when_nothing_answers(kb):
     assert outcome.metadata["verdict"] == "not_found"
     assert outcome.metadata["confidence"] <= 0.3 and outcome.metadata["grounded"] is False
     assert outcome.sources and all(f"[{s['index']}]" in outcome.answer for s in outcome.sources)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "file_name"),
+    [
+        ("Which institution was Dorothy Hodgkin at?", "University of Oxford", "sample.xlsx"),
+        ("What is the 2026 budget of the Radium Institute?", "1250000", "sample.xlsx"),
+        ("Who leads the piezoelectricity programme?", "Jacques Curie", "sample.pptx"),
+    ],
+)
+def test_a_spreadsheet_row_and_a_slide_answer_questions(kb, question, expected, file_name):
+    sink = ListSink()
+    outcome = run_pipeline(
+        query=question, provider=get_provider("extractive"), kb_ids=[kb.id], sink=sink
+    )
+    check_frames(sink.frames())
+    assert expected in outcome.answer, outcome.answer
+    assert file_name in {source["file_name"] for source in outcome.sources}
