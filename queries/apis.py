@@ -25,6 +25,7 @@ from adrag_site.pagination import PageSizePagination
 from adrag_site.parsers import JSONParser
 from adrag_site.schema import error_responses
 from queries import selectors, services
+from queries.export import FORMATS, conversation_export, conversation_markdown
 from queries.models import QueryRun, RunFeedback
 from queries.serializers import (
     ConversationDetailOutput,
@@ -333,3 +334,51 @@ class ConversationDetailApi(APIView):
         )
         services.conversation_delete(conversation=conversation)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ConversationExportApi(APIView):
+    """A conversation as a file: its questions, answers and citations (Markdown or JSON)."""
+
+    content_negotiation_class = JsonLinesNegotiation
+
+    @extend_schema(
+        operation_id="conversations_export",
+        tags=["conversations"],
+        parameters=[
+            CONVERSATION_ID,
+            OpenApiParameter(
+                "format", str, enum=list(FORMATS), description="`md` (default) or `json`."
+            ),
+        ],
+        responses={
+            (200, "text/markdown"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="`format=md`: a heading per turn, the answer, its sources (file, "
+                "page, section).",
+            ),
+            (200, "application/json"): OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description="`format=json`: id, title, user, created_at, updated_at and `turns` "
+                "(question, standalone_question, status, answer, error, verdict, citations).",
+            ),
+            **error_responses(400, 404),
+        },
+    )
+    def get(self, request, conversation_id):
+        wanted = request.query_params.get("format") or "md"
+        if wanted not in FORMATS:
+            raise ServiceError(400, "invalid_request", "format must be 'md' or 'json'.")
+        conversation = selectors.conversation_get_for_user(
+            conversation_id=conversation_id, user=request.user
+        )
+        export = conversation_export(conversation=conversation)
+        if wanted == "json":
+            body = json.dumps(export, ensure_ascii=False, indent=2) + "\n"
+            content_type = "application/json"
+        else:
+            body = conversation_markdown(export)
+            content_type = "text/markdown; charset=utf-8"
+        response = HttpResponse(body, content_type=content_type)
+        name = f"conversation-{str(conversation.id)[:8]}.{wanted}"
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response

@@ -17,6 +17,11 @@ urlpatterns = [
     path("runs/<str:run_id>/feedback", apis.RunFeedbackApi.as_view(), name="run-feedback"),
     path("conversations", apis.ConversationListApi.as_view(), name="conversation-list"),
     path(
+        "conversations/<str:conversation_id>/export",
+        apis.ConversationExportApi.as_view(),
+        name="conversation-export",
+    ),
+    path(
         "conversations/<str:conversation_id>",
         apis.ConversationDetailApi.as_view(),
         name="conversation-detail",

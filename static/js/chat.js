@@ -20,6 +20,7 @@
   var threadCard = document.getElementById("thread-card");
   var thread = document.getElementById("thread");
   var threadMeta = document.getElementById("thread-meta");
+  var threadExport = document.getElementById("thread-export");
   var convList = document.getElementById("conv-list");
   var currentTurn = document.getElementById("current-turn");
   var FIRST_PLACEHOLDER = question.placeholder;
@@ -453,6 +454,8 @@
     var turns = conversation.id ? conversation.turns : [];
     threadCard.hidden = !turns.length;
     threadMeta.textContent = turns.length ? turns.length + (turns.length === 1 ? " earlier turn" : " earlier turns") : "";
+    threadExport.hidden = !turns.length;
+    if (conversation.id) threadExport.href = "/api/conversations/" + encodeURIComponent(conversation.id) + "/export?format=md";
     turns.forEach(function (turn) { thread.appendChild(turnNode(turn)); });
     question.placeholder = conversation.id ? "Ask a follow-up…" : FIRST_PLACEHOLDER;
   }

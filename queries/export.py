@@ -1,0 +1,92 @@
+"""A conversation as a file: its questions, answers and citations, as Markdown or JSON.
+
+GET /api/conversations/<id>/export reads it through `conversation_export`; the Markdown is
+meant for people (a report to paste or attach), the JSON for scripts. Citations name the file,
+the page and the section each passage came from, as the answer card shows them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from queries.models import Conversation
+from queries.selectors import conversation_runs
+
+FORMATS = ("md", "json")
+SECTION_SEPARATOR = " › "
+
+
+def _citation(source: dict) -> dict[str, Any]:
+    section = source.get("section") or []
+    return {
+        "index": int(source.get("index") or 0),
+        "file_name": str(source.get("file_name") or source.get("title") or ""),
+        "page": source.get("page"),
+        "section": [str(part) for part in section] if isinstance(section, list) else [],
+        "url": str(source.get("url") or ""),
+    }
+
+
+def conversation_export(*, conversation: Conversation) -> dict[str, Any]:
+    """Return the conversation's turns in order, each with its answer and citations."""
+    turns = []
+    for run in conversation_runs(conversation=conversation):
+        turns.append(
+            {
+                "run_id": str(run.id),
+                "asked_at": run.created_at.isoformat(),
+                "question": run.query,
+                "standalone_question": run.standalone_query or run.query,
+                "status": run.status,
+                "answer": run.answer if run.status == run.Status.SUCCEEDED else "",
+                "error": run.error_message if run.status != run.Status.SUCCEEDED else "",
+                "verdict": (run.metadata or {}).get("verdict", ""),
+                "citations": [
+                    _citation(source) for source in (run.sources or []) if isinstance(source, dict)
+                ],
+            }
+        )
+    return {
+        "id": str(conversation.id),
+        "title": conversation.title,
+        "user": conversation.user.username,
+        "created_at": conversation.created_at.isoformat(),
+        "updated_at": conversation.updated_at.isoformat(),
+        "turns": turns,
+    }
+
+
+def _where(citation: dict) -> str:
+    parts = [citation["file_name"] or citation["url"] or "unknown source"]
+    if citation["page"]:
+        parts.append(f"page {citation['page']}")
+    if citation["section"]:
+        parts.append(SECTION_SEPARATOR.join(citation["section"]))
+    return ", ".join(parts)
+
+
+def conversation_markdown(export: dict[str, Any]) -> str:
+    """Return an export as Markdown: a heading per turn, the answer, its sources."""
+    lines = [f"# {export['title'] or 'Conversation'}", ""]
+    lines += [
+        f"_{export['user']}, {export['created_at'][:10]}; {len(export['turns'])} turn(s)._",
+        "",
+    ]
+    for number, turn in enumerate(export["turns"], start=1):
+        lines += [f"## {number}. {turn['question']}", ""]
+        if turn["standalone_question"] != turn["question"]:
+            lines += [f"_Read as: {turn['standalone_question']}_", ""]
+        if turn["answer"]:
+            lines += [turn["answer"].strip(), ""]
+        else:
+            lines += [
+                f"_No answer ({turn['status']}{': ' + turn['error'] if turn['error'] else ''})._",
+                "",
+            ]
+        if turn["verdict"] == "unverified":
+            lines += ["_The answer's claims were not all verified against the sources._", ""]
+        if turn["citations"]:
+            lines += ["Sources:", ""]
+            lines += [f"- [{c['index']}] {_where(c)}" for c in turn["citations"]]
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
