@@ -4,9 +4,24 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
+from adrag_site.models import ApiToken
+
 admin.site.site_header = "adRAG administration"
 admin.site.site_title = "adRAG admin"
 
 # UserAdmin already defines search_fields, which autocomplete fields elsewhere rely on.
 if not admin.site.is_registered(get_user_model()):
     admin.site.register(get_user_model(), UserAdmin)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Users' API tokens: who, which scope, when used; the keys themselves are never kept."""
+
+    list_display = ["name", "user", "scope", "prefix", "created_at", "last_used_at", "expires_at"]
+    list_filter = ["scope"]
+    search_fields = ["name", "user__username", "prefix"]
+    readonly_fields = ["user", "name", "scope", "prefix", "key_hash", "created_at", "last_used_at"]
+
+    def has_add_permission(self, request) -> bool:
+        return False  # a key is made by its user, who alone sees it

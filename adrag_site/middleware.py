@@ -93,10 +93,11 @@ class ApiAuthenticationMiddleware(MiddlewareMixin):
 
             return redirect_to_login(request.get_full_path())
         from rest_framework import exceptions
-        from rest_framework.authentication import TokenAuthentication
+
+        from adrag_site.tokens import ScopedTokenAuthentication, allows, required_scope
 
         try:
-            result = TokenAuthentication().authenticate(request)
+            result = ScopedTokenAuthentication().authenticate(request)
         except exceptions.AuthenticationFailed as exc:
             response = json_error(401, str(exc.detail), "authentication_failed")
             response["WWW-Authenticate"] = "Token"
@@ -107,6 +108,13 @@ class ApiAuthenticationMiddleware(MiddlewareMixin):
             )
             response["WWW-Authenticate"] = "Token"
             return response
+        if not allows(result[1], request.method, request.path):
+            needed = required_scope(request.method, request.path)
+            return json_error(
+                403,
+                f"This token's scope does not allow this request; it needs the {needed!r} scope.",
+                "insufficient_scope",
+            )
         request.user = result[0]
         request.auth = result[1]
         # Token clients carry no cookies, so there is no CSRF exposure to guard against.

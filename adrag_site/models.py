@@ -33,3 +33,33 @@ class WorkerPresence(models.Model):
     @property
     def queue_list(self) -> list[str]:
         return [queue for queue in self.queues.split(",") if queue]
+
+
+class ApiToken(models.Model):
+    """A user's API key with a scope, made by the user (POST /api/tokens) and shown once.
+
+    Only the key's SHA-256 is stored: the keys are 256 random bits, so a fast hash is as safe
+    as a slow one, and a stolen table reveals no key. `prefix` (the key's first characters)
+    tells a user's keys apart in lists.
+    """
+
+    class Scope(models.TextChoices):
+        READ = "read", "read: runs, conversations, knowledge bases"
+        ASK = "ask", "ask: read, and ask, re-run, stop and rate runs"
+        MANAGE = "manage", "manage: everything the user may do"
+
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    scope = models.CharField(max_length=10, choices=Scope.choices)
+    prefix = models.CharField(max_length=16)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "API token"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.scope}, {self.prefix}…)"

@@ -1,9 +1,11 @@
-"""What every page shares: the portal's static files and its icon."""
+"""What every page shares: the portal's static files and its icon; the API tokens page."""
 
 from __future__ import annotations
 
+from django.contrib.auth.decorators import login_required
 from django.contrib.staticfiles.views import serve as staticfiles_serve
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.shortcuts import render
 from django.templatetags.static import static
 
 
@@ -22,3 +24,11 @@ def static_file(request: HttpRequest, path: str) -> HttpResponse:
 def favicon_view(request: HttpRequest) -> HttpResponse:
     """Send /favicon.ico, which browsers ask for on pages without an icon link, to the SVG icon."""
     return HttpResponsePermanentRedirect(static("favicon.svg"))
+
+
+@login_required
+def tokens_view(request: HttpRequest) -> HttpResponse:
+    """The caller's API tokens: make one (its key shown once), see when each was used, revoke."""
+    from adrag_site.models import ApiToken
+
+    return render(request, "tokens.html", {"nav": "tokens", "scopes": ApiToken.Scope.choices})

@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView
 
-from adrag_site import metrics, pages, views
+from adrag_site import apis, metrics, pages, views
 
 handler400 = "adrag_site.errors.handler400"
 handler403 = "adrag_site.errors.handler403"
@@ -19,6 +19,8 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/health", views.health_view, name="health"),
     path("api/csrf", views.CsrfTokenApi.as_view(), name="csrf-token"),
+    path("api/tokens", apis.TokenListApi.as_view(), name="token-list"),
+    path("api/tokens/<int:token_id>", apis.TokenDetailApi.as_view(), name="token-detail"),
     # The OpenAPI schema and its page; like the rest of /api/, they need a login.
     path("api/schema", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs", views.ApiSwaggerView.as_view(), name="api-docs"),
@@ -33,6 +35,7 @@ urlpatterns = [
     path("", include("providers.page_urls")),
     path("static/<path:path>", pages.static_file, name="static-file"),
     path("favicon.ico", pages.favicon_view, name="favicon"),
+    path("account/tokens/", pages.tokens_view, name="tokens-page"),
     path("metrics", metrics.metrics_view, name="metrics"),
     # The spec's page routes, kept as addresses of the portal's pages.
     re_path(r"^chat/?$", RedirectView.as_view(url="/", query_string=True)),

@@ -98,6 +98,7 @@ def test_every_page_loads_without_a_console_error(portal, new_page, django_user_
         f"/history/compare/?a={run.id}",
         f"/history/compare/?a={run.id}&b={run.id}",
         "/providers/",
+        "/account/tokens/",
         "/chat",
         "/knowledge-base",
         "/configuration",

@@ -1,0 +1,100 @@
+"""Self-service API tokens with scopes: made by their user, shown once, stored hashed, and held
+to their scope on every /api/ path, the streaming ones included."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from adrag_site.models import ApiToken
+from adrag_site.tokens import key_hash
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def signed_in(user):
+    client = APIClient()
+    client.force_login(user)
+    return client
+
+
+def make(signed_in, scope, **extra):
+    response = signed_in.post(
+        "/api/tokens", {"name": f"{scope} key", "scope": scope, **extra}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def with_key(key):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def test_a_key_is_shown_once_and_stored_hashed(signed_in, user):
+    made = make(signed_in, "read", expires_in_days=30)
+    assert made["key"].startswith("adrag_") and made["prefix"] == made["key"][:12]
+    stored = ApiToken.objects.get(id=made["id"])
+    assert stored.key_hash == key_hash(made["key"]) and made["key"] not in str(stored.__dict__)
+    listed = signed_in.get("/api/tokens").json()
+    assert [t["name"] for t in listed] == ["read key"] and "key" not in listed[0]
+    assert listed[0]["expires_at"] is not None and listed[0]["last_used_at"] is None
+
+
+def test_a_read_token_reads_and_is_refused_every_write(signed_in):
+    reader = with_key(make(signed_in, "read")["key"])
+    assert reader.get("/api/runs").status_code == 200
+    assert reader.get("/api/knowledge-bases").status_code == 200
+    for method, path, body in [
+        ("post", "/api/query", {"query": "What did Marie Curie discover?"}),
+        ("post", "/api/knowledge-bases", {"name": "Mine"}),
+        ("post", "/api/tokens", {"name": "more", "scope": "manage"}),
+        ("get", "/api/tokens", None),
+    ]:
+        response = getattr(reader, method)(path, body, format="json")
+        assert response.status_code == 403, (path, response.content)
+        assert response.json()["code"] == "insufficient_scope"
+    assert ApiToken.objects.get(name="read key").last_used_at is not None
+
+
+def test_an_ask_token_asks_but_does_not_manage(signed_in):
+    asker = with_key(make(signed_in, "ask")["key"])
+    # Past the scope check: the body's own check answers.
+    missing = asker.post("/api/query", {}, format="json")
+    assert missing.status_code == 400 and missing.json()["code"] == "missing_query"
+    refused = asker.post("/api/knowledge-bases", {"name": "Mine"}, format="json")
+    assert refused.status_code == 403 and refused.json()["code"] == "insufficient_scope"
+
+
+def test_a_manage_token_manages_and_a_revoked_or_expired_one_is_refused(signed_in):
+    made = make(signed_in, "manage")
+    manager = with_key(made["key"])
+    assert manager.post("/api/knowledge-bases", {"name": "Mine"}, format="json").status_code == 201
+    assert signed_in.delete(f"/api/tokens/{made['id']}").status_code == 204
+    revoked = manager.get("/api/runs")
+    assert revoked.status_code == 401 and revoked.json()["code"] == "authentication_failed"
+    old = make(signed_in, "read")
+    ApiToken.objects.filter(id=old["id"]).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert with_key(old["key"]).get("/api/runs").status_code == 401
+
+
+def test_token_requests_that_are_wrong_are_json_errors(signed_in, other_user):
+    bad = signed_in.post("/api/tokens", {"name": "x", "scope": "admin"}, format="json")
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid_request"
+    theirs = ApiToken.objects.create(
+        user=other_user, name="theirs", scope="read", prefix="adrag_x", key_hash="0" * 64
+    )
+    assert signed_in.delete(f"/api/tokens/{theirs.id}").status_code == 404
+    assert ApiToken.objects.filter(id=theirs.id).exists()
+
+
+def test_the_tokens_page_is_there_for_a_signed_in_user(client, user):
+    assert client.get("/account/tokens/").status_code == 302
+    client.force_login(user)
+    page = client.get("/account/tokens/").content.decode()
+    assert 'id="token-form"' in page and 'value="read"' in page and "js/tokens.js" in page
