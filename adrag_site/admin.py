@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
-from adrag_site.models import ApiToken
+from adrag_site.models import ApiToken, AuditEvent
 
 admin.site.site_header = "adRAG administration"
 admin.site.site_title = "adRAG admin"
@@ -25,3 +25,19 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False  # a key is made by its user, who alone sees it
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    """The audit trail, read-only: who did what, when, from where."""
+
+    list_display = ["at", "actor_name", "action", "target_type", "target_id", "ip", "request_id"]
+    list_filter = ["action", "target_type"]
+    search_fields = ["actor_name", "target_id", "request_id"]
+    date_hierarchy = "at"
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

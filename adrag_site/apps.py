@@ -11,7 +11,10 @@ class AdragSiteConfig(AppConfig):
         from adrag_site.logging import install_record_factory
 
         install_record_factory()
-        from adrag_site import presence
+        from adrag_site import (
+            audit,  # noqa: F401 - connects the sign-in signals
+            presence,
+        )
 
         # A worker says which queues it takes while it lives (/api/health, streams).
         presence.start_in_worker()

@@ -29,6 +29,9 @@ class RequestIdMiddleware(MiddlewareMixin):
         request_id = incoming if REQUEST_ID_RE.match(incoming) else uuid.uuid4().hex
         request.request_id = request_id
         request._request_id_token = request_id_var.set(request_id)
+        from adrag_site.audit import current_request
+
+        current_request.set(request)
 
     def process_response(self, request, response):
         request_id = getattr(request, "request_id", None)

@@ -63,3 +63,28 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.scope}, {self.prefix}…)"
+
+
+class AuditEvent(models.Model):
+    """Who did what, when, from where: sign-ins, tokens, uploads, deletions, sharing, exports,
+    re-runs (adrag_site/audit.py). Kept for AUDIT_RETENTION_DAYS."""
+
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    actor = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The name as it was: kept when the user is deleted, and for failed sign-ins.
+    actor_name = models.CharField(max_length=150, blank=True, default="")
+    action = models.CharField(max_length=50, db_index=True)
+    target_type = models.CharField(max_length=50, blank=True, default="")
+    target_id = models.CharField(max_length=100, blank=True, default="")
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    request_id = models.CharField(max_length=64, blank=True, default="")
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["actor", "-at"])]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.actor_name or '-'} {self.action}"

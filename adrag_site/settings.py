@@ -451,6 +451,8 @@ MAX_QUERY_CHARS = env_int("MAX_QUERY_CHARS", 4000)
 
 # Retrieval tuning (chosen on NFCorpus and SciFact train; see README "Retrieval quality").
 FUSION_RRF_K = env_int("FUSION_RRF_K", 60)
+# How long the audit trail keeps its events (adrag_site/audit.py); purged daily.
+AUDIT_RETENTION_DAYS = env_int("AUDIT_RETENTION_DAYS", 365)
 FUSION_WEIGHT_VECTOR = env_float("FUSION_WEIGHT_VECTOR", 1.0)
 FUSION_WEIGHT_BM25 = env_float("FUSION_WEIGHT_BM25", 1.0)
 FUSION_WEIGHT_GRAPH = env_float("FUSION_WEIGHT_GRAPH", 0.3)

@@ -24,3 +24,14 @@ def sessions_clear() -> int:
 def sessions_clear_periodic(timestamp: int) -> int:
     """Clear expired sessions once an hour."""
     return sessions_clear()
+
+
+@app.periodic(cron="41 3 * * *", periodic_id="audit_purge_daily")
+@app.task(queue="default", name="adrag_site.audit_purge_periodic")
+def audit_purge_periodic(timestamp: int) -> int:
+    """Drop audit events past AUDIT_RETENTION_DAYS once a day."""
+    from adrag_site.audit import audit_purge
+
+    deleted = audit_purge()
+    logger.info("purged %d audit events", deleted)
+    return deleted

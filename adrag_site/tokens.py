@@ -88,6 +88,12 @@ class ScopedTokenAuthentication(TokenAuthentication):
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed("User inactive or deleted.")
         if token.last_used_at is None or now - token.last_used_at >= LAST_USED_EVERY:
-            ApiToken.objects.filter(id=token.id).update(last_used_at=now)
+            from adrag_site.audit import TOKEN_USED, audit_record
+
+            # Written (and audited) at most once a minute per token, not on every request.
+            if ApiToken.objects.filter(id=token.id, last_used_at=token.last_used_at).update(
+                last_used_at=now
+            ):
+                audit_record(TOKEN_USED, target=token, actor=token.user, name=token.name)
             token.last_used_at = now
         return token.user, token

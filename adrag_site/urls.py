@@ -21,6 +21,7 @@ urlpatterns = [
     path("api/csrf", views.CsrfTokenApi.as_view(), name="csrf-token"),
     path("api/tokens", apis.TokenListApi.as_view(), name="token-list"),
     path("api/tokens/<int:token_id>", apis.TokenDetailApi.as_view(), name="token-detail"),
+    path("api/audit-events", apis.AuditEventListApi.as_view(), name="audit-event-list"),
     # The OpenAPI schema and its page; like the rest of /api/, they need a login.
     path("api/schema", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs", views.ApiSwaggerView.as_view(), name="api-docs"),

@@ -15,6 +15,8 @@ from django.contrib.auth.models import Group
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q, Sum
 
+from adrag_site import audit
+from adrag_site.audit import audit_record
 from adrag_site.errors import ServiceError
 from knowledge.index import delete_document_rows, delete_orphan_entities
 from knowledge.ingest.extract import ExtractionError
@@ -57,6 +59,14 @@ def kb_update(*, kb: KnowledgeBase, user, **changes) -> KnowledgeBase:
     fields = []
     if "team" in changes:
         _check_team(user=user, team=changes["team"])
+        if changes["team"] != kb.team:
+            audit_record(
+                audit.KB_SHARED,
+                target=kb,
+                actor=user,
+                before=kb.team.name if kb.team else None,
+                after=changes["team"].name if changes["team"] else None,
+            )
         kb.team = changes["team"]
         fields.append("team")
     for field in ("name", "description"):
@@ -85,19 +95,22 @@ def kb_clear_for_user(*, user) -> int:
     """Delete every document of the user's own knowledge bases (staff: of every one), the
     spec's DELETE /api/clear; return how many were deleted."""
     kbs = KnowledgeBase.objects.all() if user.is_staff else KnowledgeBase.objects.filter(owner=user)
-    return sum(kb_clear(kb=kb) for kb in kbs)
+    deleted = sum(kb_clear(kb=kb) for kb in kbs)
+    audit_record(audit.KB_CLEARED, actor=user, documents=deleted)
+    return deleted
 
 
 def kb_clear(*, kb: KnowledgeBase) -> int:
     """Delete every document of a knowledge base and return how many were deleted."""
     documents = list(kb.documents.all())
     for document in documents:
-        document_delete(document=document)
+        document_delete(document=document, audited=False)
     return len(documents)
 
 
 def kb_delete(*, kb: KnowledgeBase) -> None:
     """Delete a knowledge base with its documents, chunks, postings and graph."""
+    audit_record(audit.KB_DELETED, target=kb, name=kb.name, documents=kb.documents.count())
     kb_clear(kb=kb)
     with transaction.atomic():
         _delete_kb_rows(kb.id)
@@ -294,7 +307,15 @@ def document_upload(
                 document.file_type = extension
                 document.save(update_fields=["file_name", "stored_path", "file_type", "updated_at"])
             _queue_ingestion(document, defer_job=defer_job)
-            return document, True
+        audit_record(
+            audit.UPLOAD,
+            target=document,
+            actor=user,
+            file_name=name,
+            size=staged.size,
+            knowledge_base=kb.id,
+        )
+        return document, True
     finally:
         staged.discard()
 
@@ -367,8 +388,18 @@ def document_cancel(*, document: Document, strict: bool = False) -> Document:
     return document
 
 
-def document_delete(*, document: Document) -> None:
-    """Delete a document, its chunks and its postings and edges, and its file if unused."""
+def document_delete(*, document: Document, audited: bool = True) -> None:
+    """Delete a document, its chunks and its postings and edges, and its file if unused.
+
+    `audited=False` leaves the audit trail to the caller (a whole knowledge base's deletion).
+    """
+    if audited:
+        audit_record(
+            audit.DOCUMENT_DELETED,
+            target=document,
+            file_name=document.file_name,
+            knowledge_base=document.knowledge_base_id,
+        )
     if document.is_active:
         document_cancel(document=document)
     with transaction.atomic():

@@ -19,6 +19,8 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from adrag_site import audit
+from adrag_site.audit import audit_record
 from adrag_site.dates import day_start, parse_moment
 from adrag_site.errors import ServiceError
 from adrag_site.pagination import PageSizePagination
@@ -277,6 +279,7 @@ class FeedbackExportApi(APIView):
             json.dumps(row, ensure_ascii=False, cls=DjangoJSONEncoder) + "\n"
             for row in selectors.feedback_export_rows(user=request.user, rating=rating)
         ]
+        audit_record(audit.EXPORT, target_type="feedback", rating=rating, rows=len(lines))
         response = HttpResponse("".join(lines), content_type="application/x-ndjson")
         stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
         response["Content-Disposition"] = f'attachment; filename="feedback-{stamp}.jsonl"'
@@ -372,6 +375,7 @@ class ConversationExportApi(APIView):
             conversation_id=conversation_id, user=request.user
         )
         export = conversation_export(conversation=conversation)
+        audit_record(audit.EXPORT, target=conversation, format=wanted)
         if wanted == "json":
             body = json.dumps(export, ensure_ascii=False, indent=2) + "\n"
             content_type = "application/json"

@@ -9,6 +9,8 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from adrag_site import audit
+from adrag_site.audit import audit_record
 from adrag_site.errors import ServiceError
 from queries.eventlog import run_terminate
 from queries.models import Conversation, QueryRun, RunFeedback
@@ -155,6 +157,7 @@ def conversation_touch(*, conversation: Conversation) -> None:
 
 def conversation_delete(*, conversation: Conversation) -> None:
     """Delete a conversation; its runs stay in the history, in no conversation."""
+    audit_record(audit.CONVERSATION_DELETED, target=conversation, title=conversation.title)
     conversation.delete()
 
 
@@ -227,7 +230,7 @@ def run_rerun(*, run: QueryRun, user, overrides, request_id: str = "") -> QueryR
         kb_ids = [kb_id for kb_id in run.kb_ids or [] if kb_id in readable]
     # The original's filters, checked again against the knowledge bases searched now.
     filters = filters_validate(raw=run.filters or None, user=user, kb_ids=kb_ids)
-    return run_create(
+    rerun = run_create(
         user=user,
         query=run.standalone_query or run.query,
         provider_name=provider_name,
@@ -239,6 +242,10 @@ def run_rerun(*, run: QueryRun, user, overrides, request_id: str = "") -> QueryR
         overrides=effective,
         rerun_of=run,
     )
+    audit_record(
+        audit.RERUN, target=rerun, actor=user, rerun_of=str(run.id), changed=sorted(changes)
+    )
+    return rerun
 
 
 # A comment says why an answer was good or bad, not a document.

@@ -1,0 +1,110 @@
+"""The audit trail: one row per security-relevant act, with who, what, when, from where and the
+request id.
+
+Recorded: sign-ins and failed sign-ins, sign-outs, token creation, use (at most once a minute
+per token) and revocation, uploads, deletions (knowledge bases, documents, conversations),
+sharing changes, exports and re-runs. The request in hand is the middleware's (a context
+variable), so services record without being passed it. A failure to record is logged and never
+fails the act it records.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import signals
+from django.dispatch import receiver
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
+
+current_request: contextvars.ContextVar = contextvars.ContextVar("adrag_request", default=None)
+
+SIGN_IN = "sign_in"
+SIGN_IN_FAILED = "sign_in_failed"
+SIGN_OUT = "sign_out"
+TOKEN_CREATED = "token_created"
+TOKEN_USED = "token_used"
+TOKEN_REVOKED = "token_revoked"
+UPLOAD = "upload"
+KB_DELETED = "knowledge_base_deleted"
+KB_CLEARED = "knowledge_base_cleared"
+KB_SHARED = "sharing_changed"
+DOCUMENT_DELETED = "document_deleted"
+CONVERSATION_DELETED = "conversation_deleted"
+EXPORT = "export"
+RERUN = "rerun"
+ACTIONS = (
+    SIGN_IN, SIGN_IN_FAILED, SIGN_OUT, TOKEN_CREATED, TOKEN_USED, TOKEN_REVOKED, UPLOAD,
+    KB_DELETED, KB_CLEARED, KB_SHARED, DOCUMENT_DELETED, CONVERSATION_DELETED, EXPORT, RERUN,
+)  # fmt: skip
+
+
+def _client_ip(request) -> str | None:
+    return (request.META.get("REMOTE_ADDR") or None) if request is not None else None
+
+
+def audit_record(
+    action: str,
+    *,
+    target: Any = None,
+    target_type: str = "",
+    target_id: Any = "",
+    actor=None,
+    actor_name: str = "",
+    request=None,
+    **details: Any,
+) -> None:
+    """Record one act. The actor and where it came from are the current request's unless given."""
+    from adrag_site.models import AuditEvent
+
+    request = request if request is not None else current_request.get()
+    if actor is None and request is not None:
+        user = getattr(request, "user", None)
+        actor = user if user is not None and user.is_authenticated else None
+    if target is not None:
+        target_type = target_type or target._meta.model_name
+        target_id = target_id or target.pk
+    try:
+        AuditEvent.objects.create(
+            actor=actor,
+            actor_name=actor_name or (actor.get_username() if actor is not None else ""),
+            action=action,
+            target_type=target_type,
+            target_id=str(target_id or ""),
+            ip=_client_ip(request),
+            request_id=getattr(request, "request_id", "") or "",
+            details=details,
+        )
+    except Exception:  # noqa: BLE001 - the act itself must not fail for its record
+        logger.exception("could not record the audit event %s", action)
+
+
+def audit_purge() -> int:
+    """Delete audit events older than AUDIT_RETENTION_DAYS; return how many."""
+    from adrag_site.models import AuditEvent
+
+    cutoff = timezone.now() - timedelta(days=settings.AUDIT_RETENTION_DAYS)
+    deleted, _ = AuditEvent.objects.filter(at__lt=cutoff).delete()
+    return deleted
+
+
+@receiver(signals.user_logged_in)
+def _signed_in(sender, request, user, **kwargs) -> None:
+    audit_record(SIGN_IN, actor=user, request=request)
+
+
+@receiver(signals.user_logged_out)
+def _signed_out(sender, request, user, **kwargs) -> None:
+    if user is not None:
+        audit_record(SIGN_OUT, actor=user, request=request)
+
+
+@receiver(signals.user_login_failed)
+def _sign_in_failed(sender, credentials, request=None, **kwargs) -> None:
+    name = str((credentials or {}).get("username") or "")[:150]
+    audit_record(SIGN_IN_FAILED, actor_name=name, request=request)
