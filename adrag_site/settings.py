@@ -451,6 +451,11 @@ MAX_QUERY_CHARS = env_int("MAX_QUERY_CHARS", 4000)
 
 # Retrieval tuning (chosen on NFCorpus and SciFact train; see README "Retrieval quality").
 FUSION_RRF_K = env_int("FUSION_RRF_K", 60)
+# Web sources (knowledge/web_sources.py): hosts or networks that may be fetched although they
+# are private (an intranet), the size cap of one page, and the timeout of one request.
+WEB_SOURCES_ALLOWED_HOSTS = env_list("WEB_SOURCES_ALLOWED_HOSTS", [])
+WEB_PAGE_MAX_BYTES = env_int("WEB_PAGE_MAX_BYTES", 2 * 1024 * 1024)
+WEB_FETCH_TIMEOUT_SECONDS = env_float("WEB_FETCH_TIMEOUT_SECONDS", 10.0)
 # How long the audit trail keeps its events (adrag_site/audit.py); purged daily.
 AUDIT_RETENTION_DAYS = env_int("AUDIT_RETENTION_DAYS", 365)
 FUSION_WEIGHT_VECTOR = env_float("FUSION_WEIGHT_VECTOR", 1.0)

@@ -5,7 +5,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from knowledge import services
-from knowledge.models import Chunk, Document, KnowledgeBase
+from knowledge.models import Chunk, Document, KnowledgeBase, WebSource
 
 
 @admin.register(KnowledgeBase)
@@ -157,3 +157,14 @@ class ChunkAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(WebSource)
+class WebSourceAdmin(admin.ModelAdmin):
+    """Web pages kept in sync with a knowledge base: the last sync's status and counts."""
+
+    list_display = ["url", "knowledge_base", "status", "every_minutes", "last_synced_at", "counts"]
+    list_filter = ["status"]
+    search_fields = ["url", "knowledge_base__name"]
+    readonly_fields = ["status", "progress_done", "progress_total", "counts", "error",
+                       "last_synced_at", "next_sync_at", "created_by"]  # fmt: skip

@@ -60,8 +60,17 @@ class Document(models.Model):
         KnowledgeBase, on_delete=models.CASCADE, related_name="documents"
     )
     file_name = models.CharField(max_length=255)
-    # An id from the source collection (a BEIR `_id`), for documents ingested from a corpus.
-    external_id = models.CharField(max_length=200, blank=True, default="")
+    # An id from the source collection (a BEIR `_id`), for documents ingested from a corpus;
+    # a web page's URL.
+    external_id = models.CharField(max_length=2000, blank=True, default="")
+    # The web source a page came from (None: an upload).
+    web_source = models.ForeignKey(
+        "knowledge.WebSource",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="documents",
+    )
     # Stored by content hash, never by name: two files with one name never overwrite each other.
     stored_path = models.CharField(max_length=300)
     sha256 = models.CharField(max_length=64)
@@ -201,3 +210,40 @@ class ChunkEntity(models.Model):
             models.UniqueConstraint(fields=["chunk", "entity"], name="edge_unique_pair"),
         ]
         indexes = [models.Index(fields=["entity", "chunk"], name="edge_entity_chunk")]
+
+
+class WebSource(models.Model):
+    """Web pages kept in sync with a knowledge base: a start URL, crawled on one site to a depth,
+    re-synced every `every_minutes` (knowledge/web_sources.py). Its pages are its documents."""
+
+    class Status(models.TextChoices):
+        IDLE = "idle"
+        QUEUED = "queued"
+        SYNCING = "syncing"
+        FAILED = "failed"
+
+    knowledge_base = models.ForeignKey(
+        KnowledgeBase, on_delete=models.CASCADE, related_name="web_sources"
+    )
+    url = models.URLField(max_length=2000)
+    depth = models.PositiveSmallIntegerField(default=1)
+    max_pages = models.PositiveIntegerField(default=50)
+    every_minutes = models.PositiveIntegerField(default=0, help_text="0: only when asked")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    # The sync in progress or the last one: pages done and found, and what changed.
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    counts = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_synced_at = models.DateTimeField(null=True, blank=True)
+    next_sync_at = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.url

@@ -10,7 +10,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from knowledge.models import Document, KnowledgeBase
+from knowledge.models import Document, KnowledgeBase, WebSource
 
 
 class TeamOutput(serializers.Serializer):
@@ -207,3 +207,42 @@ class SpecUploadOutput(serializers.Serializer):
     edges = serializers.IntegerField()
     documents = UploadedDocumentOutput(many=True)
     rejected = RejectedFileOutput(many=True)
+
+
+class WebSourceOutput(serializers.ModelSerializer):
+    knowledge_base = serializers.IntegerField(source="knowledge_base_id")
+    documents = serializers.SerializerMethodField(help_text="Its pages indexed now.")
+
+    class Meta:
+        model = WebSource
+        fields = [
+            "id",
+            "knowledge_base",
+            "url",
+            "depth",
+            "max_pages",
+            "every_minutes",
+            "status",
+            "progress_done",
+            "progress_total",
+            "counts",
+            "error",
+            "created_at",
+            "last_synced_at",
+            "next_sync_at",
+            "documents",
+        ]
+
+    def get_documents(self, source: WebSource) -> int:
+        return source.documents.count()
+
+
+class WebSourceInput(serializers.Serializer):
+    url = serializers.CharField(max_length=2000, help_text="The start page (http or https).")
+    depth = serializers.IntegerField(
+        min_value=0, max_value=3, default=1, help_text="Links followed from the start page."
+    )
+    max_pages = serializers.IntegerField(min_value=1, max_value=500, default=50)
+    every_minutes = serializers.IntegerField(
+        min_value=0, max_value=60 * 24 * 30, default=0, help_text="0: only when asked; else >= 15."
+    )

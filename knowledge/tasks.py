@@ -18,3 +18,24 @@ def ingest_document(context, document_id: int) -> None:
 def documents_reap_periodic(timestamp: int) -> int:
     """Every ten seconds, fail the ingestions whose worker died."""
     return documents_reap()
+
+
+@app.task(queue="ingest", name="knowledge.sync_web_source")
+def sync_web_source(source_id: int) -> None:
+    """Crawl one web source and bring its documents in line with its pages."""
+    from knowledge.web_sources import web_source_sync
+
+    web_source_sync(source_id=source_id)
+
+
+@app.periodic(cron="* * * * *", periodic_id="web_sources_due")
+@app.task(queue="default", name="knowledge.web_sources_due")
+def web_sources_due_periodic(timestamp: int) -> int:
+    """Every minute, queue the syncs of the web sources that are due."""
+    from knowledge.models import WebSource
+    from knowledge.web_sources import web_source_queue, web_sources_due
+
+    due = web_sources_due()
+    for source_id in due:
+        web_source_queue(source=WebSource(id=source_id))
+    return len(due)

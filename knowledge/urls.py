@@ -15,6 +15,13 @@ urlpatterns = [
     path(
         "knowledge-bases/<str:kb_id>/stats", apis.KnowledgeBaseStatsApi.as_view(), name="kb-stats"
     ),
+    path(
+        "knowledge-bases/<str:kb_id>/sources",
+        apis.KnowledgeBaseSourcesApi.as_view(),
+        name="kb-sources",
+    ),
+    path("sources/<str:source_id>", apis.WebSourceDetailApi.as_view(), name="source-detail"),
+    path("sources/<str:source_id>/sync", apis.WebSourceSyncApi.as_view(), name="source-sync"),
     path("documents", apis.SpecDocumentsApi.as_view(), name="spec-documents"),
     path("documents/<str:document_id>", apis.DocumentDetailApi.as_view(), name="document-detail"),
     path(

@@ -1,0 +1,363 @@
+"""Web pages kept in sync: crawl one site from a start URL, index its pages, and re-sync them.
+
+A sync fetches the start page and the same-site pages it links to, breadth first, down to the
+source's depth and up to its page cap, honouring robots.txt. Each page is a document of the
+knowledge base (its URL as `external_id`): a page whose bytes changed is indexed again, a page
+that answers 404 or 410 (or is no longer linked) is removed, the rest are left alone. Each sync
+writes its progress and counts on the source; a periodic task re-syncs sources that are due.
+
+Server-side request forgery: every URL, each redirect hop included, must be http(s) and
+resolve only to public addresses; private, loopback, link-local (cloud metadata at
+169.254.169.254), multicast and reserved ones are refused unless WEB_SOURCES_ALLOWED_HOSTS
+names the host or its network. The check runs before each request; a name that resolves to
+another address between the check and the connection (DNS rebinding) is the residual risk.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import re
+import socket
+from collections import deque
+from dataclasses import dataclass
+from datetime import timedelta
+from urllib import robotparser
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+from django.conf import settings
+from django.utils import timezone
+
+from adrag_site.errors import ServiceError
+from knowledge.models import Document, KnowledgeBase, WebSource
+
+logger = logging.getLogger(__name__)
+
+USER_AGENT = "adRAG-web-source/1.0"
+MAX_REDIRECTS = 5
+PAGE_TYPES = {"text/html": "html", "application/xhtml+xml": "html", "text/plain": "txt"}
+GONE = (404, 410)
+MIN_EVERY_MINUTES = 15
+MAX_DEPTH = 3
+
+
+class FetchError(Exception):
+    """A page could not be fetched; `gone` when the server says it no longer exists."""
+
+    def __init__(self, message: str, *, gone: bool = False) -> None:
+        super().__init__(message)
+        self.gone = gone
+
+
+def _allowed_entries() -> list[str]:
+    return [entry.strip().lower() for entry in settings.WEB_SOURCES_ALLOWED_HOSTS if entry.strip()]
+
+
+def _address_allowed(host: str, address: ipaddress._BaseAddress) -> bool:
+    for entry in _allowed_entries():
+        if entry == host.lower():
+            return True
+        try:
+            if address in ipaddress.ip_network(entry, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def check_url(url: str) -> str:
+    """Return the URL without its fragment if it may be fetched; raise ServiceError 400.
+
+    The host must resolve, and every address it resolves to must be public or allowed.
+    """
+    url = urldefrag(str(url or "").strip())[0]
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ServiceError(400, "invalid_url", "The URL must be an http or https address.")
+    if parts.username or parts.password:
+        raise ServiceError(400, "invalid_url", "The URL must not carry a user name or password.")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+    except (OSError, ValueError) as exc:
+        raise ServiceError(
+            400, "invalid_url", f"The host {parts.hostname!r} does not resolve."
+        ) from exc
+    for info in infos:
+        address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
+        if not address.is_global and not _address_allowed(parts.hostname, address):
+            raise ServiceError(
+                400,
+                "forbidden_address",
+                f"{parts.hostname} is a private, loopback or link-local address ({address}); "
+                "only public addresses may be fetched unless WEB_SOURCES_ALLOWED_HOSTS names it.",
+            )
+    return url
+
+
+def _same_site(url: str, start: str) -> bool:
+    a, b = urlsplit(url), urlsplit(start)
+    return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
+
+
+def fetch(url: str, *, start: str) -> tuple[str, bytes, str]:
+    """Return (final URL, body, kind) of a same-site page, following redirects on the site, each
+    hop checked; raise FetchError."""
+    import requests
+
+    limit = settings.WEB_PAGE_MAX_BYTES
+    for _ in range(MAX_REDIRECTS + 1):
+        try:
+            check_url(url)
+        except ServiceError as exc:
+            raise FetchError(exc.message) from exc
+        try:
+            response = requests.get(
+                url,
+                headers={"User-Agent": USER_AGENT},
+                timeout=settings.WEB_FETCH_TIMEOUT_SECONDS,
+                allow_redirects=False,
+                stream=True,
+            )
+        except requests.RequestException as exc:
+            raise FetchError(f"{type(exc).__name__}: {exc}") from exc
+        with response:
+            if response.is_redirect:
+                target = urljoin(url, response.headers.get("Location", ""))
+                if not _same_site(target, start):
+                    raise FetchError(f"redirected off the site, to {target}", gone=True)
+                url = urldefrag(target)[0]
+                continue
+            if response.status_code in GONE:
+                raise FetchError(f"HTTP {response.status_code}", gone=True)
+            if response.status_code != 200:
+                raise FetchError(f"HTTP {response.status_code}")
+            media = response.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+            kind = PAGE_TYPES.get(media)
+            if kind is None:
+                raise FetchError(f"not a page: {media or 'no content type'}")
+            body = bytearray()
+            for block in response.iter_content(64 * 1024):
+                body += block
+                if len(body) > limit:
+                    raise FetchError(f"over {limit} bytes")
+            return url, bytes(body), kind
+    raise FetchError("too many redirects")
+
+
+def _links(url: str, body: bytes, start: str) -> list[str]:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(body, "html.parser")
+    found = []
+    for anchor in soup.find_all("a", href=True):
+        target = urldefrag(urljoin(url, anchor["href"]))[0]
+        if _same_site(target, start):
+            found.append(target)
+    return list(dict.fromkeys(found))
+
+
+def _robots(start: str) -> robotparser.RobotFileParser:
+    parser = robotparser.RobotFileParser()
+    parts = urlsplit(start)
+    try:
+        _, body, _ = fetch(f"{parts.scheme}://{parts.netloc}/robots.txt", start=start)
+        parser.parse(body.decode("utf-8", "replace").splitlines())
+    except FetchError:
+        parser.parse([])  # no robots.txt: everything may be fetched
+    return parser
+
+
+def page_file_name(url: str, kind: str) -> str:
+    """Return a document name for a page: its host and path, with the page's extension."""
+    parts = urlsplit(url)
+    path = re.sub(r"[^A-Za-z0-9._/-]+", "-", parts.path.strip("/")) or "index"
+    name = f"{parts.hostname}/{path}".replace("/", "_")
+    if parts.query:
+        name += "_" + re.sub(r"[^A-Za-z0-9]+", "-", parts.query)[:40]
+    return f"{name[:180]}.{kind}"
+
+
+@dataclass
+class SyncCounts:
+    pages: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+def web_source_create(
+    *, kb: KnowledgeBase, user, url: str, depth: int, every_minutes: int, max_pages: int
+) -> WebSource:
+    """Add a web source to a knowledge base (which the user may write to) and queue its sync."""
+    url = check_url(url)
+    if every_minutes and every_minutes < MIN_EVERY_MINUTES:
+        raise ServiceError(
+            400, "invalid_request", f"every_minutes must be 0 or at least {MIN_EVERY_MINUTES}."
+        )
+    source = WebSource.objects.create(
+        knowledge_base=kb,
+        url=url,
+        depth=depth,
+        max_pages=max_pages,
+        every_minutes=every_minutes,
+        created_by=user,
+        status=WebSource.Status.QUEUED,
+    )
+    web_source_queue(source=source)
+    return source
+
+
+def web_source_queue(*, source: WebSource) -> WebSource:
+    """Queue a sync now (a sync already queued or running is left to finish)."""
+    from procrastinate.exceptions import AlreadyEnqueued
+
+    from knowledge.tasks import sync_web_source
+
+    WebSource.objects.filter(id=source.id).exclude(status=WebSource.Status.SYNCING).update(
+        status=WebSource.Status.QUEUED
+    )
+    try:
+        # One queued sync per source: asking again while one waits changes nothing.
+        sync_web_source.configure(queueing_lock=f"web-source-{source.id}").defer(
+            source_id=source.id
+        )
+    except AlreadyEnqueued:
+        pass
+    source.refresh_from_db()
+    return source
+
+
+def web_source_delete(*, source: WebSource) -> int:
+    """Remove a web source and the documents of its pages; return how many documents."""
+    from knowledge.services import document_delete
+
+    documents = list(source.documents.all())
+    for document in documents:
+        document_delete(document=document)
+    source.delete()
+    return len(documents)
+
+
+def web_sources_due() -> list[int]:
+    """Return the ids of the sources whose next sync is due (for the periodic task)."""
+    return list(
+        WebSource.objects.filter(
+            every_minutes__gt=0,
+            next_sync_at__lte=timezone.now(),
+            status__in=[WebSource.Status.IDLE, WebSource.Status.FAILED],
+        ).values_list("id", flat=True)
+    )
+
+
+def web_source_sync(*, source_id: int, ingest_inline: bool = False) -> WebSource:
+    """Crawl a source's site and bring its documents in line with the pages found."""
+    from knowledge.services import document_delete, document_upload
+
+    source = WebSource.objects.select_related("knowledge_base", "created_by").get(id=source_id)
+    WebSource.objects.filter(id=source.id).update(
+        status=WebSource.Status.SYNCING, progress_done=0, progress_total=1, error=""
+    )
+    counts = SyncCounts()
+    existing = {doc.external_id: doc for doc in source.documents.all()}
+    seen: set[str] = set()
+    gone: set[str] = set()
+    robots = _robots(source.url)
+    queue: deque[tuple[str, int]] = deque([(source.url, 0)])
+    queued = {source.url}
+    error = ""
+    while queue and counts.pages < source.max_pages:
+        url, level = queue.popleft()
+        if not robots.can_fetch(USER_AGENT, url):
+            counts.skipped += 1
+            continue
+        try:
+            final, body, kind = fetch(url, start=source.url)
+        except FetchError as exc:
+            counts.failed += 1
+            if exc.gone:
+                gone.add(url)
+            if url == source.url:
+                error = f"The start page could not be fetched: {exc}"
+            logger.info("web source %s: %s failed (%s)", source.id, url, exc)
+            continue
+        counts.pages += 1
+        seen.add(url)
+        if kind == "html" and level < source.depth:
+            for link in _links(final, body, source.url):
+                if link not in queued:
+                    queued.add(link)
+                    queue.append((link, level + 1))
+        WebSource.objects.filter(id=source.id).update(
+            progress_done=counts.pages, progress_total=min(len(queued), source.max_pages)
+        )
+        old = existing.get(url)
+        document = _index_page(
+            source, url, body, kind, old, defer_job=not ingest_inline, upload=document_upload
+        )
+        if document is None:
+            counts.failed += 1
+        elif old is None:
+            counts.added += 1
+        elif document.id == old.id:
+            counts.unchanged += 1
+        else:
+            counts.updated += 1
+        if document is not None and ingest_inline and document.status == Document.Status.QUEUED:
+            from knowledge.ingestion import document_ingest_run
+
+            document_ingest_run(document_id=document.id)
+    # A page that is gone, or no longer reached from the start page, leaves the knowledge base;
+    # one that failed for another reason (a timeout) keeps its last version.
+    if not error:
+        for url, document in existing.items():
+            if url in gone or (url not in seen and url not in queued):
+                document_delete(document=document)
+                counts.removed += 1
+    now = timezone.now()
+    WebSource.objects.filter(id=source.id).update(
+        status=WebSource.Status.FAILED if error else WebSource.Status.IDLE,
+        error=error,
+        counts=counts.as_dict(),
+        last_synced_at=now,
+        next_sync_at=now + timedelta(minutes=source.every_minutes)
+        if source.every_minutes
+        else None,
+        progress_done=counts.pages,
+        progress_total=counts.pages,
+    )
+    source.refresh_from_db()
+    logger.info("web source %s synced: %s", source.id, counts.as_dict())
+    return source
+
+
+def _index_page(source, url, body, kind, old, *, defer_job: bool, upload) -> Document | None:
+    """Store a page as a document (the same bytes: the same document); drop its old version."""
+    import hashlib
+
+    from knowledge.services import document_delete
+
+    if old is not None and old.sha256 == hashlib.sha256(body).hexdigest():
+        return old
+    try:
+        document, _ = upload(
+            kb=source.knowledge_base,
+            file_name=page_file_name(url, kind),
+            data=body,
+            user=source.created_by,
+            external_id=url,
+            defer_job=defer_job,
+        )
+    except ServiceError as exc:
+        logger.info("web source %s: %s not indexed (%s)", source.id, url, exc.message)
+        return None
+    Document.objects.filter(id=document.id).update(web_source=source, external_id=url)
+    if old is not None and old.id != document.id:
+        document_delete(document=old)
+    return document

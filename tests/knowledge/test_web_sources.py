@@ -1,0 +1,119 @@
+"""Web pages kept in sync, against a real HTTP server this test starts: crawled on one site,
+re-synced after a page changed and after one vanished; private addresses refused."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from knowledge.models import Document, WebSource
+from knowledge.services import kb_create
+from knowledge.web_sources import web_source_sync
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PAGES = {
+    "/": "<html><body><h1>Handbook</h1><p>See <a href='/leave'>leave</a> and "
+    "<a href='/travel'>travel</a>, and <a href='http://elsewhere.example/x'>elsewhere</a>.</p>"
+    "</body></html>",
+    "/leave": "<html><body><h1>Leave</h1><p>Staff get 25 days of annual leave.</p></body></html>",
+    "/travel": "<html><body><h1>Travel</h1><p>Book trains for trips under 500 km.</p></body></html>",
+    "/robots.txt": "User-agent: *\nDisallow: /private\n",
+}
+
+
+class Site(BaseHTTPRequestHandler):
+    pages: dict[str, str] = {}
+
+    def do_GET(self):  # noqa: N802 - http.server's name
+        body = self.pages.get(self.path)
+        if body is None:
+            self.send_response(404)
+            self.end_headers()
+            return
+        kind = "text/plain" if self.path.endswith(".txt") else "text/html; charset=utf-8"
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def site():
+    Site.pages = dict(PAGES)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Site)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def pages_of(source):
+    return {
+        doc.external_id.rsplit("/", 1)[-1]: doc
+        for doc in Document.objects.filter(web_source=source)
+    }
+
+
+def test_a_site_is_crawled_then_resynced_after_a_change_and_a_removal(
+    site, user, settings, auth_client
+):
+    settings.WEB_SOURCES_ALLOWED_HOSTS = ["127.0.0.1"]
+    kb = kb_create(owner=user, name="Intranet")
+    created = auth_client.post(
+        f"/api/knowledge-bases/{kb.id}/sources", {"url": site + "/", "depth": 1}, format="json"
+    )
+    assert created.status_code == 201, created.content
+    source = WebSource.objects.get(id=created.json()["id"])
+
+    source = web_source_sync(source_id=source.id, ingest_inline=True)
+    assert source.status == "idle" and source.counts["pages"] == 3
+    assert source.counts["added"] == 3 and source.counts["removed"] == 0
+    first = pages_of(source)
+    assert set(first) == {"", "leave", "travel"}
+    assert all(doc.status == "ready" for doc in first.values())
+
+    Site.pages["/leave"] = Site.pages["/leave"].replace("25 days", "27 days")
+    del Site.pages["/travel"]
+    source = web_source_sync(source_id=source.id, ingest_inline=True)
+    assert source.counts == {
+        "pages": 2, "added": 0, "updated": 1, "unchanged": 1, "removed": 1, "failed": 1,
+        "skipped": 0,
+    }  # fmt: skip
+    second = pages_of(source)
+    assert set(second) == {"", "leave"}
+    assert second[""].id == first[""].id and second["leave"].id != first["leave"].id
+    assert not Document.objects.filter(id=first["travel"].id).exists()
+    from knowledge.models import Chunk
+
+    assert "27 days" in " ".join(
+        Chunk.objects.filter(document=second["leave"]).values_list("text", flat=True)
+    )
+    detail = auth_client.get(f"/api/sources/{source.id}").json()
+    assert detail["documents"] == 2 and detail["progress_done"] == 2
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://localhost:8000/",
+        "file:///etc/passwd",
+    ],
+)
+def test_private_loopback_and_link_local_addresses_are_refused(auth_client, user, url):
+    kb = kb_create(owner=user, name="Intranet")
+    response = auth_client.post(
+        f"/api/knowledge-bases/{kb.id}/sources", {"url": url}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == (
+        "invalid_url" if url.startswith("file") else "forbidden_address"
+    )
+    assert not WebSource.objects.exists()
