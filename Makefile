@@ -50,7 +50,7 @@ browser:
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
 
 test: install-test browser
-	$(PY) -m pytest -n 2 --dist loadscope
+	$(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder
 
 lint: install-test
 	$(VENV)/bin/ruff check .

@@ -22,11 +22,11 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("LOCAL_N_THREADS", THREADS)
 
 
-# A test process takes whole groups of tests (pytest_xdist_make_scheduler). A group is a module,
-# or all the modules on one expensive thing that a test process starts once for the whole group:
-# the model server (llama.cpp's), the shared stack, the shared portal and its browser. A module
-# is in a group when one of its tests uses the group's fixture (the first that matches here);
-# nothing lists modules by hand.
+# A test process takes whole groups of tests: pytest-xdist's `--dist loadgroup` with an
+# `xdist_group` mark on every test. A group is a module, or all the modules on one expensive
+# thing that a test process starts once for the whole group: the model server (llama.cpp's), the
+# shared stack, the shared portal and its browser. A module is in such a group when one of its
+# tests uses the group's fixture (the first that matches here); nothing lists modules by hand.
 MODEL_SERVER_GROUP = "llama-server"
 SHARED_STACK_GROUP = "shared-stack"
 PORTAL_GROUP = "portal"
@@ -35,9 +35,6 @@ GROUP_FIXTURES = {
     "portal_stack": PORTAL_GROUP,
     "shared_stack": SHARED_STACK_GROUP,
 }
-# How a test's id tells the scheduler its group, as pytest-xdist's own `loadgroup` does: the
-# scheduler runs in the controlling process, which knows a test by its id alone.
-GROUP_SUFFIX = "@group="
 
 
 def _module(nodeid: str) -> str:
@@ -59,28 +56,43 @@ def _module_groups(items) -> dict[str, str]:
     return groups
 
 
-def _group_of(nodeid: str) -> str:
-    """The unit a test process takes: the group in the test's id, else its module."""
-    if GROUP_SUFFIX in nodeid:
-        return nodeid.rsplit(GROUP_SUFFIX, 1)[1]
-    return _module(nodeid)
+def _group(item, module_groups: dict[str, str]) -> str:
+    """A test's group: its module's, or the module itself."""
+    module = _module(item.nodeid)
+    return module_groups.get(module, module)
 
 
-@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's, which a plain `pytest` may lack
-def pytest_xdist_make_scheduler(config, log):
-    """`make test` runs two test processes (`-n 2 --dist loadscope`). Each takes whole groups
-    (`_group_of`), so that a module's live stacks and the model server start once per process,
-    in the order the collection gives (`pytest_collection_modifyitems`)."""
-    if config.getvalue("dist") != "loadscope":
-        return None
-    from xdist.scheduler import LoadScopeScheduling
+class GroupMarks:
+    """Marks each test with its group (`xdist_group`) before pytest-xdist reads the marks (a
+    plugin of its own: this conftest's `pytest_collection_modifyitems` runs last, to order)."""
 
-    class GroupScheduling(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return _group_of(nodeid)
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, config, items):
+        module_groups = _module_groups(items)
+        for item in items:
+            item.add_marker(pytest.mark.xdist_group(_group(item, module_groups)))
 
-    config.option.loadscopereorder = False
-    return GroupScheduling(config, log)
+
+def pytest_configure(config):
+    config.pluginmanager.register(GroupMarks(), "adrag-test-groups")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Order the groups by `_kind`, and the tests of a group by `_place_in_group` (each keeps
+    pytest-django's order of its tests)."""
+    module_groups = _module_groups(items)
+    groups: dict[str, list] = {}
+    for item in items:
+        groups.setdefault(_group(item, module_groups), []).append(item)
+    kinds = {name: _kind(name, members) for name, members in groups.items()}
+    order = {name: n for n, name in enumerate(groups)}
+
+    def key(item):
+        group = _group(item, module_groups)
+        return (kinds[group], order[group], _place_in_group(item))
+
+    items.sort(key=key)
 
 
 def _kind(group: str, items) -> int:
@@ -107,29 +119,6 @@ def _place_in_group(item) -> int:
     if names & SHARED_STACK_FIXTURES:
         return 1
     return 2 if "stack" in names else 0
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config, items):
-    """Order the groups by `_kind`, and the tests of a group by `_place_in_group` (each keeps
-    pytest-django's order of its tests). In a test process of `make test`, each test of a
-    grouped module carries its group in its id, for the scheduler."""
-    module_groups = _module_groups(items)
-
-    def group(item) -> str:
-        module = _module(item.nodeid)
-        return module_groups.get(module, module)
-
-    groups: dict[str, list] = {}
-    for item in items:
-        groups.setdefault(group(item), []).append(item)
-    kinds = {name: _kind(name, members) for name, members in groups.items()}
-    order = {name: n for n, name in enumerate(groups)}
-    items.sort(key=lambda item: (kinds[group(item)], order[group(item)], _place_in_group(item)))
-    if hasattr(config, "workerinput") and config.getvalue("dist") == "loadscope":
-        for item in items:
-            if _module(item.nodeid) in module_groups:
-                item._nodeid = f"{item.nodeid}{GROUP_SUFFIX}{group(item)}"
 
 
 class FastPBKDF2PasswordHasher(PBKDF2PasswordHasher):

@@ -37,3 +37,52 @@ def test_the_readme_names_the_local_model_settings_py_defaults_to():
 def test_the_readme_s_defaults_of_the_local_model_path_are_those_of_settings_py():
     for name in ("LOCAL_WARM_UP", "OPENAI_CACHE_PROMPT"):
         assert default_in_readme(name) == default_in_settings(name)
+
+
+def _settings_defaults() -> dict[str, object]:
+    """Each `NAME = env_x("NAME", <default>)` of settings.py, its default evaluated."""
+    defaults = {}
+    for match in re.finditer(r'^(\w+) = env_(\w+)\("\1", (.+?)\)\s*(?:#.*)?$', SETTINGS, re.M):
+        name, kind, expression = match.groups()
+        try:
+            value = eval(expression, {"__builtins__": {}})  # literals and arithmetic only
+        except Exception:  # noqa: BLE001 - a default computed from other settings
+            continue
+        defaults[name] = (kind, value)
+    return defaults
+
+
+def _same(kind: str, value: object, written: str) -> bool:
+    written = written.strip().strip("`").strip()
+    if kind == "bool":
+        return written.lower() in (("true", "1") if value else ("false", "0"))
+    if kind in ("int", "float"):
+        try:
+            return float(written) == float(value)
+        except ValueError:
+            return False
+    if kind == "list":
+        return (written == "empty" and not value) or written == ",".join(value)
+    return written == value or (written == "empty" and value == "")
+
+
+def test_every_default_in_the_readme_s_configuration_table_is_settings_py_s():
+    defaults = _settings_defaults()
+    compared, wrong = 0, []
+    for line in README.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or not cells[0].startswith("`"):
+            continue
+        names = re.findall(r"`(\w+)`", cells[0])
+        values = [value.strip() for value in cells[1].split(", ")]
+        if len(names) != len(values):
+            continue
+        for name, written in zip(names, values, strict=True):
+            if name not in defaults or not re.fullmatch(r"`[^`]*`|empty|true|false", written):
+                continue
+            compared += 1
+            kind, value = defaults[name]
+            if not _same(kind, value, written):
+                wrong.append(f"{name}: README {written}, settings.py {value!r}")
+    assert not wrong, wrong
+    assert compared >= 60, compared
