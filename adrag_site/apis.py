@@ -79,6 +79,12 @@ class TokenListApi(APIView):
             scope=data.validated_data["scope"],
             expires_in_days=data.validated_data.get("expires_in_days"),
         )
+        creator = request.auth if isinstance(request.auth, ApiToken) else None
+        if creator is not None and creator.expires_at is not None:
+            # A token made with an expiring token expires no later than it.
+            if token.expires_at is None or token.expires_at > creator.expires_at:
+                token.expires_at = creator.expires_at
+                token.save(update_fields=["expires_at"])
         audit_record(audit.TOKEN_CREATED, target=token, name=token.name, scope=token.scope)
         body = TokenOutput(token).data
         body["key"] = key

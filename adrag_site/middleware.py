@@ -84,12 +84,14 @@ class ApiJsonErrorMiddleware(MiddlewareMixin):
 
 
 class ApiAuthenticationMiddleware(MiddlewareMixin):
-    """Require a session or an API token on every /api/ path except health."""
+    """Require a session or an API token on every /api/ path except health, and hold a token to
+    its scope. A request that carries a token is the token's, with or without a session: the
+    DRF views authenticate it first too, so its scope must bind it here whatever the cookie."""
 
     def process_request(self, request):
         if not is_api_path(request.path) or request.path in PUBLIC_API_PATHS:
             return None
-        if request.user.is_authenticated:
+        if request.user.is_authenticated and "Authorization" not in request.headers:
             return None
         if request.path in API_DOCS_PAGES and "Authorization" not in request.headers:
             from django.contrib.auth.views import redirect_to_login

@@ -79,7 +79,7 @@ class AuditEvent(models.Model):
     target_type = models.CharField(max_length=50, blank=True, default="")
     target_id = models.CharField(max_length=100, blank=True, default="")
     ip = models.GenericIPAddressField(null=True, blank=True)
-    request_id = models.CharField(max_length=64, blank=True, default="")
+    request_id = models.CharField(max_length=128, blank=True, default="")
     details = models.JSONField(default=dict, blank=True)
 
     class Meta:

@@ -54,75 +54,88 @@ def documents_ingest_inline(
     bytes are already ready in the KB is left as it is. `on_document` is called once per
     item with the document (or None) and an error message (or None).
     """
-    summary = {"ready": 0, "failed": 0, "skipped": 0, "chunks": 0}
     # Documents an earlier in-process ingestion left in progress when it died are failed now,
     # so that these same files are indexed again rather than skipped as busy.
     documents_reap()
-    pending: list[tuple[Document, list[PreparedChunk]]] = []
-
-    def flush() -> None:
-        all_chunks = [chunk for _, chunks in pending for chunk in chunks]
-        embed_chunks(all_chunks, batch_size=64)
-        # One commit per batch (one fsync), with a savepoint per document so a failure still
-        # leaves that document's previous version intact.
-        with transaction.atomic():
-            for document, chunks in pending:
-                try:
-                    with transaction.atomic():
-                        document_index(document, chunks)
-                except Exception as exc:
-                    document_fail(document, exc)
-                    summary["failed"] += 1
-                    if on_document:
-                        on_document(None, f"{document.file_name}: {exc}")
-                    continue
-                summary["ready"] += 1
-                summary["chunks"] += len(chunks)
-                if on_document:
-                    on_document(document, None)
-        pending.clear()
-
+    batch = _InlineBatch(kb=kb, user=user, on_document=on_document)
     for item in items:
-        if not reindex:
-            sha256 = hashlib.sha256(item.data).hexdigest()
-            existing = Document.objects.filter(
-                knowledge_base=kb, sha256=sha256, status=Document.Status.READY
-            ).first()
-            if existing is not None:
-                summary["skipped"] += 1
-                if on_document:
-                    on_document(existing, None)
-                continue
+        if not reindex and batch.already_ready(item):
+            continue
+        batch.add(item)
+        if batch.pending_chunks() >= batch_chunks:
+            batch.flush()
+    batch.flush()
+    return batch.summary
+
+
+class _InlineBatch:
+    """Documents extracted and chunked, waiting to be embedded together and written."""
+
+    def __init__(self, *, kb: KnowledgeBase, user, on_document) -> None:
+        self.kb = kb
+        self.user = user
+        self.on_document = on_document
+        self.summary = {"ready": 0, "failed": 0, "skipped": 0, "chunks": 0}
+        self.pending: list[tuple[Document, list[PreparedChunk]]] = []
+
+    def report(self, outcome: str, document: Document | None, error: str | None = None) -> None:
+        self.summary[outcome] += 1
+        if self.on_document:
+            self.on_document(document, error)
+
+    def pending_chunks(self) -> int:
+        return sum(len(chunks) for _, chunks in self.pending)
+
+    def already_ready(self, item: TextItem) -> bool:
+        sha256 = hashlib.sha256(item.data).hexdigest()
+        existing = Document.objects.filter(
+            knowledge_base=self.kb, sha256=sha256, status=Document.Status.READY
+        ).first()
+        if existing is not None:
+            self.report("skipped", existing)
+        return existing is not None
+
+    def add(self, item: TextItem) -> None:
         try:
             extracted = extract(item.data, item.file_name)
             document, queued = document_upload(
-                kb=kb,
+                kb=self.kb,
                 file_name=item.file_name,
                 data=item.data,
-                user=user,
+                user=self.user,
                 defer_job=False,
                 external_id=item.external_id,
                 validated=True,
             )
         except (ExtractionError, ServiceError) as exc:
-            summary["failed"] += 1
-            if on_document:
-                on_document(None, f"{item.file_name}: {getattr(exc, 'message', exc)}")
-            continue
+            self.report("failed", None, f"{item.file_name}: {getattr(exc, 'message', exc)}")
+            return
         if not queued:
-            summary["skipped"] += 1
-            if on_document:
-                on_document(document, None)
-            continue
+            self.report("skipped", document)
+            return
         set_fields(
             document,
             status=Document.Status.EMBEDDING,
             started_at=timezone.now(),
             encoding=extracted.encoding or "",
         )
-        pending.append((document, prepare_chunks(extracted.segments)))
-        if sum(len(chunks) for _, chunks in pending) >= batch_chunks:
-            flush()
-    if pending:
-        flush()
-    return summary
+        self.pending.append((document, prepare_chunks(extracted.segments)))
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        embed_chunks([chunk for _, chunks in self.pending for chunk in chunks], batch_size=64)
+        # One commit per batch (one fsync), with a savepoint per document so a failure still
+        # leaves that document's previous version intact.
+        with transaction.atomic():
+            for document, chunks in self.pending:
+                try:
+                    with transaction.atomic():
+                        document_index(document, chunks)
+                except Exception as exc:
+                    document_fail(document, exc)
+                    self.report("failed", None, f"{document.file_name}: {exc}")
+                    continue
+                self.summary["chunks"] += len(chunks)
+                self.report("ready", document)
+        self.pending.clear()

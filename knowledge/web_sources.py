@@ -19,6 +19,7 @@ import ipaddress
 import logging
 import re
 import socket
+import time
 from collections import deque
 from dataclasses import dataclass
 from datetime import timedelta
@@ -38,6 +39,12 @@ MAX_REDIRECTS = 5
 PAGE_TYPES = {"text/html": "html", "application/xhtml+xml": "html", "text/plain": "txt"}
 GONE = (404, 410)
 MIN_EVERY_MINUTES = 15
+MAX_LINKS_PER_PAGE = 500
+# Fetches of one sync, failures and robots refusals included, are capped at this many times
+# its page cap; a sync running longer than WEB_SYNC_MAX_SECONDS stops where it is.
+ATTEMPTS_PER_PAGE = 3
+# A sync that has run this long without ending belongs to a worker that died.
+STUCK_SYNC = timedelta(hours=1)
 MAX_DEPTH = 3
 
 
@@ -70,6 +77,11 @@ def check_url(url: str) -> str:
 
     The host must resolve, and every address it resolves to must be public or allowed.
     """
+    return _checked(url)[0]
+
+
+def _checked(url: str) -> tuple[str, str]:
+    """Return the URL without its fragment and the address to connect to (checked)."""
     url = urldefrag(str(url or "").strip())[0]
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -89,10 +101,10 @@ def check_url(url: str) -> str:
             raise ServiceError(
                 400,
                 "forbidden_address",
-                f"{parts.hostname} is a private, loopback or link-local address ({address}); "
-                "only public addresses may be fetched unless WEB_SOURCES_ALLOWED_HOSTS names it.",
+                f"{parts.hostname} is a private, loopback or link-local address; only public "
+                "addresses may be fetched unless WEB_SOURCES_ALLOWED_HOSTS names it.",
             )
-    return url
+    return url, infos[0][4][0]
 
 
 def _same_site(url: str, start: str) -> bool:
@@ -100,48 +112,79 @@ def _same_site(url: str, start: str) -> bool:
     return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
 
 
+def _pinned_session(url: str, address: str):
+    """Return a requests session that connects to the checked address, never resolving the
+    name again (no DNS rebinding), with TLS still verified for the name."""
+    import requests
+    from requests.adapters import HTTPAdapter
+
+    hostname = urlsplit(url).hostname
+
+    class PinnedAdapter(HTTPAdapter):
+        def init_poolmanager(self, *args, **kwargs):
+            kwargs["server_hostname"] = hostname
+            kwargs["assert_hostname"] = hostname
+            super().init_poolmanager(*args, **kwargs)
+
+    session = requests.Session()
+    session.mount("https://", PinnedAdapter())
+    return session
+
+
+def _pinned_url(url: str, address: str) -> str:
+    parts = urlsplit(url)
+    host = f"[{address}]" if ":" in address else address
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return parts._replace(netloc=netloc).geturl()
+
+
 def fetch(url: str, *, start: str) -> tuple[str, bytes, str]:
     """Return (final URL, body, kind) of a same-site page, following redirects on the site, each
-    hop checked; raise FetchError."""
+    hop checked; raise FetchError. The connection goes to the address that was checked."""
     import requests
 
     limit = settings.WEB_PAGE_MAX_BYTES
+    timeout = settings.WEB_FETCH_TIMEOUT_SECONDS
     for _ in range(MAX_REDIRECTS + 1):
         try:
-            check_url(url)
+            url, address = _checked(url)
         except ServiceError as exc:
             raise FetchError(exc.message) from exc
+        deadline = time.monotonic() + 3 * timeout  # a server that trickles bytes is cut off
         try:
-            response = requests.get(
-                url,
-                headers={"User-Agent": USER_AGENT},
-                timeout=settings.WEB_FETCH_TIMEOUT_SECONDS,
-                allow_redirects=False,
-                stream=True,
-            )
+            with _pinned_session(url, address) as session:
+                response = session.get(
+                    _pinned_url(url, address),
+                    headers={"User-Agent": USER_AGENT, "Host": urlsplit(url).netloc},
+                    timeout=timeout,
+                    allow_redirects=False,
+                    stream=True,
+                )
+                with response:
+                    if response.is_redirect:
+                        target = urljoin(url, response.headers.get("Location", ""))
+                        if not _same_site(target, start):
+                            raise FetchError(f"redirected off the site, to {target}", gone=True)
+                        url = urldefrag(target)[0]
+                        continue
+                    if response.status_code in GONE:
+                        raise FetchError(f"HTTP {response.status_code}", gone=True)
+                    if response.status_code != 200:
+                        raise FetchError(f"HTTP {response.status_code}")
+                    media = response.headers.get("Content-Type", "").split(";", 1)[0]
+                    kind = PAGE_TYPES.get(media.strip().lower())
+                    if kind is None:
+                        raise FetchError(f"not a page: {media or 'no content type'}")
+                    body = bytearray()
+                    for block in response.iter_content(64 * 1024):
+                        body += block
+                        if len(body) > limit:
+                            raise FetchError(f"over {limit} bytes")
+                        if time.monotonic() > deadline:
+                            raise FetchError("the page took too long")
+                    return url, bytes(body), kind
         except requests.RequestException as exc:
             raise FetchError(f"{type(exc).__name__}: {exc}") from exc
-        with response:
-            if response.is_redirect:
-                target = urljoin(url, response.headers.get("Location", ""))
-                if not _same_site(target, start):
-                    raise FetchError(f"redirected off the site, to {target}", gone=True)
-                url = urldefrag(target)[0]
-                continue
-            if response.status_code in GONE:
-                raise FetchError(f"HTTP {response.status_code}", gone=True)
-            if response.status_code != 200:
-                raise FetchError(f"HTTP {response.status_code}")
-            media = response.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
-            kind = PAGE_TYPES.get(media)
-            if kind is None:
-                raise FetchError(f"not a page: {media or 'no content type'}")
-            body = bytearray()
-            for block in response.iter_content(64 * 1024):
-                body += block
-                if len(body) > limit:
-                    raise FetchError(f"over {limit} bytes")
-            return url, bytes(body), kind
     raise FetchError("too many redirects")
 
 
@@ -150,7 +193,7 @@ def _links(url: str, body: bytes, start: str) -> list[str]:
 
     soup = BeautifulSoup(body, "html.parser")
     found = []
-    for anchor in soup.find_all("a", href=True):
+    for anchor in soup.find_all("a", href=True, limit=MAX_LINKS_PER_PAGE):
         target = urldefrag(urljoin(url, anchor["href"]))[0]
         if _same_site(target, start):
             found.append(target)
@@ -247,24 +290,58 @@ def web_source_delete(*, source: WebSource) -> int:
 
 def web_sources_due() -> list[int]:
     """Return the ids of the sources whose next sync is due (for the periodic task)."""
-    return list(
-        WebSource.objects.filter(
-            every_minutes__gt=0,
-            next_sync_at__lte=timezone.now(),
-            status__in=[WebSource.Status.IDLE, WebSource.Status.FAILED],
-        ).values_list("id", flat=True)
+    from django.db.models import Q
+
+    now = timezone.now()
+    due = Q(
+        every_minutes__gt=0,
+        next_sync_at__lte=now,
+        status__in=[WebSource.Status.IDLE, WebSource.Status.FAILED],
     )
+    # A sync left `syncing` by a worker that died is started again.
+    stuck = Q(status=WebSource.Status.SYNCING, sync_started_at__lt=now - STUCK_SYNC)
+    return list(WebSource.objects.filter(due | stuck).values_list("id", flat=True))
 
 
 def web_source_sync(*, source_id: int, ingest_inline: bool = False) -> WebSource:
-    """Crawl a source's site and bring its documents in line with the pages found."""
-    from knowledge.services import document_delete, document_upload
-
+    """Crawl a source's site and bring its documents in line with the pages found. Whatever
+    happens, the source ends idle or failed, never left syncing."""
     source = WebSource.objects.select_related("knowledge_base", "created_by").get(id=source_id)
     WebSource.objects.filter(id=source.id).update(
-        status=WebSource.Status.SYNCING, progress_done=0, progress_total=1, error=""
+        status=WebSource.Status.SYNCING,
+        progress_done=0,
+        progress_total=1,
+        error="",
+        sync_started_at=timezone.now(),
     )
     counts = SyncCounts()
+    try:
+        error = _crawl(source, counts, ingest_inline=ingest_inline)
+    except Exception as exc:  # noqa: BLE001 - the source must not stay `syncing`
+        logger.exception("web source %s failed", source.id)
+        error = f"The sync failed: {type(exc).__name__}"
+    now = timezone.now()
+    WebSource.objects.filter(id=source.id).update(
+        status=WebSource.Status.FAILED if error else WebSource.Status.IDLE,
+        error=error,
+        counts=counts.as_dict(),
+        last_synced_at=now,
+        next_sync_at=now + timedelta(minutes=source.every_minutes)
+        if source.every_minutes
+        else None,
+        progress_done=counts.pages,
+        progress_total=counts.pages,
+    )
+    source.refresh_from_db()
+    logger.info("web source %s synced: %s", source.id, counts.as_dict())
+    return source
+
+
+def _crawl(source: WebSource, counts: SyncCounts, *, ingest_inline: bool) -> str:
+    """Fetch the pages breadth first and index them; remove the gone ones. Return an error for
+    the source ("" when the start page was read)."""
+    from knowledge.services import document_delete, document_upload
+
     existing = {doc.external_id: doc for doc in source.documents.all()}
     seen: set[str] = set()
     gone: set[str] = set()
@@ -272,7 +349,12 @@ def web_source_sync(*, source_id: int, ingest_inline: bool = False) -> WebSource
     queue: deque[tuple[str, int]] = deque([(source.url, 0)])
     queued = {source.url}
     error = ""
+    attempts = 0
+    stop_at = time.monotonic() + settings.WEB_SYNC_MAX_SECONDS
     while queue and counts.pages < source.max_pages:
+        if attempts >= ATTEMPTS_PER_PAGE * source.max_pages or time.monotonic() > stop_at:
+            break
+        attempts += 1
         url, level = queue.popleft()
         if not robots.can_fetch(USER_AGENT, url):
             counts.skipped += 1
@@ -314,27 +396,15 @@ def web_source_sync(*, source_id: int, ingest_inline: bool = False) -> WebSource
 
             document_ingest_run(document_id=document.id)
     # A page that is gone, or no longer reached from the start page, leaves the knowledge base;
-    # one that failed for another reason (a timeout) keeps its last version.
+    # one that failed for another reason (a timeout) keeps its last version, and nothing is
+    # removed when the crawl was cut short.
+    complete = not queue
     if not error:
         for url, document in existing.items():
-            if url in gone or (url not in seen and url not in queued):
+            if url in gone or (complete and url not in seen and url not in queued):
                 document_delete(document=document)
                 counts.removed += 1
-    now = timezone.now()
-    WebSource.objects.filter(id=source.id).update(
-        status=WebSource.Status.FAILED if error else WebSource.Status.IDLE,
-        error=error,
-        counts=counts.as_dict(),
-        last_synced_at=now,
-        next_sync_at=now + timedelta(minutes=source.every_minutes)
-        if source.every_minutes
-        else None,
-        progress_done=counts.pages,
-        progress_total=counts.pages,
-    )
-    source.refresh_from_db()
-    logger.info("web source %s synced: %s", source.id, counts.as_dict())
-    return source
+    return error
 
 
 def _index_page(source, url, body, kind, old, *, defer_job: bool, upload) -> Document | None:

@@ -117,6 +117,35 @@ def waiting_frame(style: str, deltas: bool = False) -> str:
     return f"{prefix}data: {data}\n\n"
 
 
+def _carried(waiter, cursor: int) -> tuple[list[Logged], bool]:
+    """Return the events the notifications carried after `cursor`, in order, and whether they
+    are all there (a frame not carried, or a gap, means the log must be read)."""
+    pending: list[Logged] = []
+    while waiter.frames:
+        seq, kind, frame = waiter.frames.popleft()
+        if seq <= cursor:
+            continue
+        if kind is None or seq != cursor + 1 + len(pending):
+            waiter.frames.clear()
+            return pending, False
+        pending.append(Logged(seq, kind, frame))
+    return pending, True
+
+
+async def _read_log(read, run_id, cursor: int, poll: float) -> tuple[list[Logged], float]:
+    """Read the log after `cursor`; return the events and when to read it next (0: at once)."""
+    try:
+        logged = await read(run_id, cursor)
+    except ReadFailed as exc:
+        # A database restart: keep the client (heartbeats) and read again shortly.
+        logger.warning("reading run %s failed (%s); retrying", run_id, exc)
+        return [], time.monotonic() + 1.0
+    # A full batch means more is waiting; otherwise live on notifications, with a slow re-read
+    # in case one is lost (a quick one while not listening).
+    every = poll if notify.hub.listening else min(poll, 1.0)
+    return logged, 0.0 if len(logged) == READ_BATCH else time.monotonic() + every
+
+
 async def run_stream(*, run_id, after: int = 0, style: str = STYLE_POST, deltas: bool = False):
     """Yield the run's frames after `after` until `stream_end`, woken by NOTIFY.
 
@@ -146,30 +175,11 @@ async def run_stream(*, run_id, after: int = 0, style: str = STYLE_POST, deltas:
             if waiter.must_read:
                 waiter.must_read = False
                 next_read_at = 0.0
-            pending: list[Logged] = []
-            while waiter.frames:
-                seq, kind, frame = waiter.frames.popleft()
-                if seq <= cursor:
-                    continue
-                if kind is None or seq != cursor + 1 + len(pending):
-                    # Not carried, or a gap: the log has it.
-                    next_read_at = 0.0
-                    waiter.frames.clear()
-                    break
-                pending.append(Logged(seq, kind, frame))
+            pending, complete = _carried(waiter, cursor)
+            if not complete:
+                next_read_at = 0.0
             if time.monotonic() >= next_read_at:
-                try:
-                    logged = await read(run_id, cursor)
-                except ReadFailed as exc:
-                    # A database restart: keep the client (heartbeats) and read again shortly.
-                    logger.warning("reading run %s failed (%s); retrying", run_id, exc)
-                    logged = []
-                    next_read_at = time.monotonic() + 1.0
-                else:
-                    # A full batch means more is waiting; otherwise live on notifications, with
-                    # a slow re-read in case one is lost (a quick one while not listening).
-                    every = poll if notify.hub.listening else min(poll, 1.0)
-                    next_read_at = 0.0 if len(logged) == READ_BATCH else time.monotonic() + every
+                logged, next_read_at = await _read_log(read, run_id, cursor, poll)
                 newest = logged[-1].seq if logged else cursor
                 pending = logged + [event for event in pending if event.seq > newest]
             for event in pending:

@@ -41,7 +41,7 @@ class Migration(migrations.Migration):
                 ('target_type', models.CharField(blank=True, default='', max_length=50)),
                 ('target_id', models.CharField(blank=True, default='', max_length=100)),
                 ('ip', models.GenericIPAddressField(blank=True, null=True)),
-                ('request_id', models.CharField(blank=True, default='', max_length=64)),
+                ('request_id', models.CharField(blank=True, default='', max_length=128)),
                 ('details', models.JSONField(blank=True, default=dict)),
                 ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
             ],

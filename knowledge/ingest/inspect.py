@@ -1,9 +1,9 @@
 """Light checks of an upload, cheap enough for the web request: no extraction happens here.
 
 What a request may afford: the name and size, the first bytes (is a .pdf a PDF, is a .txt
-text), a PDF's trailer and page tree (encrypted? how many pages?) and an Office file's zip directory (DOCX, XLSX, PPTX)
-(declared sizes and ratios, never inflated). Everything else (the text itself, a PDF without
-any) is found by the worker, which extracts in a sandbox (knowledge/ingest/sandbox.py).
+text), a PDF's trailer and page tree (encrypted? how many pages?) and an Office file's (DOCX,
+XLSX, PPTX) zip directory (declared sizes and ratios, never inflated). Everything else (the
+text itself, a PDF without any) is found by the worker, which extracts in a sandbox (knowledge/ingest/sandbox.py).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from knowledge.ingest.extract import (
     CORRUPT_FILE,
     NO_TEXT,
     ExtractionError,
-    check_zip_archive,
     decode_text,
     extract,
     open_pdf,
 )
 from knowledge.ingest.filetypes import KIND_PDF, OFFICE_KINDS, file_kind
+from knowledge.ingest.office import check_zip_archive
 
 TOO_MANY_PAGES = "too_many_pages"
 # Text files up to this size are extracted whole in the request (cheap), so one without any

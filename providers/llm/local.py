@@ -419,25 +419,7 @@ class LocalProvider(ChatModelProvider):
                 stream=True,
                 **kwargs,
             )
-            try:
-                for chunk in stream:
-                    choice = chunk["choices"][0]
-                    text = choice.get("delta", {}).get("content") or ""
-                    if text:
-                        generation.append(text)
-                        if on_text is not None:
-                            on_text(generation.text())
-                    if choice.get("finish_reason"):
-                        generation.finish_reason = choice["finish_reason"]
-                    if is_cancelled():
-                        raise RunCancelled()
-                    if deadline and time.monotonic() > deadline:
-                        raise ProviderError(
-                            f"the model did not finish within {self.timeout:.0f}s", code="timeout"
-                        )
-            finally:
-                # Closing the generator ends llama.cpp's sampling loop.
-                stream.close()
+            self._sample(stream, generation, is_cancelled, on_text, deadline)
             # Tokens in the context now: the whole prompt plus what was generated.
             output_tokens = generation.chunks
             input_tokens = max(int(llm.n_tokens) - output_tokens, 0)
@@ -459,6 +441,28 @@ class LocalProvider(ChatModelProvider):
         finally:
             _generate_lock.release()
         return generation
+
+    def _sample(self, stream, generation: Generation, is_cancelled, on_text, deadline) -> None:
+        """Read the completion's chunks into `generation`, stopping on a cancel or the deadline."""
+        try:
+            for chunk in stream:
+                choice = chunk["choices"][0]
+                text = choice.get("delta", {}).get("content") or ""
+                if text:
+                    generation.append(text)
+                    if on_text is not None:
+                        on_text(generation.text())
+                if choice.get("finish_reason"):
+                    generation.finish_reason = choice["finish_reason"]
+                if is_cancelled():
+                    raise RunCancelled()
+                if deadline and time.monotonic() > deadline:
+                    raise ProviderError(
+                        f"the model did not finish within {self.timeout:.0f}s", code="timeout"
+                    )
+        finally:
+            # Closing the generator ends llama.cpp's sampling loop.
+            stream.close()
 
     def available(self) -> bool:
         path = model_path()

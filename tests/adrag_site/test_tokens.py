@@ -98,3 +98,21 @@ def test_the_tokens_page_is_there_for_a_signed_in_user(client, user):
     client.force_login(user)
     page = client.get("/account/tokens/").content.decode()
     assert 'id="token-form"' in page and 'value="read"' in page and "js/tokens.js" in page
+
+
+def test_a_token_binds_its_scope_even_beside_a_signed_in_session(signed_in, user, staff_user):
+    read_key = make(signed_in, "read")["key"]
+    # Someone signed in (here: staff) sends another user's read token: the token decides.
+    browser = APIClient()
+    browser.force_login(staff_user)
+    browser.credentials(HTTP_AUTHORIZATION=f"Token {read_key}")
+    refused = browser.post("/api/tokens", {"name": "escalate", "scope": "manage"}, format="json")
+    assert refused.status_code == 403 and refused.json()["code"] == "insufficient_scope"
+    assert not ApiToken.objects.filter(name="escalate").exists()
+
+
+def test_a_token_made_with_an_expiring_token_expires_no_later(signed_in):
+    manager = with_key(make(signed_in, "manage", expires_in_days=2)["key"])
+    made = manager.post("/api/tokens", {"name": "child", "scope": "read"}, format="json").json()
+    parent = ApiToken.objects.get(name="manage key")
+    assert ApiToken.objects.get(id=made["id"]).expires_at == parent.expires_at

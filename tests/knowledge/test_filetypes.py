@@ -14,8 +14,8 @@ from knowledge.ingest.filetypes import (
 )
 
 
-def test_there_are_8_document_and_27_code_extensions() -> None:
-    assert len(DOCUMENT_EXTENSIONS) == 8
+def test_there_are_10_document_and_27_code_extensions() -> None:
+    assert len(DOCUMENT_EXTENSIONS) == 10
     assert len(CODE_EXTENSIONS) == 27
     assert SUPPORTED_EXTENSIONS == DOCUMENT_EXTENSIONS | CODE_EXTENSIONS
 

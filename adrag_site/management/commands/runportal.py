@@ -241,6 +241,8 @@ class Supervisor:
     def _watch_children(self) -> None:
         now = time.monotonic()
         for child in self.children:
+            if self.stopping:
+                return  # a stop arrived meanwhile (a database restart takes seconds)
             if child.restart_at is not None:
                 if now >= child.restart_at:
                     child.restarts += 1
