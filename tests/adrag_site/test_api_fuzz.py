@@ -55,8 +55,9 @@ CHECKS = [
     response_schema_conformance,
 ]
 STREAMING_PATHS = {"/api/query", "/api/runs/{run_id}/events", "/api/runs/{run_id}/rerun"}
-# Bodies that are not JSON but documented: event streams and the feedback export (JSON Lines).
-OTHER_MEDIA_TYPES = ("text/event-stream", "application/x-ndjson")
+# Bodies that are not JSON but documented: event streams, the feedback export (JSON Lines) and
+# a conversation's Markdown export.
+OTHER_MEDIA_TYPES = ("text/event-stream", "application/x-ndjson", "text/markdown")
 # Values that broke this API before (NUL, Unicode digits, dates that parse but do not exist,
 # ids past 64 bits), mixed into generated strings and integers: random text alone almost never
 # holds them. (schemathesis cannot send a lone surrogate; tests/adrag_site/test_bad_requests.py
