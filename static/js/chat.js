@@ -21,7 +21,6 @@
   var thread = document.getElementById("thread");
   var threadMeta = document.getElementById("thread-meta");
   var threadExport = document.getElementById("thread-export");
-  var convList = document.getElementById("conv-list");
   var currentTurn = document.getElementById("current-turn");
   var FIRST_PLACEHOLDER = question.placeholder;
 
@@ -353,7 +352,7 @@
     if (id) root.dataset.conversationId = id; else delete root.dataset.conversationId;
     setUrlParam("conversation", id);
     renderThread();
-    markActive();
+    A.chatSidebar.markActive(conversation.id);
   }
 
   // The answer to a question names its conversation (a new one for a first question).
@@ -362,7 +361,7 @@
     run.conversationId = id;
     setConversation(id);
     // The conversation is new, or moves to the top of the list.
-    loadConversations();
+    A.chatSidebar.load(openConversation);
   }
 
   // Show the turns of a run's conversation that came before it.
@@ -460,47 +459,6 @@
     question.placeholder = conversation.id ? "Ask a follow-up…" : FIRST_PLACEHOLDER;
   }
 
-  function ago(iso) {
-    var seconds = (Date.now() - Date.parse(iso)) / 1000;
-    if (isNaN(seconds)) return "";
-    if (seconds < 60) return "just now";
-    if (seconds < 3600) return Math.floor(seconds / 60) + " min ago";
-    if (seconds < 86400) return Math.floor(seconds / 3600) + " h ago";
-    return new Date(iso).toLocaleDateString(undefined, { month: "short", day: "numeric" });
-  }
-
-  function markActive() {
-    Array.prototype.forEach.call(convList.querySelectorAll(".conv-item"), function (item) {
-      if (item.dataset.conversationId === conversation.id) item.setAttribute("aria-current", "true");
-      else item.removeAttribute("aria-current");
-    });
-  }
-
-  function loadConversations() {
-    return A.api("/api/conversations?page_size=30").then(function (body) {
-      A.clear(convList);
-      var items = body.results || [];
-      if (!items.length) {
-        convList.appendChild(el("li", { className: "muted small", text: "No conversations yet: your questions start them." }));
-      }
-      items.forEach(function (item) {
-        var turns = item.run_count + (item.run_count === 1 ? " turn" : " turns");
-        convList.appendChild(el("li", null, el("button", {
-          type: "button", className: "conv-item", title: String(item.title || ""),
-          dataset: { conversationId: item.id },
-          onclick: function () { openConversation(item.id); }
-        }, [
-          el("span", { className: "conv-title", text: String(item.title || "Untitled") }),
-          el("span", { className: "conv-meta" }, [turns + " · ", el("time", { datetime: item.updated_at, title: A.formatTime(item.updated_at), text: ago(item.updated_at) })])
-        ])));
-      });
-      markActive();
-    }).catch(function (err) {
-      A.clear(convList);
-      convList.appendChild(el("li", { className: "error small", text: "Conversations could not be loaded (" + err.message + ")." }));
-    });
-  }
-
   document.getElementById("new-conversation").addEventListener("click", newConversation);
 
   form.addEventListener("submit", function (event) { event.preventDefault(); ask(); });
@@ -519,5 +477,5 @@
   try { stored = sessionStorage.getItem(ACTIVE_KEY); } catch (e) { stored = null; }
   if (fromUrl || (stored && !conversationFromUrl)) resume(fromUrl || stored);
   else if (conversationFromUrl) openConversation(conversationFromUrl);
-  loadConversations();
+  A.chatSidebar.load(openConversation);
 })();
