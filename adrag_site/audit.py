@@ -17,6 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import signals
+from django.db import transaction
 from django.dispatch import receiver
 from django.utils import timezone
 
@@ -70,16 +71,18 @@ def audit_record(
         target_type = target_type or target._meta.model_name
         target_id = target_id or target.pk
     try:
-        AuditEvent.objects.create(
-            actor=actor,
-            actor_name=actor_name or (actor.get_username() if actor is not None else ""),
-            action=action,
-            target_type=target_type,
-            target_id=str(target_id or ""),
-            ip=_client_ip(request),
-            request_id=getattr(request, "request_id", "") or "",
-            details=details,
-        )
+        # A savepoint: a failure to record never breaks the caller's transaction.
+        with transaction.atomic():
+            AuditEvent.objects.create(
+                actor=actor,
+                actor_name=actor_name or (actor.get_username() if actor is not None else ""),
+                action=action,
+                target_type=target_type,
+                target_id=str(target_id or ""),
+                ip=_client_ip(request),
+                request_id=(getattr(request, "request_id", "") or "")[:128],
+                details=details,
+            )
     except Exception:  # noqa: BLE001 - the act itself must not fail for its record
         logger.exception("could not record the audit event %s", action)
 

@@ -34,6 +34,10 @@ class RequestIdMiddleware(MiddlewareMixin):
         current_request.set(request)
 
     def process_response(self, request, response):
+        from adrag_site.audit import current_request
+
+        # The request is over: nothing recorded later (in this thread or context) is its.
+        current_request.set(None)
         request_id = getattr(request, "request_id", None)
         if request_id:
             response["X-Request-ID"] = request_id

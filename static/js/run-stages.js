@@ -3,6 +3,7 @@
 (function () {
   "use strict";
   var A = window.Adrag;
+  var el = A.el;
 
   function yesNo(value) { return value ? "yes" : "no"; }
   function num(value, digits) {

@@ -72,6 +72,7 @@ def test_the_two_streams_are_event_streams_with_json_errors(schema):
         "knowledge_bases",
         "conversation",
         "filters",
+        "answer_deltas",
     }
     assert "X-Conversation-Id" in query["responses"]["200"]["headers"]
     assert {"400", "401", "404", "429"} <= set(query["responses"])
