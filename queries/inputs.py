@@ -308,6 +308,12 @@ class FusionWeightsField(serializers.DictField):
         return {name: float(weight) for name, weight in data.items()}
 
 
+def _int_setting(name: str) -> StrictIntegerField:
+    """An integer setting a re-run may change, within its INT_RANGES."""
+    lowest, highest = INT_RANGES[name]
+    return StrictIntegerField(required=False, min_value=lowest, max_value=highest)
+
+
 class RerunInput(serializers.Serializer):
     """The body of POST /api/runs/<id>/rerun: the settings to change; the rest are the
     original run's."""
@@ -317,26 +323,10 @@ class RerunInput(serializers.Serializer):
     knowledge_bases = KnowledgeBaseIdsField(
         help_text="The knowledge bases to search instead of the original's."
     )
-    retrieval_top_k = StrictIntegerField(
-        required=False,
-        min_value=INT_RANGES["retrieval_top_k"][0],
-        max_value=INT_RANGES["retrieval_top_k"][1],
-    )
-    rerank_top_k = StrictIntegerField(
-        required=False,
-        min_value=INT_RANGES["rerank_top_k"][0],
-        max_value=INT_RANGES["rerank_top_k"][1],
-    )
-    max_context_chars = StrictIntegerField(
-        required=False,
-        min_value=INT_RANGES["max_context_chars"][0],
-        max_value=INT_RANGES["max_context_chars"][1],
-    )
-    max_reflection_retries = StrictIntegerField(
-        required=False,
-        min_value=INT_RANGES["max_reflection_retries"][0],
-        max_value=INT_RANGES["max_reflection_retries"][1],
-    )
+    retrieval_top_k = _int_setting("retrieval_top_k")
+    rerank_top_k = _int_setting("rerank_top_k")
+    max_context_chars = _int_setting("max_context_chars")
+    max_reflection_retries = _int_setting("max_reflection_retries")
     fusion_weights = FusionWeightsField(
         child=serializers.FloatField(min_value=0, max_value=MAX_FUSION_WEIGHT), required=False
     )
