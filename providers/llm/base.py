@@ -190,6 +190,14 @@ class AnswerProvider:
         """Return {grounded, confidence, issues, feedback, should_retry}."""
         raise NotImplementedError
 
+    def quotes_on_retry(self) -> bool:
+        """Whether a retry quotes the passages instead of asking the model again.
+
+        Such a retry costs a fraction of a second and asks nothing of the model, so any answer
+        the check does not verify is worth it; otherwise only what a new search can mend is.
+        """
+        return False
+
     def rewrite_query(self, query: str, feedback: str, ctx: CallContext) -> str:
         """Return a retrieval query for a retry that takes the critic's feedback into account."""
         return query

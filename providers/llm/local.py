@@ -5,7 +5,7 @@ folder) is loaded once per process and shared by its threads; one generation run
 since a llama.cpp context is not thread-safe. Generation runs in the calling thread and is
 cancellable between tokens: the run's cancel check and the deadline are read after every
 token, and closing the token stream stops llama.cpp at once. JSON tasks are constrained by a
-grammar built from their schema.
+grammar built from their schema. The tasks are a small model's (`small.py`).
 """
 
 from __future__ import annotations
@@ -13,24 +13,20 @@ from __future__ import annotations
 import atexit
 import logging
 import os
-import re
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 
-from providers.llm import prompts, schemas
+from providers.llm import schemas
 from providers.llm.base import CallContext, ProviderError, RunCancelled, Usage
-from providers.llm.chat import ChatModelProvider, ChatRequest, Generation
+from providers.llm.chat import ChatRequest, Generation
+from providers.llm.small import SmallModelTasks, answer_system
 
 logger = logging.getLogger(__name__)
 
-# LOCAL_RETRY: how a retry answers, after the check rejected the model's answer.
-RETRY_EXTRACTIVE = "extractive"
-RETRY_MODEL = "model"
 # Waiting for another thread's generation, the cancel check is read this often.
 LOCK_POLL_SECONDS = 0.1
 
@@ -198,45 +194,6 @@ def context_tokens(name: str | None = None) -> int:
     return 0
 
 
-def answer_system() -> str:
-    """Return the system prompt of the local model's answers (LOCAL_ANSWER_FORMAT)."""
-    if settings.LOCAL_ANSWER_FORMAT == "json":
-        return prompts.ANSWER_SYSTEM
-    return prompts.ANSWER_PLAIN_SYSTEM
-
-
-def plain_result(text: str, sources) -> dict[str, Any]:
-    """Return the answer fields of a plain-text answer.
-
-    The model writes only the answer, with its [n] markers: the JSON envelope (confidence,
-    cited sources, key facts) cost 30-60 more tokens, 3-6 s on two cores, and said nothing the
-    deterministic check does not measure better. The cited sources are the markers; the
-    confidence is 0.5 for an answer that cites (the check sets the run's), 0 for one that does
-    not or says the documents do not hold it.
-    """
-    from providers.llm.checks.claims import REFUSAL
-
-    known = {block.index for block in sources}
-    cited = sorted({int(n) for n in _MARKER.findall(text)} & known) if known else []
-    refusal = bool(REFUSAL.search(text))
-    return {
-        "answer": text,
-        "confidence": 0.5 if cited and not refusal else 0.0,
-        "cited_sources": cited,
-        "key_facts": [],
-        "is_sufficient": not refusal,
-        "answered_by": "model",
-    }
-
-
-_MARKER = re.compile(r"\[(\d+)\]")
-
-
-def _plain_lookup(plan) -> bool:
-    """Return whether the rules planner's plan is a plain document lookup."""
-    return plan.retrieve and not plan.use_external and plan.query_type == "factual"
-
-
 def _acquire(is_cancelled: Callable[[], bool], deadline: float | None) -> None:
     while not _generate_lock.acquire(timeout=LOCK_POLL_SECONDS):
         if is_cancelled():
@@ -245,83 +202,13 @@ def _acquire(is_cancelled: Callable[[], bool], deadline: float | None) -> None:
             raise ProviderError("the local model stayed busy with other runs", code="timeout")
 
 
-class LocalProvider(ChatModelProvider):
+class LocalProvider(SmallModelTasks):
     name = "local"
     label = "Local (llama.cpp)"
 
     def __init__(self) -> None:
         self.timeout = settings.LLM_TIMEOUT_SECONDS
         self.json_format = settings.LOCAL_STRUCTURED_OUTPUT
-
-    def plan(self, query: str, ctx: CallContext) -> dict[str, Any]:
-        """Plan a plain lookup by rule; ask the model only when the rules see more in it.
-
-        A lookup ("Who runs the Porto office?") is retrieved whatever a model says about it;
-        the model planner cost 3-6 s of a question on two cores. Questions the rules read as
-        analytical, general knowledge, live or code still go to the model.
-        """
-        from providers.llm.extractive.questions import classify
-
-        rules = classify(query)
-        if not settings.LOCAL_RULES_PLANNER or not _plain_lookup(rules):
-            plan = super().plan(query, ctx)
-            return {**plan, "planned_by": "model"}
-        if ctx.is_cancelled():
-            raise RunCancelled()
-        return {
-            "retrieve": rules.retrieve,
-            "use_external": rules.use_external,
-            "query_type": rules.query_type,
-            "reasoning": rules.reasoning,
-            "planned_by": "rules",
-        }
-
-    def compress(self, query: str, context: str, ctx: CallContext) -> str:
-        """Keep the sentences that matter most, by the extractive scoring: a small model
-        rewriting 4,000 characters of context took longer than answering from it."""
-        from providers.llm.extractive import ExtractiveProvider
-
-        return ExtractiveProvider().compress(query, context, ctx)
-
-    def answer(self, query, context, sources, ctx, feedback=""):
-        """Answer with the model; a retry (the check rejected the model's answer) quotes the
-        passages instead, unless LOCAL_RETRY is "model".
-
-        Asked again with the critique, a small model mostly wrote the same answer again, 10 s
-        later: the quoted answer is what the check can verify, and it takes a fraction of a
-        second.
-        """
-        if feedback and settings.LOCAL_RETRY == RETRY_EXTRACTIVE:
-            from providers.llm.extractive import ExtractiveProvider
-
-            result = ExtractiveProvider().answer(query, context, sources, ctx, feedback=feedback)
-            return {**result, "answered_by": RETRY_EXTRACTIVE}
-        if settings.LOCAL_ANSWER_FORMAT == "json":
-            return {
-                **super().answer(query, context, sources, ctx, feedback),
-                "answered_by": "model",
-            }
-        text = super().answer_plain(query, context, sources, ctx, feedback).strip()
-        return plain_result(text, sources)
-
-    def answer_plain(self, query, context, sources, ctx, feedback=""):
-        if feedback and settings.LOCAL_RETRY == RETRY_EXTRACTIVE:
-            from providers.llm.extractive import ExtractiveProvider
-
-            return ExtractiveProvider().answer_plain(query, context, sources, ctx, feedback)
-        return super().answer_plain(query, context, sources, ctx, feedback)
-
-    def rewrite_query(self, query: str, feedback: str, ctx: CallContext) -> str:
-        """Search again with the question as asked when the retry quotes the passages.
-
-        The critique of a model's answer names the model's own wrong claims: words added from
-        it sent the search elsewhere, and the quoted answer then came from worse passages.
-        """
-        if settings.LOCAL_RETRY == RETRY_EXTRACTIVE:
-            if ctx.is_cancelled():
-                raise RunCancelled()
-            return query
-        return super().rewrite_query(query, feedback, ctx)
 
     def context_budget(self, context: str, ctx: CallContext) -> int | None:
         """Return the characters of this context that fit the model's token budget.
@@ -359,24 +246,6 @@ class LocalProvider(ChatModelProvider):
             shared = tokens[: max(len(tokens) - PROMPT_TAIL_TOKENS, 0)]
             with _generate_lock:
                 read_prompt(llm, shared, lambda: False)
-
-    def reflect(self, query, context, answer, sources, ctx):
-        """Leave the verdict to the deterministic check, unless LOCAL_MODEL_CRITIC asks the model.
-
-        A small model's verdict on its own answer took 20-50 s on two cores and said "grounded"
-        of answers citing the wrong file; the pipeline's check reads every answer anyway.
-        """
-        if settings.LOCAL_MODEL_CRITIC:
-            return super().reflect(query, context, answer, sources, ctx)
-        if ctx.is_cancelled():
-            raise RunCancelled()
-        return {
-            "grounded": True,
-            "confidence": 1.0,
-            "issues": [],
-            "feedback": "",
-            "should_retry": False,
-        }
 
     def generate(
         self,

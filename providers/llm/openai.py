@@ -19,8 +19,9 @@ import requests
 from django.conf import settings
 
 from providers.llm import schemas
-from providers.llm.base import ProviderError, Usage
-from providers.llm.chat import ChatChunk, ChatModelProvider, ChatRequest, model_loop
+from providers.llm.base import CallContext, ProviderError, Usage
+from providers.llm.chat import ChatChunk, ChatRequest, model_loop
+from providers.llm.small import SmallModelTasks
 
 logger = logging.getLogger(__name__)
 
@@ -77,14 +78,24 @@ def request_payload(request: ChatRequest, fmt: str) -> dict[str, Any]:
     return payload
 
 
+def self_hosted() -> bool:
+    """Return whether OPENAI_BASE_URL names a server of one's own, not OpenAI's API."""
+    base = (settings.OPENAI_BASE_URL or "").lower()
+    return bool(base) and "api.openai.com" not in base
+
+
 def cache_prompt() -> bool:
     """Return whether requests ask the server to cache the prompt: OPENAI_CACHE_PROMPT, by
-    default on for any OPENAI_BASE_URL that is not OpenAI's own API."""
+    default on for a self-hosted server."""
     configured = settings.OPENAI_CACHE_PROMPT
     if configured in ("true", "false"):
         return configured == "true"
-    base = (settings.OPENAI_BASE_URL or "").lower()
-    return bool(base) and "api.openai.com" not in base
+    return self_hosted()
+
+
+# A small model's context budget in characters per token of LOCAL_CONTEXT_TOKENS: the server's
+# tokenizer is out of reach, and English runs about four characters to a token.
+CHARS_PER_TOKEN = 4
 
 
 def _client(base_url: str, api_key: str, timeout: float):
@@ -122,7 +133,7 @@ def _usage(raw) -> Usage | None:
     )
 
 
-class OpenAIProvider(ChatModelProvider):
+class OpenAIProvider(SmallModelTasks):
     name = "openai"
     label = "OpenAI"
 
@@ -131,6 +142,25 @@ class OpenAIProvider(ChatModelProvider):
         self.base_url = settings.OPENAI_BASE_URL
         configured = settings.OPENAI_STRUCTURED_OUTPUT
         self.json_format = {NO_FORMAT: "none", JSON_OBJECT: "json_object"}.get(configured, "schema")
+
+    def small_model(self) -> bool:
+        """Whether the server's model does the tasks as a small model (`small.py`):
+        OPENAI_SMALL_MODEL, by default on for a self-hosted server."""
+        configured = settings.OPENAI_SMALL_MODEL
+        if configured in ("true", "false"):
+            return configured == "true"
+        return self_hosted()
+
+    def context_budget(self, context: str, ctx: CallContext) -> int | None:
+        """A small model's budget: LOCAL_CONTEXT_TOKENS, else the default local model's
+        measured figure, at four characters a token."""
+        if not self.small_model():
+            return None
+        from providers.model_files import CATALOGUE
+
+        default = CATALOGUE.get(settings.LOCAL_MODEL)
+        tokens = settings.LOCAL_CONTEXT_TOKENS or (default.context_tokens if default else 0)
+        return tokens * CHARS_PER_TOKEN if tokens else None
 
     def _formats(self, request: ChatRequest) -> list[str]:
         if not request.json_mode:

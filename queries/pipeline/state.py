@@ -27,6 +27,9 @@ class RAGState(TypedDict, total=False):
     key_facts: list[str]
     # The answer's own judgement of its evidence; None when it gave none (a plain answer).
     is_sufficient: bool | None
+    # Who wrote the attempt's answer when a provider has more than one way ("model", or
+    # "extractive": the passages quoted on a small model's retry); "" otherwise.
+    answered_by: str
     grounded: bool
     # How many chunks the searched KBs hold, and how many hold each question term.
     term_stats: dict[str, Any]

@@ -25,8 +25,40 @@ def provider(llama_server, settings):
     settings.OPENAI_BASE_URL = llama_server.url
     settings.OPENAI_API_KEY = ""
     settings.OPENAI_STRUCTURED_OUTPUT = "auto"
+    # Every task asked of the model, as for a large one.
+    settings.OPENAI_SMALL_MODEL = "false"
     openai._accepted_format.pop(llama_server.url, None)
     return openai.OpenAIProvider()
+
+
+def test_a_self_hosted_server_s_model_does_the_tasks_as_a_small_one(llama_server, settings):
+    from providers.llm import openai
+
+    settings.OPENAI_BASE_URL = llama_server.url
+    settings.OPENAI_SMALL_MODEL = "auto"
+    settings.LLM_MAX_TOKENS = {**settings.LLM_MAX_TOKENS, "answer_plain": 24}
+    provider = openai.OpenAIProvider()
+    assert provider.small_model() and provider.quotes_on_retry()
+    ctx = CallContext()
+    question = "Who was the lead designer of the Eiffel Tower?"
+    blocks = [SourceBlock(1, "eiffel.txt", CONTEXT.split("\n", 1)[1])]
+
+    assert provider.plan(question, ctx)["planned_by"] == "rules"
+    first = provider.answer(question, CONTEXT, blocks, ctx)
+    assert first["answered_by"] == "model" and first["key_facts"] == []
+    assert provider.reflect(question, CONTEXT, first["answer"], blocks, ctx)["grounded"] is True
+    retry = provider.answer(question, CONTEXT, blocks, ctx, feedback="Not supported by [1].")
+    assert retry["answered_by"] == "extractive" and "Maurice Koechlin" in retry["answer"]
+    # One model call in all: the answer. No planner, no critic, no second answer.
+    assert set(ctx.usage) == {"reasoning"} and ctx.usage["reasoning"].output_tokens > 0
+    assert ctx.usage["reasoning"].input_tokens > 50
+    # The context is cut to the default local model's measured budget, four characters a token.
+    assert provider.context_budget("x" * 10_000, ctx) == 600 * openai.CHARS_PER_TOKEN
+
+    settings.OPENAI_BASE_URL = "https://api.openai.com/v1"
+    assert not openai.OpenAIProvider().small_model()
+    settings.OPENAI_SMALL_MODEL = "true"
+    assert openai.OpenAIProvider().small_model()
 
 
 def test_every_json_stage_parses_with_the_schema_the_server_accepts(provider, llama_server):

@@ -173,6 +173,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         "confidence": confidence,
         "key_facts": key_facts,
         "is_sufficient": is_sufficient,
+        "answered_by": answered_by,
     }
 
 
@@ -201,6 +202,7 @@ def _direct(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         "confidence": 0.5,
         "key_facts": [],
         "is_sufficient": False,
+        "answered_by": "",
     }
 
 
@@ -224,4 +226,5 @@ def _plain(run: RunContext, state: RAGState, stream: AnswerStream, sources, bloc
         "confidence": 0.0 if not answer else 0.5,
         "key_facts": [],
         "is_sufficient": None,
+        "answered_by": "",
     }

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from providers.llm.base import RunCancelled, public_error
 from providers.llm.checks import CAVEAT, AnswerCheck, check_answer, not_found_answer
+from providers.llm.small import BY_MODEL
 from providers.reranker import get_reranker
 from queries.pipeline import stages
 from queries.pipeline.context import RunContext, run_context
@@ -29,6 +30,7 @@ REFLECT_CONTEXT_CHARS = 4000
 # An answer the documents do not support scores at most this.
 NOT_FOUND_CONFIDENCE = 0.3
 CLOSEST_PASSAGES = 3
+NOT_GROUNDED = "The answer was not grounded in the evidence."
 
 VERIFIED = "verified"
 UNVERIFIED = "unverified"
@@ -205,7 +207,7 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
     blocks = source_blocks(build_sources(docs), docs)
     critic, error = _critic(run, state, answer, blocks)
     check = check_answer(question(state), answer, blocks, term_stats=state.get("term_stats"))
-    return _combine(state, critic, check, error)
+    return _combine(state, critic, check, error, quotes=run.provider.quotes_on_retry())
 
 
 def _critic(run: RunContext, state: RAGState, answer: str, blocks) -> tuple[dict, str]:
@@ -229,8 +231,15 @@ def _critic(run: RunContext, state: RAGState, answer: str, blocks) -> tuple[dict
     return critic, ""
 
 
-def _combine(state: RAGState, critic: dict, check: AnswerCheck, error: str) -> Verdict:
-    """Return the verdict of the critic and the deterministic check together."""
+def _combine(
+    state: RAGState, critic: dict, check: AnswerCheck, error: str, *, quotes: bool = False
+) -> Verdict:
+    """Return the verdict of the critic and the deterministic check together.
+
+    `quotes`: the provider's retry quotes the passages (a small model's): then every model
+    answer the check does not verify is quoted instead (a refusal, a word no passage holds,
+    an unsupported claim), and a quote is not quoted again.
+    """
     issues = [str(issue) for issue in (critic.get("issues") or [])]
     issues += [issue for issue in check.issues if issue not in issues]
     # The answer's own judgement counts too: an answer written as not sufficient is no
@@ -258,6 +267,8 @@ def _combine(state: RAGState, critic: dict, check: AnswerCheck, error: str) -> V
     should_retry = (
         not grounded and not check.absent and (bool(critic.get("should_retry", False)) or own_doubt)
     )
+    if quotes:
+        should_retry = not grounded and state.get("answered_by") == BY_MODEL
     return Verdict(
         grounded=grounded,
         confidence=confidence,
@@ -275,13 +286,14 @@ def _retry(run: RunContext, state: RAGState, verdict: Verdict, *, escalate: bool
     retry_count = state.get("retry_count", 0)
     attempt = retry_count + 2
     max_attempts = run.max_retries + 1
-    reason = verdict.feedback or "; ".join(verdict.issues)
+    # Never empty: the next attempt knows it is one (a small model's retry quotes).
+    reason = verdict.feedback or "; ".join(verdict.issues) or NOT_GROUNDED
     run.emit(
         stages.RETRY,
         {
             "attempt": attempt,
             "max_attempts": max_attempts,
-            "reason": reason or "The answer was not grounded in the evidence.",
+            "reason": reason,
             "escalate_external": escalate,
             "message": f"Retrying with adjusted strategy (attempt {attempt}/{max_attempts})",
         },

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 
 from providers.llm.base import Usage
 from providers.llm.chat import ChatChunk, ChatModelProvider, ChatRequest
+from providers.llm.small import SmallModelTasks
 
 # A scripted reply is streamed in pieces of this many characters, like a server's tokens.
 PIECE_CHARS = 12
@@ -79,6 +80,12 @@ class ScriptedProvider(ChatModelProvider):
         return "scripted"
 
 
+class ScriptedSmallProvider(SmallModelTasks, ScriptedProvider):
+    """The scripted model doing the tasks as a small one (the local provider's way)."""
+
+    name = "scripted-small"
+
+
 PLAN_RETRIEVE = {
     "retrieve": True,
     "use_external": False,
@@ -119,8 +126,9 @@ def verdict(grounded=True, should_retry=False, issues=(), feedback=""):
     }
 
 
-def run_scripted(kb, script: Script, query: str, **overrides):
-    """Run the pipeline on one KB with the scripted model; check every frame's keys."""
+def run_scripted(kb, script: Script, query: str, *, small: bool = False, **overrides):
+    """Run the pipeline on one KB with the scripted model (as a small one when `small`);
+    check every frame's keys."""
     from providers.reranker import FallbackReranker
     from queries.pipeline.events import ListSink
     from queries.pipeline.runner import run_pipeline
@@ -129,7 +137,11 @@ def run_scripted(kb, script: Script, query: str, **overrides):
     sink = ListSink()
     overrides.setdefault("reranker", FallbackReranker())
     outcome = run_pipeline(
-        query=query, provider=ScriptedProvider(script), kb_ids=[kb.id], sink=sink, **overrides
+        query=query,
+        provider=(ScriptedSmallProvider if small else ScriptedProvider)(script),
+        kb_ids=[kb.id],
+        sink=sink,
+        **overrides,
     )
     check_frames(sink.frames())
     return sink, outcome

@@ -133,3 +133,63 @@ def test_a_critic_that_fails_leaves_the_check_to_decide(kb):
     assert ("stage_error", "reflection") in sink.sequence()
     assert finalize(sink)["verdict"] == "unverified"
     assert "critic down" in outcome.metadata["error"]
+
+
+def reasoning_completes(sink) -> list[dict]:
+    return [
+        f["data"]
+        for f in sink.frames()
+        if f["type"] == "stage_complete" and f["data"]["stage"] == "reasoning"
+    ]
+
+
+def test_a_small_model_s_refusal_is_answered_by_quoting_the_passage_that_holds_it(kb):
+    # Planned by rule and judged by the check: the script's one reply is the only model call,
+    # and the retry asks nothing of the model (no reply is left for it).
+    script = Script(reasoning=["The documents do not say how much annual leave there is."])
+
+    sink, outcome = run(kb, script, "How many days of annual leave do I get?", small=True)
+
+    assert [stage for stage, _ in script.calls] == ["reasoning"]
+    assert [f["type"] for f in sink.frames()].count("retry") == 1
+    assert [c.get("answered_by") for c in reasoning_completes(sink)] == ["model", "extractive"]
+    assert "25 working days" in outcome.answer and "[1]" in outcome.answer
+    assert finalize(sink)["verdict"] == "verified"
+
+
+def test_a_small_model_s_claim_with_a_word_no_document_holds_is_quoted_instead(kb):
+    # "surrender" is the question's word and in no document: a new search cannot mend that,
+    # so a large model's answer is not tried again; a small model's is quoted instead.
+    query = "How many days of annual leave do full-time employees surrender per year?"
+    sink, outcome = run(
+        kb,
+        Script(
+            planner=[PLAN_RETRIEVE],
+            reasoning=[answer("They surrender 25 days [1].")],
+            reflection=[verdict()],
+        ),
+        query,
+    )
+    assert "retry" not in [f["type"] for f in sink.frames()]
+    assert outcome.answer.startswith("They surrender 25 days [1].")
+
+    sink, outcome = run(kb, Script(reasoning=["They surrender 25 days [1]."]), query, small=True)
+
+    assert [c.get("answered_by") for c in reasoning_completes(sink)] == ["model", "extractive"]
+    assert outcome.answer.startswith(
+        "Full-time employees get 25 working days of annual leave per calendar year. [1]"
+    )
+    # Still not verified: no passage speaks of surrendering leave.
+    assert finalize(sink)["verdict"] == "unverified"
+    assert outcome.metadata["issues"] == ['No document mentions "surrender".']
+
+
+def test_a_quote_that_finds_nothing_ends_not_found_without_quoting_twice(kb):
+    script = Script(reasoning=["The documents do not mention sabbatical leave."])
+
+    sink, outcome = run(kb, script, "How many days of sabbatical leave can I take?", small=True)
+
+    # Two retries are allowed; the second quote would be the first again.
+    assert [f["type"] for f in sink.frames()].count("retry") == 1
+    assert finalize(sink)["verdict"] == "not_found"
+    assert outcome.answer.startswith("I could not find an answer to")

@@ -1,0 +1,181 @@
+"""How a small chat model does the pipeline's tasks: few, short model calls, and quotes.
+
+A 1.5B model on two CPU cores reads a prompt at about 20 tokens a second and writes at about
+11, so every model call is seconds and every token counts. The local provider always works
+this way, and the `openai` provider does against a self-hosted server (OPENAI_SMALL_MODEL):
+
+- plain lookups are planned by rule (LOCAL_RULES_PLANNER), the model plans the rest;
+- the context is cut by the extractive scoring, not rewritten by the model;
+- the answer is plain text with [n] markers, no JSON envelope (LOCAL_ANSWER_FORMAT);
+- the deterministic check judges the answer, not the model itself (LOCAL_MODEL_CRITIC);
+- an answer the check does not verify (a refusal, a claim no passage supports, a word of the
+  model's own) is answered again by quoting the passages (LOCAL_RETRY), which takes a
+  fraction of a second and is what the check can verify.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.conf import settings
+
+from providers.llm import prompts
+from providers.llm.base import CallContext, RunCancelled
+from providers.llm.chat import ChatModelProvider
+
+# LOCAL_RETRY: how a retry answers, after the check rejected the model's answer.
+RETRY_EXTRACTIVE = "extractive"
+RETRY_MODEL = "model"
+# Who wrote an attempt's answer (the reasoning event's additive `answered_by`).
+BY_MODEL = "model"
+BY_QUOTE = RETRY_EXTRACTIVE
+
+_MARKER = re.compile(r"\[(\d+)\]")
+
+
+def answer_system() -> str:
+    """Return the system prompt of a small model's answers (LOCAL_ANSWER_FORMAT)."""
+    if settings.LOCAL_ANSWER_FORMAT == "json":
+        return prompts.ANSWER_SYSTEM
+    return prompts.ANSWER_PLAIN_SYSTEM
+
+
+def plain_result(text: str, sources) -> dict[str, Any]:
+    """Return the answer fields of a plain-text answer.
+
+    The model writes only the answer, with its [n] markers: the JSON envelope (confidence,
+    cited sources, key facts) cost 30-60 more tokens, 3-6 s on two cores, and said nothing the
+    deterministic check does not measure better. The cited sources are the markers; the
+    confidence is 0.5 for an answer that cites (the check sets the run's), 0 for one that does
+    not or says the documents do not hold it.
+    """
+    from providers.llm.checks.claims import REFUSAL
+
+    known = {block.index for block in sources}
+    cited = sorted({int(n) for n in _MARKER.findall(text)} & known) if known else []
+    refusal = bool(REFUSAL.search(text))
+    return {
+        "answer": text,
+        "confidence": 0.5 if cited and not refusal else 0.0,
+        "cited_sources": cited,
+        "key_facts": [],
+        "is_sufficient": not refusal,
+        "answered_by": BY_MODEL,
+    }
+
+
+def _plain_lookup(plan) -> bool:
+    """Return whether the rules planner's plan is a plain document lookup."""
+    return plan.retrieve and not plan.use_external and plan.query_type == "factual"
+
+
+def _quote(query, context, sources, ctx) -> dict[str, Any]:
+    """Answer by quoting the passages, as the offline provider does on a first attempt.
+
+    The check's critique names the model's words, not the passages': passed on, it struck the
+    very sentences the model had paraphrased badly.
+    """
+    from providers.llm.extractive import ExtractiveProvider
+
+    return {**ExtractiveProvider().answer(query, context, sources, ctx), "answered_by": BY_QUOTE}
+
+
+class SmallModelTasks(ChatModelProvider):
+    """The pipeline's tasks the way a small model does them, when `small_model()` says so."""
+
+    def small_model(self) -> bool:
+        return True
+
+    def quotes_on_retry(self) -> bool:
+        return self.small_model() and settings.LOCAL_RETRY == RETRY_EXTRACTIVE
+
+    def plan(self, query: str, ctx: CallContext) -> dict[str, Any]:
+        """Plan a plain lookup by rule; ask the model only when the rules see more in it.
+
+        A lookup ("Who runs the Porto office?") is retrieved whatever a model says about it;
+        the model planner cost 3-6 s of a question on two cores (9-29 s through llama.cpp's
+        server on an AVX2 machine). Questions the rules read as analytical, general knowledge,
+        live or code still go to the model.
+        """
+        from providers.llm.extractive.questions import classify
+
+        if not self.small_model():
+            return super().plan(query, ctx)
+        rules = classify(query)
+        if not settings.LOCAL_RULES_PLANNER or not _plain_lookup(rules):
+            plan = super().plan(query, ctx)
+            return {**plan, "planned_by": "model"}
+        if ctx.is_cancelled():
+            raise RunCancelled()
+        return {
+            "retrieve": rules.retrieve,
+            "use_external": rules.use_external,
+            "query_type": rules.query_type,
+            "reasoning": rules.reasoning,
+            "planned_by": "rules",
+        }
+
+    def compress(self, query: str, context: str, ctx: CallContext) -> str:
+        """Keep the sentences that matter most, by the extractive scoring: a small model
+        rewriting 4,000 characters of context took longer than answering from it."""
+        from providers.llm.extractive import ExtractiveProvider
+
+        if not self.small_model():
+            return super().compress(query, context, ctx)
+        return ExtractiveProvider().compress(query, context, ctx)
+
+    def answer(self, query, context, sources, ctx, feedback=""):
+        """Answer with the model; a retry (the check did not verify the model's answer) quotes
+        the passages instead, unless LOCAL_RETRY is "model".
+
+        Asked again with the critique, a small model mostly wrote the same answer again, 10 s
+        later: the quoted answer is what the check can verify, and it takes a fraction of a
+        second.
+        """
+        if not self.small_model():
+            return super().answer(query, context, sources, ctx, feedback)
+        if feedback and self.quotes_on_retry():
+            return _quote(query, context, sources, ctx)
+        if settings.LOCAL_ANSWER_FORMAT == "json":
+            return {
+                **super().answer(query, context, sources, ctx, feedback),
+                "answered_by": BY_MODEL,
+            }
+        text = super().answer_plain(query, context, sources, ctx, feedback).strip()
+        return plain_result(text, sources)
+
+    def answer_plain(self, query, context, sources, ctx, feedback=""):
+        if feedback and self.quotes_on_retry():
+            return _quote(query, context, sources, ctx)["answer"]
+        return super().answer_plain(query, context, sources, ctx, feedback)
+
+    def rewrite_query(self, query: str, feedback: str, ctx: CallContext) -> str:
+        """Search again with the question as asked when the retry quotes the passages.
+
+        The critique of a model's answer names the model's own wrong claims: words added from
+        it sent the search elsewhere, and the quoted answer then came from worse passages.
+        """
+        if self.quotes_on_retry():
+            if ctx.is_cancelled():
+                raise RunCancelled()
+            return query
+        return super().rewrite_query(query, feedback, ctx)
+
+    def reflect(self, query, context, answer, sources, ctx):
+        """Leave the verdict to the deterministic check, unless LOCAL_MODEL_CRITIC asks the model.
+
+        A small model's verdict on its own answer took 20-50 s on two cores and said "grounded"
+        of answers citing the wrong file; the pipeline's check reads every answer anyway.
+        """
+        if not self.small_model() or settings.LOCAL_MODEL_CRITIC:
+            return super().reflect(query, context, answer, sources, ctx)
+        if ctx.is_cancelled():
+            raise RunCancelled()
+        return {
+            "grounded": True,
+            "confidence": 1.0,
+            "issues": [],
+            "feedback": "",
+            "should_retry": False,
+        }
