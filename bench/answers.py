@@ -130,7 +130,14 @@ def main() -> None:
             record = {"question": question, "gold": answers, "answer": outcome.answer}
             record["verdict"] = outcome.metadata.get("verdict", "")
             record["issues"] = outcome.metadata.get("issues", [])
+            record["seconds"] = round(times[-1], 2)
+            record["answered_by"] = [
+                frame["data"].get("answered_by", "")
+                for frame in sink.frames()
+                if frame["type"] == "stage_complete" and frame["data"]["stage"] == "reasoning"
+            ]
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.flush()
         direct += outcome.metadata.get("query_type") not in ("factual", "analytical")
         if n % 25 == 0:
             print(

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpResponse
+from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -32,6 +33,8 @@ from queries.models import QueryRun, RunFeedback
 from queries.serializers import (
     ConversationDetailOutput,
     ConversationPageOutput,
+    ConversationShareInput,
+    ConversationShareOutput,
     ConversationSummaryOutput,
     FeedbackInput,
     FeedbackSummaryOutput,
@@ -386,3 +389,87 @@ class ConversationExportApi(APIView):
         name = f"conversation-{str(conversation.id)[:8]}.{wanted}"
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
+
+
+def _share_output(conversation) -> dict:
+    shared = conversation.shared_with is not None
+    return {
+        "shared_with": conversation.shared_with.name if shared else None,
+        "url": reverse("shared-conversation", args=[conversation.id]) if shared else "",
+    }
+
+
+class ConversationShareApi(APIView):
+    """Share a conversation read-only with a team its owner is in, or stop sharing it."""
+
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        operation_id="conversations_share",
+        tags=["conversations"],
+        parameters=[CONVERSATION_ID],
+        request=ConversationShareInput,
+        responses={200: ConversationShareOutput, **error_responses(400, 404)},
+        description="The owner shares the conversation with one of their teams: its members "
+        "open the returned page (or `GET /api/shared/conversations/<id>`) read-only, and see "
+        "an answer only when they may read every knowledge base it searched.",
+    )
+    def put(self, request, conversation_id):
+        from knowledge.selectors import team_get_for_user
+
+        conversation = selectors.conversation_get_for_user(
+            conversation_id=conversation_id, user=request.user, own=True
+        )
+        values = ConversationShareInput(data=request.data)
+        values.is_valid(raise_exception=True)
+        team = team_get_for_user(value=values.validated_data["team"], user=request.user)
+        conversation = services.conversation_share(conversation=conversation, team=team)
+        return Response(_share_output(conversation))
+
+    @extend_schema(
+        operation_id="conversations_unshare",
+        tags=["conversations"],
+        parameters=[CONVERSATION_ID],
+        responses={204: None, **error_responses(404)},
+    )
+    def delete(self, request, conversation_id):
+        conversation = selectors.conversation_get_for_user(
+            conversation_id=conversation_id, user=request.user, own=True
+        )
+        services.conversation_share(conversation=conversation, team=None)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SharedConversationApi(APIView):
+    """A conversation opened read-only: by its owner, a member of the team it is shared with,
+    or staff."""
+
+    @extend_schema(
+        operation_id="conversations_shared",
+        tags=["conversations"],
+        parameters=[CONVERSATION_ID],
+        responses={
+            200: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description="As `GET /api/conversations/<id>/export?format=json`; each turn "
+                "also says whether it was `withheld` (it searched a knowledge base the reader "
+                "cannot read: no answer, no citations).",
+            ),
+            **error_responses(404),
+        },
+    )
+    def get(self, request, conversation_id):
+        conversation = selectors.conversation_get_shared(
+            conversation_id=conversation_id, user=request.user
+        )
+        return Response(shared_export(conversation=conversation, user=request.user))
+
+
+def shared_export(*, conversation, user) -> dict:
+    """Return a conversation as a reader may see it: whole for its owner and staff, without
+    the answers from knowledge bases a team member cannot read."""
+    from knowledge.selectors import kb_ids_for_user
+
+    whole = user.is_staff or conversation.user_id == user.id
+    readable = None if whole else set(kb_ids_for_user(user=user))
+    return conversation_export(conversation=conversation, readable_kb_ids=readable)

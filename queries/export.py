@@ -27,29 +27,42 @@ def _citation(source: dict) -> dict[str, Any]:
     }
 
 
-def conversation_export(*, conversation: Conversation) -> dict[str, Any]:
-    """Return the conversation's turns in order, each with its answer and citations."""
+def conversation_export(
+    *, conversation: Conversation, readable_kb_ids: set[int] | None = None
+) -> dict[str, Any]:
+    """Return the conversation's turns in order, each with its answer and citations.
+
+    With `readable_kb_ids` (a team member opening a shared conversation), a turn that searched
+    a knowledge base outside them keeps its question and loses its answer and citations
+    (`withheld`): sharing a conversation never shares the documents behind it.
+    """
     turns = []
     for run in conversation_runs(conversation=conversation):
-        turns.append(
-            {
-                "run_id": str(run.id),
-                "asked_at": run.created_at.isoformat(),
-                "question": run.query,
-                "standalone_question": run.standalone_query or run.query,
-                "status": run.status,
-                "answer": run.answer if run.status == run.Status.SUCCEEDED else "",
-                "error": run.error_message if run.status != run.Status.SUCCEEDED else "",
-                "verdict": (run.metadata or {}).get("verdict", ""),
-                "citations": [
-                    _citation(source) for source in (run.sources or []) if isinstance(source, dict)
-                ],
-            }
-        )
+        withheld = readable_kb_ids is not None and not set(run.kb_ids or []) <= readable_kb_ids
+        succeeded = run.status == run.Status.SUCCEEDED and not withheld
+        turn = {
+            "run_id": str(run.id),
+            "asked_at": run.created_at.isoformat(),
+            "question": run.query,
+            "standalone_question": run.standalone_query or run.query,
+            "status": run.status,
+            "answer": run.answer if succeeded else "",
+            "error": run.error_message if run.status != run.Status.SUCCEEDED else "",
+            "verdict": (run.metadata or {}).get("verdict", "") if not withheld else "",
+            "citations": [
+                _citation(source) for source in (run.sources or []) if isinstance(source, dict)
+            ]
+            if not withheld
+            else [],
+        }
+        if readable_kb_ids is not None:
+            turn["withheld"] = withheld
+        turns.append(turn)
     return {
         "id": str(conversation.id),
         "title": conversation.title,
         "user": conversation.user.username,
+        "shared_with": conversation.shared_with.name if conversation.shared_with else None,
         "created_at": conversation.created_at.isoformat(),
         "updated_at": conversation.updated_at.isoformat(),
         "turns": turns,
@@ -76,7 +89,9 @@ def conversation_markdown(export: dict[str, Any]) -> str:
         lines += [f"## {number}. {turn['question']}", ""]
         if turn["standalone_question"] != turn["question"]:
             lines += [f"_Read as: {turn['standalone_question']}_", ""]
-        if turn["answer"]:
+        if turn.get("withheld"):
+            lines += ["_Withheld: the answer used a knowledge base you cannot read._", ""]
+        elif turn["answer"]:
             lines += [turn["answer"].strip(), ""]
         else:
             lines += [

@@ -55,6 +55,26 @@ def run_replay_view(request: HttpRequest, run_id) -> HttpResponse:
     )
 
 
+@login_required
+def shared_conversation_view(request: HttpRequest, conversation_id) -> HttpResponse:
+    """Render a conversation read-only for its owner, a member of the team it is shared with,
+    or staff; 404 for anyone else."""
+    from queries.apis import shared_export
+    from queries.selectors import conversation_get_shared
+
+    conversation = conversation_get_shared(conversation_id=conversation_id, user=request.user)
+    export = shared_export(conversation=conversation, user=request.user)
+    return render(
+        request,
+        "shared_conversation.html",
+        {
+            "nav": "history",
+            "conversation": export,
+            "owner": conversation.user_id == request.user.id,
+        },
+    )
+
+
 # The compare page's stage sections, in pipeline order, with what each shows.
 COMPARE_SECTIONS = (
     ("planner", "Planner", "What the planner decided"),

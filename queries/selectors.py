@@ -178,6 +178,26 @@ def conversation_get_for_user(*, conversation_id, user, own: bool = False) -> Co
     return conversation
 
 
+def conversation_get_shared(*, conversation_id, user) -> Conversation:
+    """Return a conversation the user may open read-only, or raise Http404: their own, one
+    shared with a team they are in, or any (staff).
+
+    A conversation shared with another team answers as one that does not exist.
+    """
+    conversation_id = _conversation_id(conversation_id)
+    if not user or not user.is_authenticated:
+        raise Http404("No such conversation.")
+    conversations = Conversation.objects.select_related("user", "shared_with")
+    if not user.is_staff:
+        conversations = conversations.filter(
+            Q(user=user) | Q(shared_with__in=user.groups.values("id"))
+        )
+    conversation = conversations.filter(id=conversation_id).first()
+    if conversation is None:
+        raise Http404("No such conversation.")
+    return conversation
+
+
 def conversation_runs(*, conversation: Conversation) -> QuerySet[QueryRun]:
     """Return a conversation's runs in the order they were asked."""
     return conversation.runs.order_by("created_at")

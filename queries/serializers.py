@@ -292,22 +292,31 @@ class ConversationRunOutput(serializers.ModelSerializer):
         ]
 
 
+SHARED_WITH_HELP = "The team whose members may open it read-only (its share link), or null."
+
+
 class ConversationSummaryOutput(serializers.ModelSerializer):
     user = serializers.CharField(source="user.username")
     run_count = serializers.IntegerField()
+    shared_with = serializers.CharField(
+        source="shared_with.name", allow_null=True, help_text=SHARED_WITH_HELP
+    )
 
     class Meta:
         model = Conversation
-        fields = ["id", "title", "user", "created_at", "updated_at", "run_count"]
+        fields = ["id", "title", "user", "created_at", "updated_at", "run_count", "shared_with"]
 
 
 class ConversationDetailOutput(serializers.ModelSerializer):
     user = serializers.CharField(source="user.username")
     runs = serializers.SerializerMethodField()
+    shared_with = serializers.CharField(
+        source="shared_with.name", allow_null=True, help_text=SHARED_WITH_HELP
+    )
 
     class Meta:
         model = Conversation
-        fields = ["id", "title", "user", "created_at", "updated_at", "runs"]
+        fields = ["id", "title", "user", "created_at", "updated_at", "runs", "shared_with"]
 
     @extend_schema_field(ConversationRunOutput(many=True))
     def get_runs(self, conversation: Conversation) -> list[dict]:
@@ -320,3 +329,16 @@ class ConversationPageOutput(serializers.Serializer):
     next = serializers.URLField(allow_null=True)
     previous = serializers.URLField(allow_null=True)
     results = ConversationSummaryOutput(many=True)
+
+
+class ConversationShareInput(serializers.Serializer):
+    team = serializers.CharField(
+        allow_null=True,
+        allow_blank=True,
+        help_text="A team you are in, by name or id; null or empty to stop sharing.",
+    )
+
+
+class ConversationShareOutput(serializers.Serializer):
+    shared_with = serializers.CharField(allow_null=True, help_text=SHARED_WITH_HELP)
+    url = serializers.CharField(help_text="The read-only page a member opens; empty if unshared.")

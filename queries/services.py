@@ -155,6 +155,21 @@ def conversation_touch(*, conversation: Conversation) -> None:
         raise ServiceError(404, "not_found", "No such conversation.")
 
 
+def conversation_share(*, conversation: Conversation, team) -> Conversation:
+    """Let the members of `team` open the conversation read-only (None: stop sharing).
+
+    The team is one the owner is in (`team_get_for_user` checked it). A member sees an answer
+    only when they may read every knowledge base it searched (`conversation_export`).
+    """
+    before = conversation.shared_with.name if conversation.shared_with else None
+    after = team.name if team is not None else None
+    if before != after:
+        audit_record(audit.CONVERSATION_SHARED, target=conversation, before=before, after=after)
+        conversation.shared_with = team
+        conversation.save(update_fields=["shared_with", "updated_at"])
+    return conversation
+
+
 def conversation_delete(*, conversation: Conversation) -> None:
     """Delete a conversation; its runs stay in the history, in no conversation."""
     audit_record(audit.CONVERSATION_DELETED, target=conversation, title=conversation.title)

@@ -17,6 +17,16 @@ urlpatterns = [
     path("runs/<str:run_id>/feedback", apis.RunFeedbackApi.as_view(), name="run-feedback"),
     path("conversations", apis.ConversationListApi.as_view(), name="conversation-list"),
     path(
+        "conversations/<str:conversation_id>/share",
+        apis.ConversationShareApi.as_view(),
+        name="conversation-share",
+    ),
+    path(
+        "shared/conversations/<str:conversation_id>",
+        apis.SharedConversationApi.as_view(),
+        name="shared-conversation-api",
+    ),
+    path(
         "conversations/<str:conversation_id>/export",
         apis.ConversationExportApi.as_view(),
         name="conversation-export",
