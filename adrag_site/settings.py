@@ -383,9 +383,10 @@ LLM_MAX_TOKENS = {
 OPENAI_STRUCTURED_OUTPUT = env_str("OPENAI_STRUCTURED_OUTPUT", "auto").lower()
 # "auto": ask a self-hosted server (llama.cpp's) to keep the prompt cache; true/false to force.
 OPENAI_CACHE_PROMPT = env_str("OPENAI_CACHE_PROMPT", "auto").lower()
-# "auto": a self-hosted server's model does the tasks as a small one (providers/llm/small.py:
-# rules planner, plain answer, the check as critic, a retry that quotes, LOCAL_* settings); the
-# local provider always does. true/false to force.
+# "auto": the model of a server on this machine or a private address (llama.cpp's beside the
+# portal) does the tasks as a small one (providers/llm/small.py: rules planner, plain answer,
+# the check as critic, a retry that quotes, LOCAL_* settings); the local provider always does.
+# true/false to force.
 OPENAI_SMALL_MODEL = env_str("OPENAI_SMALL_MODEL", "auto").lower()
 # Ollama and the local provider: schema (a grammar from the stage's schema), json_object, none.
 OLLAMA_STRUCTURED_OUTPUT = env_str("OLLAMA_STRUCTURED_OUTPUT", "schema").lower()

@@ -109,7 +109,7 @@ def main() -> None:
     elif args.limit:
         questions = questions[: args.limit]
     counter = JsonCounter(get_provider(args.provider))
-    cites = contains = first_contains = grounded = direct = 0
+    cites = contains = first_contains = grounded = direct = quoted = 0
     times, lengths = [], []
     out = open(args.out, "w") if args.out else None  # noqa: SIM115 - closed below
     for n, (question, gold, answers) in enumerate(questions, start=1):
@@ -126,16 +126,18 @@ def main() -> None:
         first_contains += any(answer.lower() in first for answer in answers)
         lengths.append(answer_words(outcome.answer))
         grounded += bool(outcome.metadata.get("grounded"))
+        writers = [
+            frame["data"].get("answered_by", "")
+            for frame in sink.frames()
+            if frame["type"] == "stage_complete" and frame["data"]["stage"] == "reasoning"
+        ]
+        quoted += bool(writers) and writers[-1] == "extractive" and len(writers) > 1
         if out:
             record = {"question": question, "gold": answers, "answer": outcome.answer}
             record["verdict"] = outcome.metadata.get("verdict", "")
             record["issues"] = outcome.metadata.get("issues", [])
             record["seconds"] = round(times[-1], 2)
-            record["answered_by"] = [
-                frame["data"].get("answered_by", "")
-                for frame in sink.frames()
-                if frame["type"] == "stage_complete" and frame["data"]["stage"] == "reasoning"
-            ]
+            record["answered_by"] = writers
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
             out.flush()
         direct += outcome.metadata.get("query_type") not in ("factual", "analytical")
@@ -156,6 +158,8 @@ def main() -> None:
     print(f"{'first sentences containing a gold span':<44}{first_contains / total:>10.1%}")
     print(f"{'mean answer length (words)':<44}{statistics.mean(lengths):>10.1f}")
     print(f"{'answers judged grounded':<44}{grounded / total:>10.1%}")
+    # A small model's answer the check did not verify is quoted on its retry (providers/llm/small.py).
+    print(f"{'final answers quoted on a retry':<44}{quoted / total:>10.1%}")
     print(f"{'questions the planner answered directly':<44}{direct / total:>10.1%}")
     print(f"{'median time per question (ms)':<44}{statistics.median(times) * 1000:>10.0f}")
     print(

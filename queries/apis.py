@@ -472,4 +472,7 @@ def shared_export(*, conversation, user) -> dict:
 
     whole = user.is_staff or conversation.user_id == user.id
     readable = None if whole else set(kb_ids_for_user(user=user))
+    if conversation.user_id != user.id:
+        # Someone else read it: recorded as an export is.
+        audit_record(audit.EXPORT, target=conversation, shared=True)
     return conversation_export(conversation=conversation, readable_kb_ids=readable)

@@ -33,13 +33,34 @@ def conversation_export(
     """Return the conversation's turns in order, each with its answer and citations.
 
     With `readable_kb_ids` (a team member opening a shared conversation), a turn that searched
-    a knowledge base outside them keeps its question and loses its answer and citations
+    a knowledge base outside them, and every turn after it, keeps only its question
     (`withheld`): sharing a conversation never shares the documents behind it.
     """
     turns = []
+    withheld = False
     for run in conversation_runs(conversation=conversation):
-        withheld = readable_kb_ids is not None and not set(run.kb_ids or []) <= readable_kb_ids
-        succeeded = run.status == run.Status.SUCCEEDED and not withheld
+        # A follow-up is read with the earlier answers (its standalone question, its answer):
+        # after a turn the reader may not see, every later turn is withheld too.
+        withheld = withheld or (
+            readable_kb_ids is not None and not set(run.kb_ids or []) <= readable_kb_ids
+        )
+        if withheld:
+            turns.append(
+                {
+                    "run_id": str(run.id),
+                    "asked_at": run.created_at.isoformat(),
+                    "question": run.query,
+                    "standalone_question": run.query,
+                    "status": run.status,
+                    "answer": "",
+                    "error": "",
+                    "verdict": "",
+                    "citations": [],
+                    "withheld": True,
+                }
+            )
+            continue
+        succeeded = run.status == run.Status.SUCCEEDED
         turn = {
             "run_id": str(run.id),
             "asked_at": run.created_at.isoformat(),
@@ -47,16 +68,14 @@ def conversation_export(
             "standalone_question": run.standalone_query or run.query,
             "status": run.status,
             "answer": run.answer if succeeded else "",
-            "error": run.error_message if run.status != run.Status.SUCCEEDED else "",
-            "verdict": (run.metadata or {}).get("verdict", "") if not withheld else "",
+            "error": run.error_message if not succeeded else "",
+            "verdict": (run.metadata or {}).get("verdict", ""),
             "citations": [
                 _citation(source) for source in (run.sources or []) if isinstance(source, dict)
-            ]
-            if not withheld
-            else [],
+            ],
         }
         if readable_kb_ids is not None:
-            turn["withheld"] = withheld
+            turn["withheld"] = False
         turns.append(turn)
     return {
         "id": str(conversation.id),

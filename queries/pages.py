@@ -37,7 +37,10 @@ def _tracker_rows() -> list[dict[str, str]]:
 @login_required
 def chat_view(request: HttpRequest) -> HttpResponse:
     """Render the chat: question, knowledge-base and provider pickers, live tracker, answer."""
-    return render(request, "chat.html", {"nav": "chat", "stages": _tracker_rows()})
+    from knowledge.selectors import teams_for_user
+
+    teams = teams_for_user(user=request.user).order_by("name")
+    return render(request, "chat.html", {"nav": "chat", "stages": _tracker_rows(), "teams": teams})
 
 
 @login_required

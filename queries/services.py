@@ -164,9 +164,10 @@ def conversation_share(*, conversation: Conversation, team) -> Conversation:
     before = conversation.shared_with.name if conversation.shared_with else None
     after = team.name if team is not None else None
     if before != after:
-        audit_record(audit.CONVERSATION_SHARED, target=conversation, before=before, after=after)
         conversation.shared_with = team
-        conversation.save(update_fields=["shared_with", "updated_at"])
+        # Sharing does not move the conversation up its owner's list: no `updated_at`.
+        Conversation.objects.filter(pk=conversation.pk).update(shared_with=team)
+        audit_record(audit.CONVERSATION_SHARED, target=conversation, before=before, after=after)
     return conversation
 
 

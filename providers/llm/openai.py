@@ -9,11 +9,13 @@ and the format that worked is remembered for that server.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import threading
 import time
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 from django.conf import settings
@@ -93,6 +95,21 @@ def cache_prompt() -> bool:
     return self_hosted()
 
 
+def on_private_network(url: str) -> bool:
+    """Return whether a URL's host is this machine or a private address, by its name or
+    literal address alone (no DNS lookup): `localhost`, 127.0.0.1, 10.x, 192.168.x, fd00::/8."""
+    host = (urlsplit(url or "").hostname or "").lower()
+    if not host:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private
+
+
 # A small model's context budget in characters per token of LOCAL_CONTEXT_TOKENS: the server's
 # tokenizer is out of reach, and English runs about four characters to a token.
 CHARS_PER_TOKEN = 4
@@ -145,11 +162,12 @@ class OpenAIProvider(SmallModelTasks):
 
     def small_model(self) -> bool:
         """Whether the server's model does the tasks as a small model (`small.py`):
-        OPENAI_SMALL_MODEL, by default on for a self-hosted server."""
+        OPENAI_SMALL_MODEL, by default on for a server on this machine or a private network
+        address (llama.cpp's beside the portal), never for a hosted API."""
         configured = settings.OPENAI_SMALL_MODEL
         if configured in ("true", "false"):
             return configured == "true"
-        return self_hosted()
+        return on_private_network(self.base_url)
 
     def context_budget(self, context: str, ctx: CallContext) -> int | None:
         """A small model's budget: LOCAL_CONTEXT_TOKENS, else the default local model's

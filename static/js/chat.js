@@ -375,6 +375,7 @@
       var runs = detail.runs || [];
       var at = runs.map(function (turn) { return turn.id; }).indexOf(run.runId);
       conversation.turns = at === -1 ? runs : runs.slice(0, at);
+      conversation.sharedWith = detail.shared_with || "";
       renderThread();
     }).catch(function () { /* the run still shows; only its earlier turns are missing */ });
   }
@@ -455,6 +456,8 @@
     threadMeta.textContent = turns.length ? turns.length + (turns.length === 1 ? " earlier turn" : " earlier turns") : "";
     threadExport.hidden = !turns.length;
     if (conversation.id) threadExport.href = "/api/conversations/" + encodeURIComponent(conversation.id) + "/export?format=md";
+    var open = conversation;
+    A.chatShare.show(open.id, open.sharedWith, function (team) { open.sharedWith = team; });
     turns.forEach(function (turn) { thread.appendChild(turnNode(turn)); });
     question.placeholder = conversation.id ? "Ask a follow-up…" : FIRST_PLACEHOLDER;
   }

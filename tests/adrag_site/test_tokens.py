@@ -3,6 +3,7 @@ to their scope on every /api/ path, the streaming ones included."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -55,6 +56,8 @@ def test_a_read_token_reads_and_is_refused_every_write(signed_in):
         ("post", "/api/knowledge-bases", {"name": "Mine"}),
         ("post", "/api/tokens", {"name": "more", "scope": "manage"}),
         ("get", "/api/tokens", None),
+        ("put", f"/api/conversations/{uuid.uuid4()}/share", {"team": "People Ops"}),
+        ("delete", f"/api/conversations/{uuid.uuid4()}/share", None),
     ]:
         response = getattr(reader, method)(path, body, format="json")
         assert response.status_code == 403, (path, response.content)

@@ -26,8 +26,14 @@ def answer_text(page) -> str:
 def test_a_conversation_keeps_its_thread_and_reopens_from_the_sidebar(
     portal, new_page, django_user_model
 ):
+    from django.contrib.auth.models import Group
+
     alice = django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
-    kb = kb_create(owner=alice, name="Platform")
+    bob = django_user_model.objects.create_user("bob", "bob@example.com", "bob-pass-123")
+    team = Group.objects.create(name="Platform team")
+    alice.groups.add(team)
+    bob.groups.add(team)
+    kb = kb_create(owner=alice, name="Platform", team=team)
     documents_ingest_inline(
         kb=kb, items=[TextItem(name, text.encode()) for name, text in PLATFORM_DOCS.items()]
     )
@@ -64,6 +70,20 @@ def test_a_conversation_keeps_its_thread_and_reopens_from_the_sidebar(
     )
     runs = QueryRun.objects.filter(conversation_id=conversation_id).order_by("created_at")
     assert [run.standalone_query for run in runs] == [FIRST, "Who deployed Project Falcon first?"]
+
+    # Shared read-only with her team: a member opens the link and reads both turns.
+    page.select_option("#thread-share-team", "Platform team")
+    page.wait_for_selector("#thread-share-status:text('Members of Platform team can read it.')")
+    link = page.get_attribute("#thread-share-link", "href")
+    assert link == f"/shared/conversations/{conversation_id}/"
+    reader = new_page()
+    sign_in(reader, portal.url, "bob", "bob-pass-123")
+    reader.goto(portal.url + link)
+    shared = reader.inner_text("#main")
+    assert FIRST in shared and SECOND in shared and "Maria Santos" in shared
+    assert "Withheld" not in shared
+    screenshot(reader, "shared-conversation")
+    reader.close()
     screenshot(page, "chat-conversation")
     page.click("#theme-toggle")
     screenshot(page, "chat-conversation-dark")

@@ -103,6 +103,18 @@ def test_a_conversation_shared_with_a_team_opens_read_only_for_its_members(
         sources=[{"index": 1, "file_name": "review-2026.docx"}],
         kb_ids=[private_kb.id],
     )
+    # A follow-up read with the private answer: its standalone form holds that answer's words.
+    QueryRun.objects.create(
+        user=conversation.user,
+        conversation=conversation,
+        query="Who wrote it?",
+        standalone_query="Who wrote the onboarding guide praised in my review?",
+        provider="extractive",
+        status=QueryRun.Status.SUCCEEDED,
+        answer="Ines Duarte wrote the onboarding guide [1].",
+        sources=[{"index": 1, "file_name": "onboarding.md"}],
+        kb_ids=[shared_kb.id],
+    )
     url = f"/api/conversations/{conversation.id}/share"
     shared = auth_client.put(url, {"team": "People Ops"}, format="json")
     assert shared.status_code == 200, shared.json()
@@ -120,13 +132,21 @@ def test_a_conversation_shared_with_a_team_opens_read_only_for_its_members(
     member.force_login(other_user)
     opened = member.get(f"/api/shared/conversations/{conversation.id}").json()
     turns = opened["turns"]
-    assert [turn["withheld"] for turn in turns] == [False, False, True]
+    # The private turn, and the follow-up read with it, keep only their questions.
+    assert [turn["withheld"] for turn in turns] == [False, False, True, True]
     assert turns[0]["answer"].startswith("Full-time staff get 25 days")
-    assert turns[2]["answer"] == "" and turns[2]["citations"] == []
     assert turns[2]["question"] == "What did my review say?"
+    assert turns[3]["standalone_question"] == turns[3]["question"] == "Who wrote it?"
+    for turn in turns[2:]:
+        assert turn["answer"] == turn["error"] == turn["verdict"] == ""
+        assert turn["citations"] == []
     html = member.get(page).content.decode()
     assert "Full-time staff get 25 days of annual leave [1]." in html
-    assert "review-2026.docx" not in html and "praised" not in html
+    for private in ("review-2026.docx", "praised", "onboarding", "Ines Duarte"):
+        assert private not in html and private not in json.dumps(opened)
+    # The member's reads are in the audit trail, as exports.
+    reads = AuditEvent.objects.filter(action="export", actor=other_user)
+    assert reads.count() == 2 and reads.first().details == {"shared": True}
     assert "Withheld: this answer used a knowledge base you cannot read." in html
     # Read-only: a member can neither re-share it, nor delete it, nor ask in it.
     assert member.put(url, {"team": None}, content_type="application/json").status_code == 404

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from providers.llm.base import RunCancelled, public_error
 from providers.llm.checks import CAVEAT, AnswerCheck, check_answer, not_found_answer
-from providers.llm.small import BY_MODEL
+from providers.llm.small import BY_QUOTE
 from providers.reranker import get_reranker
 from queries.pipeline import stages
 from queries.pipeline.context import RunContext, run_context
@@ -179,7 +179,8 @@ def _next_step(run: RunContext, state: RAGState, verdict: Verdict) -> tuple[bool
     """Return whether to try again, and whether that try adds web search (weak evidence)."""
     retry_count = state.get("retry_count", 0)
     will_retry = (not verdict.grounded) and verdict.should_retry and retry_count < run.max_retries
-    if not will_retry or state.get("use_external", False):
+    if not will_retry or state.get("use_external", False) or run.provider.quotes_on_retry():
+        # A retry that quotes reads the same passages: it never sends the question to the web.
         return will_retry, False
     docs = state.get("context_docs", [])
     floor = (run.reranker or get_reranker()).floor
@@ -268,7 +269,7 @@ def _combine(
         not grounded and not check.absent and (bool(critic.get("should_retry", False)) or own_doubt)
     )
     if quotes:
-        should_retry = not grounded and state.get("answered_by") == BY_MODEL
+        should_retry = not grounded and state.get("answered_by") != BY_QUOTE
     return Verdict(
         grounded=grounded,
         confidence=confidence,
