@@ -53,7 +53,10 @@ def test_a_self_hosted_server_s_model_does_the_tasks_as_a_small_one(llama_server
     assert set(ctx.usage) == {"reasoning"} and ctx.usage["reasoning"].output_tokens > 0
     assert ctx.usage["reasoning"].input_tokens > 50
     # The context is cut to the default local model's measured budget, four characters a token.
-    assert provider.context_budget("x" * 10_000, ctx) == 600 * openai.CHARS_PER_TOKEN
+    from providers.model_files import CATALOGUE
+
+    tokens = CATALOGUE[settings.LOCAL_MODEL].context_tokens
+    assert tokens and provider.context_budget("x" * 10_000, ctx) == tokens * openai.CHARS_PER_TOKEN
 
     # "auto": a server on this machine or a private address, never a hosted API.
     for url, small in (
