@@ -414,6 +414,10 @@ LOCAL_ANSWER_FORMAT = env_str("LOCAL_ANSWER_FORMAT", "text").lower()
 # A retry after the check rejected the local model's answer: "extractive" quotes the passages
 # (a fraction of a second), "model" asks the model again with the critique.
 LOCAL_RETRY = env_str("LOCAL_RETRY", "extractive").lower()
+# A plain lookup is answered first by "quote" (the passages quoted, in a fraction of a second;
+# the model writes only when the check does not verify the quote) or by the "model". Only with
+# LOCAL_RETRY "extractive".
+LOCAL_ANSWER_FIRST = env_str("LOCAL_ANSWER_FIRST", "quote").lower()
 # Plain lookups are planned by rule; the local model plans only what the rules see more in.
 LOCAL_RULES_PLANNER = env_bool("LOCAL_RULES_PLANNER", True)
 # Run workers load the local model at start: "auto" when DEFAULT_PROVIDER is local; true/false.

@@ -190,11 +190,13 @@ class AnswerProvider:
         """Return {grounded, confidence, issues, feedback, should_retry}."""
         raise NotImplementedError
 
-    def quotes_on_retry(self) -> bool:
-        """Whether a retry quotes the passages instead of asking the model again.
+    def retries_other_way(self) -> bool:
+        """Whether a retry answers the other way: a quote of the passages after the model's
+        answer, or the model after a quote (a small model, `small.py`).
 
-        Such a retry costs a fraction of a second and asks nothing of the model, so any answer
-        the check does not verify is worth it; otherwise only what a new search can mend is.
+        Such a retry neither asks the model the same again nor needs a new search, so any
+        answer the check does not verify is worth one; otherwise only what a new search can
+        mend is retried.
         """
         return False
 

@@ -8,9 +8,14 @@ this way, and the `openai` provider does against a self-hosted server (OPENAI_SM
 - the context is cut by the extractive scoring, not rewritten by the model;
 - the answer is plain text with [n] markers, no JSON envelope (LOCAL_ANSWER_FORMAT);
 - the deterministic check judges the answer, not the model itself (LOCAL_MODEL_CRITIC);
-- an answer the check does not verify (a refusal, a claim no passage supports, a word of the
-  model's own) is answered again by quoting the passages (LOCAL_RETRY), which takes a
-  fraction of a second and is what the check can verify.
+- a plain lookup is answered first by quoting the passages (LOCAL_ANSWER_FIRST), in a
+  fraction of a second; the model writes only when the check does not verify the quote;
+- any other question is answered by the model first, and an answer the check does not verify
+  (a refusal, a claim no passage supports, a word of the model's own) is answered again by
+  quoting (LOCAL_RETRY).
+
+Either way a question gets at most one attempt each way, and a retry searches again with the
+question as asked.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ from providers.llm.chat import ChatModelProvider
 # LOCAL_RETRY: how a retry answers, after the check rejected the model's answer.
 RETRY_EXTRACTIVE = "extractive"
 RETRY_MODEL = "model"
+# LOCAL_ANSWER_FIRST: who answers a plain lookup first.
+FIRST_QUOTE = "quote"
+FIRST_MODEL = "model"
 # Who wrote an attempt's answer (the reasoning event's additive `answered_by`).
 BY_MODEL = "model"
 BY_QUOTE = RETRY_EXTRACTIVE
@@ -87,8 +95,23 @@ class SmallModelTasks(ChatModelProvider):
     def small_model(self) -> bool:
         return True
 
-    def quotes_on_retry(self) -> bool:
+    def retries_other_way(self) -> bool:
+        """Whether a retry answers the other way (a quote after the model, the model after a
+        quote) rather than asking the model again: LOCAL_RETRY "extractive"."""
         return self.small_model() and settings.LOCAL_RETRY == RETRY_EXTRACTIVE
+
+    def quotes_first(self, query: str) -> bool:
+        """Whether this question is answered by quoting first: a plain lookup, by the rules
+        planner's reading, when LOCAL_ANSWER_FIRST is "quote"."""
+        from providers.llm.extractive.questions import classify
+
+        if not self.retries_other_way() or settings.LOCAL_ANSWER_FIRST != FIRST_QUOTE:
+            return False
+        return _plain_lookup(classify(query))
+
+    def _quotes_now(self, query: str, feedback: str) -> bool:
+        """Whether this attempt quotes: the first way on a first attempt, the other on a retry."""
+        return self.retries_other_way() and self.quotes_first(query) != bool(feedback)
 
     def plan(self, query: str, ctx: CallContext) -> dict[str, Any]:
         """Plan a plain lookup by rule; ask the model only when the rules see more in it.
@@ -126,17 +149,18 @@ class SmallModelTasks(ChatModelProvider):
         return ExtractiveProvider().compress(query, context, ctx)
 
     def answer(self, query, context, sources, ctx, feedback=""):
-        """Answer with the model; a retry (the check did not verify the model's answer) quotes
-        the passages instead, unless LOCAL_RETRY is "model".
+        """Answer by quoting or with the model, whichever way this attempt takes.
 
         Asked again with the critique, a small model mostly wrote the same answer again, 10 s
-        later: the quoted answer is what the check can verify, and it takes a fraction of a
-        second.
+        later: the other way is what the check may verify. The critique is of the other way's
+        answer, so the model is asked afresh.
         """
         if not self.small_model():
             return super().answer(query, context, sources, ctx, feedback)
-        if feedback and self.quotes_on_retry():
+        if self._quotes_now(query, feedback):
             return _quote(query, context, sources, ctx)
+        if self.retries_other_way():
+            feedback = ""
         if settings.LOCAL_ANSWER_FORMAT == "json":
             return {
                 **super().answer(query, context, sources, ctx, feedback),
@@ -146,17 +170,19 @@ class SmallModelTasks(ChatModelProvider):
         return plain_result(text, sources)
 
     def answer_plain(self, query, context, sources, ctx, feedback=""):
-        if feedback and self.quotes_on_retry():
+        if self._quotes_now(query, feedback):
             return _quote(query, context, sources, ctx)["answer"]
+        if self.retries_other_way():
+            feedback = ""
         return super().answer_plain(query, context, sources, ctx, feedback)
 
     def rewrite_query(self, query: str, feedback: str, ctx: CallContext) -> str:
-        """Search again with the question as asked when the retry quotes the passages.
+        """Search again with the question as asked when the retry answers the other way.
 
         The critique of a model's answer names the model's own wrong claims: words added from
         it sent the search elsewhere, and the quoted answer then came from worse passages.
         """
-        if self.quotes_on_retry():
+        if self.retries_other_way():
             if ctx.is_cancelled():
                 raise RunCancelled()
             return query

@@ -21,6 +21,8 @@ def local(gguf_model, settings):
     from providers.llm.local import LocalProvider
 
     settings.LOCAL_MODEL_PATH = str(gguf_model)
+    # These tests are of the model's own answers: no lookup is quoted first.
+    settings.LOCAL_ANSWER_FIRST = "model"
     return LocalProvider()
 
 

@@ -38,21 +38,23 @@ def test_a_self_hosted_server_s_model_does_the_tasks_as_a_small_one(llama_server
     settings.OPENAI_SMALL_MODEL = "auto"
     settings.LLM_MAX_TOKENS = {**settings.LLM_MAX_TOKENS, "answer_plain": 24}
     provider = openai.OpenAIProvider()
-    assert provider.small_model() and provider.quotes_on_retry()
+    assert provider.small_model() and provider.retries_other_way()
     ctx = CallContext()
     question = "Who was the lead designer of the Eiffel Tower?"
     blocks = [SourceBlock(1, "eiffel.txt", CONTEXT.split("\n", 1)[1])]
 
     assert provider.plan(question, ctx)["planned_by"] == "rules"
+    # A plain lookup is quoted first, without the model.
     first = provider.answer(question, CONTEXT, blocks, ctx)
-    assert first["answered_by"] == "model" and first["key_facts"] == []
+    assert first["answered_by"] == "extractive" and "Maurice Koechlin" in first["answer"]
+    assert not ctx.usage["reasoning"].output_tokens
     provider.reflect(question, CONTEXT, first["answer"], blocks, ctx)  # the check judges
+    # The retry (the check did not verify the quote) is the model's.
     retry = provider.answer(question, CONTEXT, blocks, ctx, feedback="Not supported by [1].")
-    assert retry["answered_by"] == "extractive" and "Maurice Koechlin" in retry["answer"]
-    # One model call in all: the answer. No planner, no critic, no second answer.
+    assert retry["answered_by"] == "model" and retry["key_facts"] == []
+    # One model call in all: the retry. No planner, no critic.
     assert set(ctx.usage) == {"reasoning"} and ctx.usage["reasoning"].output_tokens > 0
     assert ctx.usage["reasoning"].input_tokens > 50
-    # The context is cut to the default local model's measured budget, four characters a token.
     from providers.model_files import CATALOGUE
 
     tokens = CATALOGUE[settings.LOCAL_MODEL].context_tokens

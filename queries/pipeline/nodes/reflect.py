@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 
 from providers.llm.base import RunCancelled, public_error
 from providers.llm.checks import CAVEAT, AnswerCheck, check_answer, not_found_answer
-from providers.llm.small import BY_QUOTE
 from providers.reranker import get_reranker
 from queries.pipeline import stages
 from queries.pipeline.context import RunContext, run_context
@@ -179,8 +178,8 @@ def _next_step(run: RunContext, state: RAGState, verdict: Verdict) -> tuple[bool
     """Return whether to try again, and whether that try adds web search (weak evidence)."""
     retry_count = state.get("retry_count", 0)
     will_retry = (not verdict.grounded) and verdict.should_retry and retry_count < run.max_retries
-    if not will_retry or state.get("use_external", False) or run.provider.quotes_on_retry():
-        # A retry that quotes reads the same passages: it never sends the question to the web.
+    if not will_retry or state.get("use_external", False) or run.provider.retries_other_way():
+        # A retry the other way reads the same passages: it never sends the question to the web.
         return will_retry, False
     docs = state.get("context_docs", [])
     floor = (run.reranker or get_reranker()).floor
@@ -208,7 +207,7 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
     blocks = source_blocks(build_sources(docs), docs)
     critic, error = _critic(run, state, answer, blocks)
     check = check_answer(question(state), answer, blocks, term_stats=state.get("term_stats"))
-    return _combine(state, critic, check, error, quotes=run.provider.quotes_on_retry())
+    return _combine(state, critic, check, error, other_way=run.provider.retries_other_way())
 
 
 def _critic(run: RunContext, state: RAGState, answer: str, blocks) -> tuple[dict, str]:
@@ -233,13 +232,13 @@ def _critic(run: RunContext, state: RAGState, answer: str, blocks) -> tuple[dict
 
 
 def _combine(
-    state: RAGState, critic: dict, check: AnswerCheck, error: str, *, quotes: bool = False
+    state: RAGState, critic: dict, check: AnswerCheck, error: str, *, other_way: bool = False
 ) -> Verdict:
     """Return the verdict of the critic and the deterministic check together.
 
-    `quotes`: the provider's retry quotes the passages (a small model's): then every model
-    answer the check does not verify is quoted instead (a refusal, a word no passage holds,
-    an unsupported claim), and a quote is not quoted again.
+    `other_way`: the provider's retry answers the other way (a small model's: a quote after
+    the model, the model after a quote). Then a first answer the check does not verify (a
+    refusal, a word no passage holds, an unsupported claim) is answered once the other way.
     """
     issues = [str(issue) for issue in (critic.get("issues") or [])]
     issues += [issue for issue in check.issues if issue not in issues]
@@ -268,8 +267,8 @@ def _combine(
     should_retry = (
         not grounded and not check.absent and (bool(critic.get("should_retry", False)) or own_doubt)
     )
-    if quotes:
-        should_retry = not grounded and state.get("answered_by") != BY_QUOTE
+    if other_way:
+        should_retry = not grounded and not state.get("retry_count", 0)
     return Verdict(
         grounded=grounded,
         confidence=confidence,
@@ -287,7 +286,7 @@ def _retry(run: RunContext, state: RAGState, verdict: Verdict, *, escalate: bool
     retry_count = state.get("retry_count", 0)
     attempt = retry_count + 2
     max_attempts = run.max_retries + 1
-    # Never empty: the next attempt knows it is one (a small model's retry quotes).
+    # Never empty: the next attempt knows it is one (a small model answers the other way).
     reason = verdict.feedback or "; ".join(verdict.issues) or NOT_GROUNDED
     run.emit(
         stages.RETRY,

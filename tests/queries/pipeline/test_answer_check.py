@@ -143,9 +143,36 @@ def reasoning_completes(sink) -> list[dict]:
     ]
 
 
-def test_a_small_model_s_refusal_is_answered_by_quoting_the_passage_that_holds_it(kb):
-    # Planned by rule and judged by the check: the script's one reply is the only model call,
-    # and the retry asks nothing of the model (no reply is left for it).
+def test_a_small_model_s_lookup_is_quoted_and_the_model_not_asked_when_the_quote_holds(kb):
+    # Planned by rule, quoted, judged by the check: the script has no reply for any stage.
+    script = Script()
+
+    sink, outcome = run(kb, script, "How many days of annual leave do I get?", small=True)
+
+    assert script.calls == [] and "retry" not in [f["type"] for f in sink.frames()]
+    assert [c.get("answered_by") for c in reasoning_completes(sink)] == ["extractive"]
+    assert "25 working days" in outcome.answer and finalize(sink)["verdict"] == "verified"
+
+
+def test_the_small_model_answers_a_lookup_whose_quote_the_check_does_not_verify(kb):
+    # "surrender" is in no document: the quote is not verified, so the model writes, once.
+    reply = "Full-time employees get 25 working days of annual leave per calendar year [1]."
+    script = Script(reasoning=[reply])
+    query = "How many days of annual leave do full-time employees surrender per year?"
+
+    sink, outcome = run(kb, script, query, small=True)
+
+    assert [stage for stage, _ in script.calls] == ["reasoning"]
+    assert [c.get("answered_by") for c in reasoning_completes(sink)] == ["extractive", "model"]
+    assert [f["type"] for f in sink.frames()].count("retry") == 1
+    assert outcome.answer.startswith(reply)
+    assert finalize(sink)["verdict"] == "unverified"
+
+
+def test_a_small_model_s_refusal_is_answered_by_quoting_the_passage_that_holds_it(kb, settings):
+    # The model first (LOCAL_ANSWER_FIRST=model): the script's one reply is the only model
+    # call, and the retry asks nothing of the model (no reply is left for it).
+    settings.LOCAL_ANSWER_FIRST = "model"
     script = Script(reasoning=["The documents do not say how much annual leave there is."])
 
     sink, outcome = run(kb, script, "How many days of annual leave do I get?", small=True)
@@ -157,7 +184,7 @@ def test_a_small_model_s_refusal_is_answered_by_quoting_the_passage_that_holds_i
     assert finalize(sink)["verdict"] == "verified"
 
 
-def test_a_small_model_s_claim_with_a_word_no_document_holds_is_quoted_instead(kb):
+def test_a_small_model_s_claim_with_a_word_no_document_holds_is_quoted_instead(kb, settings):
     # "surrender" is the question's word and in no document: a new search cannot mend that,
     # so a large model's answer is not tried again; a small model's is quoted instead.
     query = "How many days of annual leave do full-time employees surrender per year?"
@@ -173,6 +200,7 @@ def test_a_small_model_s_claim_with_a_word_no_document_holds_is_quoted_instead(k
     assert "retry" not in [f["type"] for f in sink.frames()]
     assert outcome.answer.startswith("They surrender 25 days [1].")
 
+    settings.LOCAL_ANSWER_FIRST = "model"
     sink, outcome = run(kb, Script(reasoning=["They surrender 25 days [1]."]), query, small=True)
 
     assert [c.get("answered_by") for c in reasoning_completes(sink)] == ["model", "extractive"]
@@ -184,12 +212,13 @@ def test_a_small_model_s_claim_with_a_word_no_document_holds_is_quoted_instead(k
     assert outcome.metadata["issues"] == ['No document mentions "surrender".']
 
 
-def test_a_quote_that_finds_nothing_ends_not_found_without_quoting_twice(kb):
+def test_a_question_neither_way_answers_ends_not_found_after_one_try_each_way(kb):
     script = Script(reasoning=["The documents do not mention sabbatical leave."])
 
     sink, outcome = run(kb, script, "How many days of sabbatical leave can I take?", small=True)
 
-    # Two retries are allowed; the second quote would be the first again.
+    # Two retries are allowed; a third attempt would repeat one of the two.
     assert [f["type"] for f in sink.frames()].count("retry") == 1
+    assert [c.get("answered_by") for c in reasoning_completes(sink)] == ["extractive", "model"]
     assert finalize(sink)["verdict"] == "not_found"
     assert outcome.answer.startswith("I could not find an answer to")
