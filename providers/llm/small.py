@@ -82,11 +82,16 @@ def _quote(query, context, sources, ctx) -> dict[str, Any]:
     """Answer by quoting the passages, as the offline provider does on a first attempt.
 
     The check's critique names the model's words, not the passages': passed on, it struck the
-    very sentences the model had paraphrased badly.
+    very sentences the model had paraphrased badly. The quote reaches the run's answer text
+    (`answer_delta`) at once, as a model's answer does while it is written.
     """
     from providers.llm.extractive import ExtractiveProvider
 
-    return {**ExtractiveProvider().answer(query, context, sources, ctx), "answered_by": BY_QUOTE}
+    result = ExtractiveProvider().answer(query, context, sources, ctx)
+    if ctx.on_answer_text is not None and result.get("answer"):
+        # Shown as it is ready, as a model's answer is while it is written.
+        ctx.on_answer_text(str(result["answer"]))
+    return {**result, "answered_by": BY_QUOTE}
 
 
 class SmallModelTasks(ChatModelProvider):

@@ -151,6 +151,9 @@ def test_a_small_model_s_lookup_is_quoted_and_the_model_not_asked_when_the_quote
 
     assert script.calls == [] and "retry" not in [f["type"] for f in sink.frames()]
     assert [c.get("answered_by") for c in reasoning_completes(sink)] == ["extractive"]
+    # The quote is shown at once, as a model's answer is while it is written.
+    deltas = [f["data"] for f in sink.frames() if f["type"] == "answer_delta"]
+    assert deltas and deltas[-1]["attempt"] == 1 and "25 working days" in deltas[-1]["text"]
     assert "25 working days" in outcome.answer and finalize(sink)["verdict"] == "verified"
 
 
