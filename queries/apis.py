@@ -28,7 +28,12 @@ from adrag_site.pagination import PageSizePagination
 from adrag_site.parsers import JSONParser
 from adrag_site.schema import error_responses
 from queries import selectors, services
-from queries.export import FORMATS, conversation_export, conversation_markdown
+from queries.export import (
+    FORMATS,
+    conversation_export,
+    conversation_markdown,
+    shared_conversation_export,
+)
 from queries.models import QueryRun, RunFeedback
 from queries.serializers import (
     ConversationDetailOutput,
@@ -462,17 +467,4 @@ class SharedConversationApi(APIView):
         conversation = selectors.conversation_get_shared(
             conversation_id=conversation_id, user=request.user
         )
-        return Response(shared_export(conversation=conversation, user=request.user))
-
-
-def shared_export(*, conversation, user) -> dict:
-    """Return a conversation as a reader may see it: whole for its owner and staff, without
-    the answers from knowledge bases a team member cannot read."""
-    from knowledge.selectors import kb_ids_for_user
-
-    whole = user.is_staff or conversation.user_id == user.id
-    readable = None if whole else set(kb_ids_for_user(user=user))
-    if conversation.user_id != user.id:
-        # Someone else read it: recorded as an export is.
-        audit_record(audit.EXPORT, target=conversation, shared=True)
-    return conversation_export(conversation=conversation, readable_kb_ids=readable)
+        return Response(shared_conversation_export(conversation=conversation, user=request.user))

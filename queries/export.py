@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from adrag_site import audit
+from adrag_site.audit import audit_record
 from queries.models import Conversation
 from queries.selectors import conversation_runs
 
@@ -44,22 +46,6 @@ def conversation_export(
         withheld = withheld or (
             readable_kb_ids is not None and not set(run.kb_ids or []) <= readable_kb_ids
         )
-        if withheld:
-            turns.append(
-                {
-                    "run_id": str(run.id),
-                    "asked_at": run.created_at.isoformat(),
-                    "question": run.query,
-                    "standalone_question": run.query,
-                    "status": run.status,
-                    "answer": "",
-                    "error": "",
-                    "verdict": "",
-                    "citations": [],
-                    "withheld": True,
-                }
-            )
-            continue
         succeeded = run.status == run.Status.SUCCEEDED
         turn = {
             "run_id": str(run.id),
@@ -74,8 +60,11 @@ def conversation_export(
                 _citation(source) for source in (run.sources or []) if isinstance(source, dict)
             ],
         }
+        if withheld:
+            turn.update(standalone_question=run.query, answer="", error="", verdict="")
+            turn["citations"] = []
         if readable_kb_ids is not None:
-            turn["withheld"] = False
+            turn["withheld"] = withheld
         turns.append(turn)
     return {
         "id": str(conversation.id),
@@ -124,3 +113,16 @@ def conversation_markdown(export: dict[str, Any]) -> str:
             lines += [f"- [{c['index']}] {_where(c)}" for c in turn["citations"]]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def shared_conversation_export(*, conversation: Conversation, user) -> dict[str, Any]:
+    """Return a conversation as a reader may see it: whole for its owner and staff, without the
+    answers from knowledge bases a team member cannot read. Someone else's read is audited as
+    an export."""
+    from knowledge.selectors import kb_ids_for_user
+
+    whole = user.is_staff or conversation.user_id == user.id
+    readable = None if whole else set(kb_ids_for_user(user=user))
+    if conversation.user_id != user.id:
+        audit_record(audit.EXPORT, target=conversation, shared=True)
+    return conversation_export(conversation=conversation, readable_kb_ids=readable)

@@ -62,11 +62,11 @@ def run_replay_view(request: HttpRequest, run_id) -> HttpResponse:
 def shared_conversation_view(request: HttpRequest, conversation_id) -> HttpResponse:
     """Render a conversation read-only for its owner, a member of the team it is shared with,
     or staff; 404 for anyone else."""
-    from queries.apis import shared_export
+    from queries.export import shared_conversation_export
     from queries.selectors import conversation_get_shared
 
     conversation = conversation_get_shared(conversation_id=conversation_id, user=request.user)
-    export = shared_export(conversation=conversation, user=request.user)
+    export = shared_conversation_export(conversation=conversation, user=request.user)
     return render(
         request,
         "shared_conversation.html",
