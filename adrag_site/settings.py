@@ -237,6 +237,15 @@ MAX_DOCX_UNCOMPRESSED_MB = env_int("MAX_DOCX_UNCOMPRESSED_MB", 40)
 # The worker extracts each file in a child process under these budgets (knowledge/ingest/sandbox.py).
 EXTRACT_TIMEOUT_SECONDS = env_float("EXTRACT_TIMEOUT_SECONDS", 120.0)
 EXTRACT_MEMORY_MB = env_int("EXTRACT_MEMORY_MB", 1024)
+# OCR (knowledge/ingest/ocr.py, RapidOCR with the models its wheel carries) reads images and the
+# pages of a PDF without a text layer. A page may take OCR_PAGE_SECONDS (then it is reported
+# as unreadable and the others go on); each page read adds that to the file's wall-clock budget;
+# pages past OCR_MAX_PAGES are not read. The engine needs more memory than parsing: a file
+# that needs OCR may grow to OCR_MEMORY_MB of address space. OCR_ENABLED=false refuses images.
+OCR_ENABLED = env_bool("OCR_ENABLED", True)
+OCR_PAGE_SECONDS = env_float("OCR_PAGE_SECONDS", 30.0)
+OCR_MAX_PAGES = env_int("OCR_MAX_PAGES", 200)
+OCR_MEMORY_MB = env_int("OCR_MEMORY_MB", 2048)
 # Per-user ingestion limits: documents queued or in progress, and stored bytes per owner
 # (the KB's team when it has one, else its owner); 0 means no limit. Over either: 429 / 413.
 INGESTIONS_MAX_PENDING_PER_USER = env_int("INGESTIONS_MAX_PENDING_PER_USER", 50)

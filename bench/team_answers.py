@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/team_answers.py [--provider NAME] [--model NAME] [--only KIND,...]
                                            [--limit N | --sample N] [--out results.jsonl]
-                                           [--show-chunks]
+                                           [--show-chunks] [--scanned | --scannable]
 
 Builds the documents of `bench/team_docs/` (Markdown policies with headings, tables and
 numbered steps, release notes, a runbook, HTML pages with a FAQ, tables and lists, two CSVs,
@@ -20,6 +20,12 @@ and in all:
 - false badges: an unanswerable question shown as grounded and verified;
 - citations correct: answers (not "not found") whose first sentence cites only passages of
   the files that hold the fact.
+
+`--scanned` replaces three documents by scans (image-only PDFs, `bench/team_docs/scan.py`:
+the travel policy PDF, the meeting notes, the offices table), read by OCR at ingestion, asks
+only the questions those documents answer, and prints how well OCR read each one (word
+recall) and its seconds per page. `--scannable` asks the same questions of the typed
+documents, for the comparison.
 """
 
 from __future__ import annotations
@@ -156,6 +162,9 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=None, help="N questions spread evenly")
     parser.add_argument("--out", default="")
     parser.add_argument("--show-chunks", action="store_true")
+    scan = parser.add_mutually_exclusive_group()
+    scan.add_argument("--scanned", action="store_true", help="three documents as scans")
+    scan.add_argument("--scannable", action="store_true", help="their questions, typed")
     args = parser.parse_args()
     setup()
     from knowledge.bulk import TextItem, documents_ingest_inline
@@ -168,16 +177,38 @@ def main() -> None:
     name = f"team-docs-{args.provider}"
     KnowledgeBase.objects.filter(owner=user, name=name).delete()
     kb = KnowledgeBase.objects.create(owner=user, name=name)
+    renamed: dict[str, str] = {}
     with tempfile.TemporaryDirectory() as folder:
         files = build_documents(Path(folder))
+        if args.scanned:
+            sys.path.insert(0, str(DATA))
+            from scan import scan_documents
+
+            originals = {path.name: path for path in files}
+            files, renamed = scan_documents(files, Path(folder) / "scans")
+            ocr_report(originals, renamed, Path(folder) / "scans")
         items = [TextItem(path.name, path.read_bytes()) for path in files]
+        started = time.perf_counter()
         summary = documents_ingest_inline(kb=kb, items=items, user=user)
-    print(f"documents: {len(items)} (ready {summary['ready']}, failed {summary['failed']})")
+    print(
+        f"documents: {len(items)} (ready {summary['ready']}, failed {summary['failed']}) "
+        f"in {time.perf_counter() - started:.1f} s"
+    )
     if args.show_chunks:
         show_chunks(kb)
     questions = json.loads((DATA / "questions.json").read_text())["questions"]
     if args.only:
         questions = [q for q in questions if q["kind"] in args.only.split(",")]
+    if args.scanned or args.scannable:
+        sys.path.insert(0, str(DATA))
+        from scan import SCANNED
+
+        # The questions the scanned documents answer, and every unanswerable one.
+        questions = [
+            {**q, "sources": [renamed.get(name, name) for name in q.get("sources", [])]}
+            for q in questions
+            if q["kind"] == "unanswerable" or set(q.get("sources", [])) & set(SCANNED)
+        ]
     if args.sample:
         step = len(questions) / args.sample
         questions = [questions[int(i * step)] for i in range(min(args.sample, len(questions)))]
@@ -214,6 +245,29 @@ def main() -> None:
     if out:
         out.close()
     report(results, times, args.provider, args.model)
+
+
+def ocr_report(originals: dict[str, Path], renamed: dict[str, str], folder: Path) -> None:
+    """Print how well OCR reads each scanned document, and its seconds per page."""
+    from scan import source_text, word_recall
+
+    from knowledge.ingest.extract import extract
+    from knowledge.ingest.ocr import OcrOptions
+
+    for name, scanned_name in renamed.items():
+        data = (folder / scanned_name).read_bytes()
+        started = time.perf_counter()
+        extracted = extract(data, scanned_name, ocr=OcrOptions())
+        seconds = time.perf_counter() - started
+        pages = max(len(extracted.ocr_pages), 1)
+        # Headings become section paths, not text: they count as read.
+        read = "\n".join(" ".join([*s.section, s.text]) for s in extracted.segments)
+        recall = word_recall(source_text(originals[name]), read)
+        print(
+            f"OCR {scanned_name}: {len(extracted.ocr_pages)} pages read, "
+            f"{len(extracted.unreadable_pages)} unreadable, word recall {recall:.1%}, "
+            f"{seconds / pages:.1f} s per page"
+        )
 
 
 def report(results: dict[str, list[dict]], times: list[float], provider: str, model) -> None:

@@ -61,6 +61,8 @@ class DocumentAdmin(admin.ModelAdmin):
         "error",
         "error_code",
         "page_count",
+        "ocr_pages",
+        "unreadable_pages",
         "chunk_count",
         "entity_count",
         "edge_count",

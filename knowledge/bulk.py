@@ -21,6 +21,8 @@ from knowledge.ingestion import (
     document_index,
     documents_reap,
     embed_chunks,
+    extracted_fields,
+    ocr_options,
     prepare_chunks,
     set_fields,
 )
@@ -97,7 +99,7 @@ class _InlineBatch:
 
     def add(self, item: TextItem) -> None:
         try:
-            extracted = extract(item.data, item.file_name)
+            extracted = extract(item.data, item.file_name, ocr=ocr_options())
             document, queued = document_upload(
                 kb=self.kb,
                 file_name=item.file_name,
@@ -117,7 +119,7 @@ class _InlineBatch:
             document,
             status=Document.Status.EMBEDDING,
             started_at=timezone.now(),
-            encoding=extracted.encoding or "",
+            **extracted_fields(extracted),
         )
         self.pending.append((document, prepare_chunks(extracted.segments)))
 

@@ -17,7 +17,8 @@ from adrag_site import jobs
 from knowledge.index import PreparedChunk, write_chunks
 from knowledge.ingest.chunking import chunk_segments
 from knowledge.ingest.entities import extract_entities
-from knowledge.ingest.extract import ExtractionError, Segment
+from knowledge.ingest.extract import ExtractedText, ExtractionError, Segment
+from knowledge.ingest.ocr import OcrOptions
 from knowledge.ingest.sandbox import SandboxCancelled, extract_sandboxed
 from knowledge.models import Document
 from providers import embedder
@@ -34,6 +35,23 @@ MAX_ENTITY_LENGTH = 200
 
 class IngestCancelled(Exception):
     """The ingestion was cancelled; nothing of this attempt was written."""
+
+
+def ocr_options() -> OcrOptions | None:
+    """How OCR may run under the settings, or None when it is switched off."""
+    if not settings.OCR_ENABLED:
+        return None
+    return OcrOptions(page_seconds=settings.OCR_PAGE_SECONDS, max_pages=settings.OCR_MAX_PAGES)
+
+
+def extracted_fields(extracted: ExtractedText) -> dict:
+    """The fields of a document that its extraction sets."""
+    return {
+        "encoding": extracted.encoding or "",
+        "page_count": max((s.page or 0 for s in extracted.segments), default=0) or None,
+        "ocr_pages": extracted.ocr_pages,
+        "unreadable_pages": extracted.unreadable_pages,
+    }
 
 
 def prepare_chunks(segments: Sequence[Segment]) -> list[PreparedChunk]:
@@ -168,19 +186,28 @@ def document_ingest_run(
         path = Path(settings.MEDIA_ROOT, document.stored_path)
         if not path.is_file():
             raise FileNotFoundError(f"the stored file of document {document_id} is missing")
+
+        def on_ocr_page(page: int, total: int) -> None:
+            # A scan's pages are its progress while it is read.
+            set_fields(document, progress_done=page - 1, progress_total=total)
+
         extracted = extract_sandboxed(
             path,
             document.file_name,
             timeout=settings.EXTRACT_TIMEOUT_SECONDS,
             memory_mb=settings.EXTRACT_MEMORY_MB,
             should_stop=throttled(cancel_requested, every=1.0),
+            ocr=ocr_options(),
+            ocr_memory_mb=settings.OCR_MEMORY_MB,
+            on_ocr_page=on_ocr_page,
         )
         check_cancel()
         set_fields(
             document,
             status=Document.Status.CHUNKING,
-            encoding=extracted.encoding or "",
-            page_count=max((s.page or 0 for s in extracted.segments), default=0) or None,
+            progress_done=0,
+            progress_total=0,
+            **extracted_fields(extracted),
         )
         chunks = prepare_chunks(extracted.segments)
         check_cancel()

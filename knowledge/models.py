@@ -84,6 +84,10 @@ class Document(models.Model):
     error = models.TextField(blank=True, default="")
     error_code = models.CharField(max_length=40, blank=True, default="")
     page_count = models.PositiveIntegerField(null=True, blank=True)
+    # The pages read by OCR, and those no reading could turn into text, each
+    # {"page", "reason", "message"} (knowledge/ingest/ocr.py).
+    ocr_pages = models.JSONField(default=list, blank=True)
+    unreadable_pages = models.JSONField(default=list, blank=True)
     chunk_count = models.PositiveIntegerField(default=0)
     entity_count = models.PositiveIntegerField(default=0)
     edge_count = models.PositiveIntegerField(default=0)

@@ -25,6 +25,14 @@ class ProgressOutput(serializers.Serializer):
     percent = serializers.FloatField()
 
 
+class UnreadablePageOutput(serializers.Serializer):
+    page = serializers.IntegerField(allow_null=True)
+    reason = serializers.ChoiceField(
+        choices=["over_budget", "no_text_found", "unreadable_image", "over_page_limit"]
+    )
+    message = serializers.CharField()
+
+
 class KnowledgeBaseDeleteOutput(serializers.Serializer):
     message = serializers.CharField()
     deleted = serializers.BooleanField()
@@ -130,6 +138,12 @@ class KnowledgeBaseOutput(serializers.ModelSerializer):
 class DocumentOutput(serializers.ModelSerializer):
     knowledge_base = serializers.IntegerField(source="knowledge_base_id")
     progress = serializers.SerializerMethodField()
+    ocr_pages = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The pages read by OCR (scans, images)."
+    )
+    unreadable_pages = UnreadablePageOutput(
+        many=True, help_text="The pages OCR could not turn into text, and why."
+    )
 
     class Meta:
         model = Document
@@ -146,6 +160,8 @@ class DocumentOutput(serializers.ModelSerializer):
             "error",
             "error_code",
             "page_count",
+            "ocr_pages",
+            "unreadable_pages",
             "chunk_count",
             "entity_count",
             "edge_count",

@@ -27,7 +27,12 @@ from knowledge.models import Document, KnowledgeBase
 logger = logging.getLogger(__name__)
 
 # Request errors are 400; a file we received but cannot use is 422 (the spec's "no text" case).
-EXTRACTION_STATUS = {"unsupported_type": 400, "too_many_pages": 413}
+EXTRACTION_STATUS = {
+    "unsupported_type": 400,
+    "ocr_disabled": 400,
+    "too_many_pages": 413,
+    "image_too_large": 413,
+}
 
 
 def kb_create(
@@ -204,6 +209,7 @@ def validate_upload(*, file_name: str, staged: StagedUpload) -> tuple[str, str]:
                 size=staged.size,
                 max_pdf_pages=settings.MAX_PDF_PAGES,
                 max_docx_bytes=settings.MAX_DOCX_UNCOMPRESSED_MB * 1024 * 1024,
+                ocr_enabled=settings.OCR_ENABLED,
             )
     except ExtractionError as exc:
         raise ServiceError(EXTRACTION_STATUS.get(exc.code, 422), exc.code, exc.message) from None

@@ -5,7 +5,6 @@ from __future__ import annotations
 import codecs
 import csv
 import io
-import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import BinaryIO
@@ -13,6 +12,7 @@ from typing import BinaryIO
 from knowledge.ingest.filetypes import (
     KIND_CSV,
     KIND_HTML,
+    KIND_IMAGE,
     KIND_MARKDOWN,
     KIND_PDF,
     KIND_TEXT,
@@ -21,7 +21,13 @@ from knowledge.ingest.filetypes import (
     file_kind,
 )
 from knowledge.ingest.markup import html_structure, markdown_structure
-from knowledge.ingest.structure import Segment, StructureBuilder, plain_structure
+from knowledge.ingest.ocr import OcrOptions, PageText, describe_problem
+from knowledge.ingest.structure import (
+    Segment,
+    StructureBuilder,
+    column_name,
+    plain_structure,
+)
 
 # Stable error codes: callers store and match on these, so never rename one.
 CONTENT_MISMATCH = "content_mismatch"
@@ -30,6 +36,7 @@ ENCRYPTED_PDF = "encrypted_pdf"
 ZIP_BOMB = "zip_bomb"
 NO_TEXT = "no_text"
 UNSUPPORTED_TYPE = "unsupported_type"
+OCR_DISABLED = "ocr_disabled"
 
 DEFAULT_MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024
 MAX_COMPRESSION_RATIO = 100
@@ -40,6 +47,9 @@ MAX_ZIP_MEMBERS = 10_000
 
 # Acrobat accepts a header anywhere in the first 1024 bytes; real files rely on it.
 _PDF_HEADER_WINDOW = 1024
+# A PDF page whose text layer has fewer characters than this, and which draws an image, is
+# read by OCR (a scan often carries a page number or a scanner's stamp as its only text).
+OCR_BELOW_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,28 @@ class ExtractedText:
 
     segments: list[Segment] = field(default_factory=list)
     encoding: str | None = None
+    # The pages read by OCR, and those that could not be read: {"page", "reason", "message"}.
+    ocr_pages: list[int] = field(default_factory=list)
+    unreadable_pages: list[dict] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """Return a JSON-able dict (the extraction sandbox sends its result as JSON)."""
+        return {
+            "segments": [segment.to_json() for segment in self.segments],
+            "encoding": self.encoding,
+            "ocr_pages": self.ocr_pages,
+            "unreadable_pages": self.unreadable_pages,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> ExtractedText:
+        """Return the result `to_json` described."""
+        return cls(
+            segments=[Segment.from_json(segment) for segment in data["segments"]],
+            encoding=data.get("encoding"),
+            ocr_pages=list(data.get("ocr_pages") or []),
+            unreadable_pages=list(data.get("unreadable_pages") or []),
+        )
 
     @property
     def text(self) -> str:
@@ -72,15 +104,22 @@ def extract(
     file_name: str,
     *,
     max_uncompressed_bytes: int = DEFAULT_MAX_UNCOMPRESSED_BYTES,
+    ocr: OcrOptions | None = None,
 ) -> ExtractedText:
-    """Return the text of an uploaded file, raising ExtractionError for bad input."""
+    """Return the text of an uploaded file, raising ExtractionError for bad input.
+
+    With `ocr`, scanned PDF pages and images are read by OCR; without it, an image is
+    refused and a scanned page is blank.
+    """
     try:
         kind = file_kind(file_name)
     except UnsupportedFileType as exc:
         raise ExtractionError(UNSUPPORTED_TYPE, str(exc)) from exc
 
     if kind == KIND_PDF:
-        result = _extract_pdf(data)
+        result = _extract_pdf(data, ocr)
+    elif kind == KIND_IMAGE:
+        result = _extract_image(data, file_name, ocr)
     elif kind in OFFICE_KINDS:
         from knowledge.ingest.office import extract_office
 
@@ -107,7 +146,12 @@ def extract(
 
     # Blank pages stay, so page numbers and the page count match the file.
     if not any(segment.text.strip() for segment in result.segments):
-        raise ExtractionError(NO_TEXT, f"{file_name!r} contains no extractable text.")
+        message = f"{file_name!r} contains no extractable text."
+        if result.unreadable_pages:
+            first = result.unreadable_pages[0]
+            where = f"page {first['page']}: " if first["page"] else ""
+            message = f"{file_name!r} contains no readable text ({where}{first['message']})."
+        raise ExtractionError(NO_TEXT, message)
     return result
 
 
@@ -204,7 +248,7 @@ def open_pdf(source: BinaryIO):
     return reader
 
 
-def _extract_pdf(data: bytes) -> ExtractedText:
+def _extract_pdf(data: bytes, ocr: OcrOptions | None) -> ExtractedText:
     reader = open_pdf(io.BytesIO(data))
     try:
         pages = list(reader.pages)
@@ -215,23 +259,89 @@ def _extract_pdf(data: bytes) -> ExtractedText:
         raise
     except Exception as exc:  # noqa: BLE001 - pypdf raises many types on bad input
         raise ExtractionError(CORRUPT_FILE, f"The PDF could not be read: {exc}") from exc
+    ocr_pages: list[int] = []
+    unreadable: list[dict] = []
+    if ocr is not None and any(_needs_ocr(text) for text in texts):
+        for read in _ocr_pdf_pages(data, texts, ocr):
+            if read.problem:
+                unreadable.append(_unreadable(read, ocr))
+            elif len(read.text.strip()) > len(texts[read.page - 1].strip()):
+                texts[read.page - 1] = read.text
+                ocr_pages.append(read.page)
     segments = plain_structure([(text, number) for number, text in enumerate(texts, start=1)])
     # Blank pages stay, so page numbers and the page count match the file.
     present = {segment.page for segment in segments}
     blanks = [Segment(text="", page=n) for n in range(1, len(texts) + 1) if n not in present]
     segments = sorted([*segments, *blanks], key=lambda segment: segment.page or 0)
-    return ExtractedText(segments=segments)
+    return ExtractedText(segments=segments, ocr_pages=ocr_pages, unreadable_pages=unreadable)
+
+
+def _needs_ocr(text: str) -> bool:
+    return len("".join(text.split())) < OCR_BELOW_CHARS
+
+
+def _ocr_pdf_pages(data: bytes, texts: list[str], ocr: OcrOptions) -> list[PageText]:
+    """OCR the pages of a PDF that have (almost) no text layer but draw an image."""
+    import pypdfium2
+
+    from knowledge.ingest.ocr import page_has_images, read_pages, render_pdf_page
+
+    try:
+        document = pypdfium2.PdfDocument(data)
+        scanned = [
+            index
+            for index, text in enumerate(texts)
+            if _needs_ocr(text) and index < len(document) and page_has_images(document, index)
+        ]
+    except Exception as exc:  # noqa: BLE001 - PDFium raises its own error on bad input
+        raise ExtractionError(CORRUPT_FILE, f"The PDF's pages could not be drawn: {exc}") from exc
+    pages = ((index + 1, lambda index=index: render_pdf_page(document, index)) for index in scanned)
+    try:
+        return read_pages(pages, len(scanned), ocr)
+    finally:
+        document.close()
+
+
+def _unreadable(read: PageText, ocr: OcrOptions) -> dict:
+    return {
+        "page": read.page,
+        "reason": read.problem,
+        "message": describe_problem(read.problem, ocr.page_seconds),
+    }
+
+
+# --- images ------------------------------------------------------------------------
+
+
+def _extract_image(data: bytes, file_name: str, ocr: OcrOptions | None) -> ExtractedText:
+    """Read an image (a multi-page TIFF page by page) with OCR."""
+    if ocr is None:
+        raise ExtractionError(
+            OCR_DISABLED, f"{file_name!r} is an image, and reading images (OCR) is switched off."
+        )
+    from knowledge.ingest.ocr import open_image_frames, read_pages
+
+    try:
+        frames = open_image_frames(data)
+    except Exception as exc:  # noqa: BLE001 - Pillow raises many types on bad input
+        raise ExtractionError(CORRUPT_FILE, f"The image could not be read: {exc}") from exc
+    # Each frame is a page (a multi-page TIFF has many), so a citation can name it.
+    reads = read_pages(
+        ((number, lambda frame=frame: frame) for number, frame in enumerate(frames, start=1)),
+        len(frames),
+        ocr,
+    )
+    segments = plain_structure([(read.text, read.page) for read in reads if read.text])
+    present = {segment.page for segment in segments}
+    blanks = [Segment(text="", page=read.page) for read in reads if read.page not in present]
+    return ExtractedText(
+        segments=sorted([*segments, *blanks], key=lambda segment: segment.page or 0),
+        ocr_pages=[read.page for read in reads if read.text],
+        unreadable_pages=[_unreadable(read, ocr) for read in reads if read.problem],
+    )
 
 
 # --- CSV ---------------------------------------------------------------------------
-
-
-def column_name(name: str, index: int) -> str:
-    name = name.strip()
-    # "head_count" and "headCount" are how spreadsheets spell "head count".
-    if name and " " not in name and ("_" in name or re.search(r"[a-z][A-Z]", name)):
-        name = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name.replace("_", " ")).lower()
-    return name or f"column {index + 1}"
 
 
 def csv_structure(text: str, *, caption: str = "") -> list[Segment]:

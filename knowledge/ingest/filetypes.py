@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
-DOCUMENT_EXTENSIONS: frozenset[str] = frozenset(
-    {"pdf", "docx", "xlsx", "pptx", "md", "markdown", "html", "htm", "csv", "txt"}
+# Images are read by OCR (knowledge/ingest/ocr.py).
+IMAGE_EXTENSIONS: frozenset[str] = frozenset({"png", "jpg", "jpeg", "tif", "tiff"})
+DOCUMENT_EXTENSIONS: frozenset[str] = (
+    frozenset({"pdf", "docx", "xlsx", "pptx", "md", "markdown", "html", "htm", "csv", "txt"})
+    | IMAGE_EXTENSIONS
 )
 CODE_EXTENSIONS: frozenset[str] = frozenset(
     {
@@ -33,6 +36,7 @@ KIND_HTML = "html"
 KIND_CSV = "csv"
 KIND_TEXT = "text"
 KIND_CODE = "code"
+KIND_IMAGE = "image"
 
 _DOCUMENT_KINDS: dict[str, str] = {
     "pdf": KIND_PDF,
@@ -45,6 +49,7 @@ _DOCUMENT_KINDS: dict[str, str] = {
     "htm": KIND_HTML,
     "csv": KIND_CSV,
     "txt": KIND_TEXT,
+    **dict.fromkeys(IMAGE_EXTENSIONS, KIND_IMAGE),
 }
 
 MAX_FILE_NAME_LENGTH = 200

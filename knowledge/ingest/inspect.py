@@ -9,21 +9,34 @@ text itself, a PDF without any) is found by the worker, which extracts in a sand
 from __future__ import annotations
 
 import codecs
+import warnings
 from dataclasses import dataclass
 from typing import BinaryIO
 
 from knowledge.ingest.extract import (
+    CONTENT_MISMATCH,
     CORRUPT_FILE,
     NO_TEXT,
+    OCR_DISABLED,
     ExtractionError,
     decode_text,
     extract,
     open_pdf,
 )
-from knowledge.ingest.filetypes import KIND_PDF, OFFICE_KINDS, file_kind
+from knowledge.ingest.filetypes import KIND_IMAGE, KIND_PDF, OFFICE_KINDS, file_extension, file_kind
+from knowledge.ingest.ocr import MAX_IMAGE_PIXELS
 from knowledge.ingest.office import check_zip_archive
 
 TOO_MANY_PAGES = "too_many_pages"
+IMAGE_TOO_LARGE = "image_too_large"
+# What Pillow must find in a file of each image extension.
+_IMAGE_FORMATS = {
+    "png": {"PNG"},
+    "jpg": {"JPEG", "MPO"},
+    "jpeg": {"JPEG", "MPO"},
+    "tif": {"TIFF"},
+    "tiff": {"TIFF"},
+}
 # Text files up to this size are extracted whole in the request (cheap), so one without any
 # text is refused at once; larger ones are sniffed from their first bytes.
 SMALL_TEXT_BYTES = 256 * 1024
@@ -40,13 +53,26 @@ class FileFacts:
 
 
 def inspect_upload(
-    stream: BinaryIO, file_name: str, *, size: int, max_pdf_pages: int, max_docx_bytes: int
+    stream: BinaryIO,
+    file_name: str,
+    *,
+    size: int,
+    max_pdf_pages: int,
+    max_docx_bytes: int,
+    ocr_enabled: bool = True,
 ) -> FileFacts:
     """Check an upload without extracting it; raise ExtractionError with a stable code."""
     kind = file_kind(file_name)
     stream.seek(0)
     if kind == KIND_PDF:
         return FileFacts(kind=kind, pages=_inspect_pdf(stream, max_pdf_pages))
+    if kind == KIND_IMAGE:
+        if not ocr_enabled:
+            raise ExtractionError(
+                OCR_DISABLED,
+                f"{file_name!r} is an image, and reading images (OCR) is switched off.",
+            )
+        return FileFacts(kind=kind, pages=_inspect_image(stream, file_name, max_pdf_pages))
     if kind in OFFICE_KINDS:
         check_zip_archive(stream, max_uncompressed_bytes=max_docx_bytes, kind=kind)
         return FileFacts(kind=kind)
@@ -75,3 +101,40 @@ def _inspect_pdf(stream: BinaryIO, max_pages: int) -> int:
     if pages > max_pages:
         raise ExtractionError(TOO_MANY_PAGES, f"The PDF has {pages} pages (limit {max_pages}).")
     return pages
+
+
+def _inspect_image(stream: BinaryIO, file_name: str, max_pages: int) -> int:
+    """Check an image's header (its format, size and frame count) without decoding it."""
+    from PIL import Image, UnidentifiedImageError
+
+    extension = file_extension(file_name)
+    try:
+        with warnings.catch_warnings():
+            # Sizes between Pillow's warning and its error are judged below, by our own cap.
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            image = Image.open(stream)
+        with image:
+            image_format = image.format
+            width, height = image.size
+            frames = getattr(image, "n_frames", 1)
+    except (UnidentifiedImageError, Image.DecompressionBombError) as exc:
+        if isinstance(exc, Image.DecompressionBombError):
+            raise ExtractionError(IMAGE_TOO_LARGE, f"{file_name!r} is too large an image.") from exc
+        raise ExtractionError(
+            CONTENT_MISMATCH, f"The file has a .{extension} name but is not an image."
+        ) from exc
+    except Exception as exc:  # noqa: BLE001 - Pillow raises many types on bad input
+        raise ExtractionError(CORRUPT_FILE, f"The image could not be read: {exc}") from exc
+    if image_format not in _IMAGE_FORMATS[extension]:
+        raise ExtractionError(
+            CONTENT_MISMATCH,
+            f"The file has a .{extension} name but is a {image_format or 'different'} image.",
+        )
+    if width * height > MAX_IMAGE_PIXELS:
+        raise ExtractionError(
+            IMAGE_TOO_LARGE,
+            f"The image is {width} × {height} pixels (limit {MAX_IMAGE_PIXELS:,} pixels).",
+        )
+    if frames > max_pages:
+        raise ExtractionError(TOO_MANY_PAGES, f"The image has {frames} pages (limit {max_pages}).")
+    return frames

@@ -6,7 +6,12 @@ the extraction code, caps its address space (RLIMIT_AS) and CPU time (RLIMIT_CPU
 killed when the wall-clock budget runs out or the ingestion is cancelled. It prints the
 extracted segments as JSON on stdout; an ExtractionError comes back with its code.
 
-    python -m knowledge.ingest.sandbox <path> <file name>
+OCR (knowledge/ingest/ocr.py) needs more memory than parsing, so a file that may need it gets
+two caps: the parsing cap as the soft limit and the OCR cap as the hard one, which the child
+raises itself to only when a page needs reading. Each page it reads is announced on a pipe:
+the worker shows it as progress and adds the page's budget to the wall-clock budget.
+
+    python -m knowledge.ingest.sandbox <path> <file name> [<OCR options as JSON> <pipe fd>]
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from knowledge.ingest.extract import ExtractedText, ExtractionError, Segment, extract
+from knowledge.ingest.extract import ExtractedText, ExtractionError, extract
+from knowledge.ingest.ocr import OcrOptions
 
 EXTRACTION_TIMEOUT = "extraction_timeout"
 EXTRACTION_MEMORY = "extraction_memory"
@@ -35,10 +41,14 @@ class SandboxCancelled(Exception):
     """The ingestion was cancelled while its file was being extracted."""
 
 
-def _limits(memory_bytes: int, cpu_seconds: int) -> Callable[[], None]:
+def _limits(
+    memory_bytes: int, ocr_memory_bytes: int, cpu_seconds: int, ocr_cpu_seconds: int
+) -> Callable[[], None]:
     def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, max(memory_bytes, ocr_memory_bytes)))
+        resource.setrlimit(
+            resource.RLIMIT_CPU, (cpu_seconds, max(cpu_seconds + 1, cpu_seconds + ocr_cpu_seconds))
+        )
 
     return apply
 
@@ -50,54 +60,107 @@ def extract_sandboxed(
     timeout: float,
     memory_mb: int,
     should_stop: Callable[[], bool] = lambda: False,
+    ocr: OcrOptions | None = None,
+    ocr_memory_mb: int = 0,
+    on_ocr_page: Callable[[int, int], None] | None = None,
 ) -> ExtractedText:
-    """Return the text of a stored file, extracted under the memory and time budget."""
+    """Return the text of a stored file, extracted under the memory and time budget.
+
+    With `ocr`, scanned pages and images are read by OCR under `ocr_memory_mb`, each page
+    adding its budget to `timeout`; `on_ocr_page(n, total)` hears of each page as it starts.
+    """
+    command = [sys.executable, "-m", "knowledge.ingest.sandbox", str(path), file_name]
+    pages_read, pages_write = os.pipe()
+    os.set_blocking(pages_read, False)
+    ocr_cpu = 0
+    if ocr is not None:
+        command += [json.dumps(ocr.to_json()), str(pages_write)]
+        # The engine runs on every core: its CPU time may be that many times its wall time.
+        ocr_cpu = int(ocr.page_seconds * ocr.max_pages * (os.cpu_count() or 1))
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "knowledge.ingest.sandbox", str(path), file_name],
-            cwd=ROOT,
-            stdout=out,
-            stderr=err,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            preexec_fn=_limits(memory_mb * 1024 * 1024, int(timeout) + 1),
-        )
+        try:
+            process = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                stdout=out,
+                stderr=err,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                pass_fds=(pages_write,),
+                preexec_fn=_limits(
+                    memory_mb * 1024 * 1024, ocr_memory_mb * 1024 * 1024, int(timeout) + 1, ocr_cpu
+                ),
+            )
+        finally:
+            os.close(pages_write)
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                process.wait(timeout=max(min(POLL_SECONDS, deadline - time.monotonic()), 0.001))
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            if should_stop():
-                process.kill()
-                process.wait()
-                raise SandboxCancelled()
-            if time.monotonic() >= deadline:
-                process.kill()
-                process.wait()
-                raise ExtractionError(
-                    EXTRACTION_TIMEOUT,
-                    f"Extracting {file_name!r} took longer than {timeout:g}s; it was stopped.",
-                )
+        announced = b""
+        try:
+            while True:
+                try:
+                    process.wait(timeout=max(min(POLL_SECONDS, deadline - time.monotonic()), 0.001))
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                announced, pages = _read_announcements(pages_read, announced)
+                for page, total in pages:
+                    # Each page read by OCR brings its own budget.
+                    deadline += ocr.page_seconds if ocr else 0
+                    if on_ocr_page:
+                        on_ocr_page(page, total)
+                _stop_if(process, should_stop, deadline, timeout, file_name)
+        finally:
+            os.close(pages_read)
         out.seek(0)
         err.seek(0)
         output, errors = out.read(), err.read().decode("utf-8", "replace")
-    if process.returncode == 0:
+    return _result(process.returncode, output, errors, file_name, memory_mb, timeout)
+
+
+def _read_announcements(fd: int, pending: bytes) -> tuple[bytes, list[tuple[int, int]]]:
+    """Return what is left of a partial line, and the (page, total) lines the child wrote."""
+    try:
+        pending += os.read(fd, 65536)
+    except BlockingIOError:
+        return pending, []
+    *lines, rest = pending.split(b"\n")
+    pages = []
+    for line in lines:
+        page, _, total = line.decode("ascii", "replace").partition(" ")
+        if page.isdigit() and total.isdigit():
+            pages.append((int(page), int(total)))
+    return rest, pages
+
+
+def _stop_if(process, should_stop, deadline: float, timeout: float, file_name: str) -> None:
+    if should_stop():
+        process.kill()
+        process.wait()
+        raise SandboxCancelled()
+    if time.monotonic() >= deadline:
+        process.kill()
+        process.wait()
+        raise ExtractionError(
+            EXTRACTION_TIMEOUT,
+            f"Extracting {file_name!r} took longer than {timeout:g}s; it was stopped.",
+        )
+
+
+def _result(
+    returncode: int, output: bytes, errors: str, file_name: str, memory_mb: int, timeout: float
+) -> ExtractedText:
+    if returncode == 0:
         result = json.loads(output)
         if "error" in result:
             message = result["error"]["message"]
             if result["error"]["code"] == EXTRACTION_MEMORY:
                 message = f"Extracting {file_name!r} needed more than {memory_mb} MB."
             raise ExtractionError(result["error"]["code"], message)
-        return ExtractedText(
-            segments=[Segment.from_json(segment) for segment in result["segments"]],
-            encoding=result.get("encoding"),
-        )
+        return ExtractedText.from_json(result)
     if "MemoryError" in errors:
         raise ExtractionError(
             EXTRACTION_MEMORY, f"Extracting {file_name!r} needed more than {memory_mb} MB."
         )
-    if process.returncode == -signal.SIGXCPU:
+    if returncode == -signal.SIGXCPU:
         raise ExtractionError(
             EXTRACTION_TIMEOUT, f"Extracting {file_name!r} used more than {timeout:.0f}s of CPU."
         )
@@ -124,8 +187,17 @@ def _near_memory_cap() -> bool:
 
 def main(argv: list[str]) -> int:
     path, file_name = Path(argv[0]), argv[1]
+    ocr = None
+    if len(argv) >= 4:
+        announce = os.fdopen(int(argv[3]), "w", buffering=1)
+
+        def on_page(page: int, total: int) -> None:
+            announce.write(f"{page} {total}\n")
+
+        ocr = OcrOptions.from_json(json.loads(argv[2]))
+        ocr = OcrOptions(page_seconds=ocr.page_seconds, max_pages=ocr.max_pages, on_page=on_page)
     try:
-        extracted = extract(path.read_bytes(), file_name)
+        extracted = extract(path.read_bytes(), file_name, ocr=ocr)
     except (ExtractionError, MemoryError) as exc:
         if isinstance(exc, MemoryError) or _near_memory_cap():
             error = {
@@ -136,13 +208,7 @@ def main(argv: list[str]) -> int:
             error = {"code": exc.code, "message": exc.message}
         json.dump({"error": error}, sys.stdout)
         return 0
-    json.dump(
-        {
-            "segments": [segment.to_json() for segment in extracted.segments],
-            "encoding": extracted.encoding,
-        },
-        sys.stdout,
-    )
+    json.dump(extracted.to_json(), sys.stdout)
     return 0
 
 

@@ -85,6 +85,14 @@ def clean_cell(text: str) -> str:
     return _SPACE.sub(" ", " ".join((text or "").split("\n"))).strip()
 
 
+def column_name(name: str, index: int) -> str:
+    """A header cell as a reader says it: "head_count" and "headCount" are "head count"."""
+    name = name.strip()
+    if name and " " not in name and ("_" in name or re.search(r"[a-z][A-Z]", name)):
+        name = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name.replace("_", " ")).lower()
+    return name or f"column {index + 1}"
+
+
 def row_record(headers: tuple[str, ...] | list[str], cells: tuple[str, ...] | list[str]) -> str:
     """Return a table row as a record, "header: value · header: value", skipping empty cells."""
     pairs = []
@@ -254,7 +262,9 @@ def plain_structure(pages: list[tuple[str, int | None]]) -> list[Segment]:
     colon ("Decisions:") heads what follows it one level down; "1." / "1)" / "Step 1:" lines
     are numbered items and "-" lines bullets, each taking the wrapped lines that follow it;
     lines of labelled amounts under a lead-in ("The nightly caps are:" over "Lisbon EUR 140 -
-    Porto EUR 120") are a two-column table named by the lead-in.
+    Porto EUR 120") are a two-column table named by the lead-in; a paragraph whose every line
+    holds tab-separated cells (a pasted spreadsheet, or a table OCR found on a scan) is a table
+    under its first line's headers.
     """
     builder = StructureBuilder()
     for text, page in pages:
@@ -268,6 +278,10 @@ def plain_structure(pages: list[tuple[str, int | None]]) -> list[Segment]:
             if numbered:
                 builder.heading(LEVEL_TOPIC, numbered)
                 continue
+            rows = _tab_rows(paragraph)
+            if rows:
+                builder.table([column_name(n, i) for i, n in enumerate(rows[0])], rows[1:])
+                continue
             _plain_paragraph(builder, paragraph, width, paged=page is not None, framed=framed)
     return builder.build()
 
@@ -275,6 +289,14 @@ def plain_structure(pages: list[tuple[str, int | None]]) -> list[Segment]:
 # Levels of plain-text headings: framed by rule lines, a topic, a lead-in ("Decisions:").
 LEVEL_FRAMED, LEVEL_TOPIC, LEVEL_LEAD_IN = 1, 2, 3
 MAX_NUMBERED_HEADING_WORDS = 8
+
+
+def _tab_rows(paragraph: str) -> list[list[str]] | None:
+    """Return the cells of a paragraph whose every line (two at least) has tab-separated cells."""
+    lines = paragraph.split("\n")
+    if len(lines) < 2 or not all("\t" in line for line in lines):
+        return None
+    return [[cell.strip() for cell in line.split("\t")] for line in lines]
 
 
 def _plain_paragraphs(text: str) -> list[tuple[str, bool]]:

@@ -9,7 +9,7 @@
   if (!root) return;
 
   // The document kinds every portal user uploads; types found in the documents are added.
-  var COMMON_TYPES = ["pdf", "docx", "xlsx", "pptx", "md", "html", "csv", "txt"];
+  var COMMON_TYPES = ["pdf", "docx", "xlsx", "pptx", "md", "html", "csv", "txt", "png", "jpg"];
   var SAME_KIND = { markdown: "md", htm: "html" };
   var kbOptions = document.getElementById("kb-options");
   var documentSelect = document.getElementById("filter-documents");

@@ -49,7 +49,7 @@
     var p = doc.progress || {};
     switch (doc.status) {
       case "queued": return "queued: waiting for a worker";
-      case "extracting": return "extracting text…";
+      case "extracting": return p.total ? "reading page " + (p.done + 1) + " of " + p.total + " with OCR (" + Math.round(p.percent || 0) + "%)" : "extracting text…";
       case "chunking": return "splitting into chunks…";
       case "embedding": return "embedding " + (p.done || 0) + " of " + (p.total || "?") + " chunks (" + Math.round(p.percent || 0) + "%)";
       case "indexing": return "writing the vector, BM25 and graph indexes…";
@@ -58,6 +58,17 @@
       case "cancelled": return "cancelled";
     }
     return doc.status;
+  }
+
+  // [1, 2, 3, 7] -> "pages 1–3, 7"
+  function pageList(pages) {
+    var runs = [];
+    pages.forEach(function (page) {
+      var last = runs[runs.length - 1];
+      if (last && page === last[1] + 1) last[1] = page; else runs.push([page, page]);
+    });
+    var text = runs.map(function (run) { return run[0] === run[1] ? String(run[0]) : run[0] + "\u2013" + run[1]; }).join(", ");
+    return (pages.length === 1 ? "page " : "pages ") + text;
   }
 
   function showError(target, err) {
@@ -217,6 +228,10 @@
       el("div", { className: "doc-name", text: String(doc.file_name) }),
       el("div", { className: "muted small", text: [doc.file_type, doc.page_count ? doc.page_count + " pages" : "", doc.encoding].filter(Boolean).join(" · ") })
     ]);
+    if (doc.ocr_pages && doc.ocr_pages.length) A.append(nameCell, el("div", { className: "muted small doc-ocr", text: pageList(doc.ocr_pages) + " read by OCR" }));
+    (doc.unreadable_pages || []).forEach(function (page) {
+      A.append(nameCell, el("div", { className: "doc-warning small", text: (page.page ? "Page " + page.page : "The image") + " could not be read: " + page.message }));
+    });
     if (doc.error) A.append(nameCell, el("div", { className: "doc-error", text: (doc.error_code ? doc.error_code + ": " : "") + doc.error }));
     var actions = el("div", { className: "row-actions" });
     if (isActive(doc)) {

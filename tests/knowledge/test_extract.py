@@ -12,6 +12,7 @@ import pytest
 
 from knowledge.ingest.extract import ExtractionError, extract
 from knowledge.ingest.filetypes import SUPPORTED_EXTENSIONS
+from knowledge.ingest.ocr import OcrOptions
 
 FILES = Path(__file__).resolve().parents[1] / "fixtures" / "files"
 
@@ -22,6 +23,12 @@ EXPECTED_PHRASES: dict[str, str] = {
     "xlsx": "Name: Dorothy Hodgkin · Field: Chemistry · Institution: University of Oxford · "
     "Nobel year: 1964 · Born: 1910-05-12",
     "pptx": "Speaker notes: Mention that the laboratory notebooks are still radioactive today.",
+    # Images are read by OCR (a multi-page TIFF page by page).
+    "png": "Marie Curie measured radium chloride in her Paris laboratory.",
+    "jpg": "Pierre Curie checked each reading with the quartz electrometer.",
+    "jpeg": "The samples were weighed every morning at eight o'clock.",
+    "tif": "2. Hotel rooms are reimbursed up to 140 euros per night in Lisbon.",
+    "tiff": "Readers sign a waiver before they open the lead-lined box.",
     "md": "- Marie Curie studied radioactivity in Paris.",
     "markdown": "3. Combine both rankings with the rerankScore before calling the LLM.",
     "html": "Marie Curie won the Nobel Prize in Physics in 1903 and in Chemistry in 1911.",
@@ -62,12 +69,12 @@ EXPECTED_PHRASES: dict[str, str] = {
 
 
 def _extract_fixture(name: str):
-    return extract((FILES / name).read_bytes(), name)
+    return extract((FILES / name).read_bytes(), name, ocr=OcrOptions())
 
 
-def test_there_is_a_sample_file_for_each_of_the_37_supported_extensions() -> None:
+def test_there_is_a_sample_file_for_each_of_the_42_supported_extensions() -> None:
     samples = {path.suffix.lstrip(".") for path in FILES.glob("sample.*")}
-    assert len(SUPPORTED_EXTENSIONS) == 37
+    assert len(SUPPORTED_EXTENSIONS) == 42
     assert samples == set(SUPPORTED_EXTENSIONS) == set(EXPECTED_PHRASES)
 
 

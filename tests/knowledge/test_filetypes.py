@@ -14,8 +14,8 @@ from knowledge.ingest.filetypes import (
 )
 
 
-def test_there_are_10_document_and_27_code_extensions() -> None:
-    assert len(DOCUMENT_EXTENSIONS) == 10
+def test_there_are_15_document_and_27_code_extensions() -> None:
+    assert len(DOCUMENT_EXTENSIONS) == 15
     assert len(CODE_EXTENSIONS) == 27
     assert SUPPORTED_EXTENSIONS == DOCUMENT_EXTENSIONS | CODE_EXTENSIONS
 
@@ -32,6 +32,9 @@ def test_there_are_10_document_and_27_code_extensions() -> None:
         ("page.htm", "html"),
         ("table.csv", "csv"),
         ("readme.txt", "text"),
+        ("scan.png", "image"),
+        ("Photo.JPG", "image"),
+        ("pages.tiff", "image"),
         ("main.py", "code"),
         ("config.yml", "code"),
         ("analysis.r", "code"),
@@ -41,7 +44,7 @@ def test_file_kind(name: str, kind: str) -> None:
     assert file_kind(name) == kind
 
 
-@pytest.mark.parametrize("name", ["photo.jpg", "Makefile", "archive.tar.gz", ".pdf", ""])
+@pytest.mark.parametrize("name", ["clip.mp4", "Makefile", "archive.tar.gz", ".pdf", ""])
 def test_file_kind_rejects_unknown_or_missing_extensions(name: str) -> None:
     with pytest.raises(UnsupportedFileType):
         file_kind(name)
