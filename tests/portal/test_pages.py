@@ -113,7 +113,17 @@ def test_sign_in_upload_ask_cite_replay_and_sign_out(portal, new_page, django_us
     assert "curie-notebook.txt" in row.inner_text()
     assert int(row.locator("td").nth(2).inner_text().replace(",", "")) > 64
     page.wait_for_selector("#kb-stats .chip")
+    # A PDF whose second page is a scan: the row says which page OCR read.
+    page.set_input_files("#file-input", str(FILES / "scanned.pdf"))
+    page.get_by_role("button", name="Upload").click()
+    scanned = page.locator("#doc-rows tr[data-status='ready']", has_text="scanned.pdf")
+    scanned.wait_for(timeout=120_000)
+    assert "page 2 read by OCR" in scanned.inner_text()
     screenshot(page, "knowledge")
+    # Its first page also speaks of Marie Curie; the question below is the notebook's.
+    page.once("dialog", lambda dialog: dialog.accept())
+    scanned.get_by_role("button", name="Delete scanned.pdf").click()
+    scanned.wait_for(state="detached")
 
     # Ask with the offline provider: eight rows finish and the answer cites its source card.
     page.goto(portal.url + "/")
