@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
-from adrag_site.models import ApiToken, AuditEvent
+from adrag_site.models import ApiToken, AuditEvent, SsoIdentity
 
 admin.site.site_header = "adRAG administration"
 admin.site.site_title = "adRAG admin"
@@ -40,4 +40,18 @@ class AuditEventAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(SsoIdentity)
+class SsoIdentityAdmin(admin.ModelAdmin):
+    """Who signs in through single sign-on: their subject at the provider. Made at sign-in;
+    deleting one makes the next sign-in of that subject a new person (or links by a verified
+    e-mail)."""
+
+    list_display = ["user", "issuer", "subject", "created_at", "updated_at"]
+    search_fields = ["user__username", "subject", "issuer"]
+    readonly_fields = ["user", "issuer", "subject", "created_at", "updated_at"]
+
+    def has_add_permission(self, request) -> bool:
         return False

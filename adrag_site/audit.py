@@ -100,7 +100,9 @@ def audit_purge() -> int:
 
 @receiver(signals.user_logged_in)
 def _signed_in(sender, request, user, **kwargs) -> None:
-    audit_record(SIGN_IN, actor=user, request=request)
+    # How: with a password, or through the single sign-on provider (adrag_site/sso.py).
+    via = "sso" if getattr(user, "backend", "").endswith(".SsoBackend") else "password"
+    audit_record(SIGN_IN, actor=user, request=request, via=via)
 
 
 @receiver(signals.user_logged_out)

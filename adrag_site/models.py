@@ -88,3 +88,27 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M:%S} {self.actor_name or '-'} {self.action}"
+
+
+class SsoIdentity(models.Model):
+    """Who a person is at an OpenID Connect provider: its issuer and their subject there.
+
+    A person signing in with single sign-on is found by this pair, never by e-mail alone
+    (adrag_site/sso.py).
+    """
+
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="sso_identities")
+    issuer = models.CharField(max_length=500)
+    subject = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["issuer", "subject"], name="sso_identity_unique")
+        ]
+        verbose_name = "single sign-on identity"
+        verbose_name_plural = "single sign-on identities"
+
+    def __str__(self) -> str:
+        return f"{self.user} at {self.issuer}"

@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "mozilla_django_oidc",
     "procrastinate.contrib.django",
     "adrag_site",
     "providers",
@@ -188,9 +189,31 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Login throttling (django-axes) on the portal's and the admin's login forms: after
 # LOGIN_FAILURE_LIMIT failures for one username from one address, that pair is refused with
 # 429, a page saying when to retry and Retry-After, until LOGIN_COOLOFF_MINUTES pass.
+# Single sign-on with OpenID Connect (adrag_site/sso.py, mozilla-django-oidc): set the issuer,
+# the client id and its secret; the endpoints and keys come from the issuer's discovery
+# document. OIDC_TEAMS_CLAIM names a claim listing the person's teams (Django groups), made
+# theirs at each sign-in. LOCAL_LOGIN_ENABLED=false leaves single sign-on as the only way in.
+OIDC_ISSUER = env_str("OIDC_ISSUER", "")
+OIDC_RP_CLIENT_ID = env_str("OIDC_CLIENT_ID", "")
+OIDC_RP_CLIENT_SECRET = env_str("OIDC_CLIENT_SECRET", "")
+OIDC_RP_SIGN_ALGO = env_str("OIDC_SIGN_ALGO", "RS256")
+OIDC_RP_SCOPES = env_str("OIDC_SCOPES", "openid email profile")
+OIDC_TEAMS_CLAIM = env_str("OIDC_TEAMS_CLAIM", "")
+OIDC_PROVIDER_NAME = env_str("OIDC_PROVIDER_NAME", "single sign-on")
+OIDC_TIMEOUT = env_float("OIDC_TIMEOUT", 10.0)
+OIDC_DISCOVERY_SECONDS = env_float("OIDC_DISCOVERY_SECONDS", 3600.0)
+OIDC_USE_PKCE = True
+OIDC_AUTHENTICATE_CLASS = "adrag_site.sso.SsoAuthenticationRequestView"
+OIDC_CALLBACK_CLASS = "adrag_site.sso.SsoCallbackView"
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
+LOCAL_LOGIN_ENABLED = env_bool("LOCAL_LOGIN_ENABLED", True)
 AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    *(
+        ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+        if LOCAL_LOGIN_ENABLED
+        else []
+    ),
+    "adrag_site.sso.SsoBackend",
 ]
 AXES_ENABLED = env_bool("LOGIN_THROTTLE_ENABLED", True)
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)

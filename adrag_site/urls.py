@@ -14,8 +14,12 @@ handler404 = "adrag_site.errors.handler404"
 handler500 = "adrag_site.errors.handler500"
 
 urlpatterns = [
+    # Without local accounts the admin's own sign-in form sends people to single sign-on.
+    path("admin/login/", views.admin_login_view, name="admin-login"),
     path("admin/", admin.site.urls),
     path("accounts/login/", views.LoginView.as_view(), name="login"),
+    # Single sign-on: /oidc/authenticate/ (to the provider), /oidc/callback/ (back).
+    path("oidc/", include("mozilla_django_oidc.urls")),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/health", views.health_view, name="health"),
     path("api/csrf", views.CsrfTokenApi.as_view(), name="csrf-token"),

@@ -3,12 +3,15 @@ pages are in pages.py)."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
+from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, JsonResponse
 from django.middleware.csrf import get_token
+from django.shortcuts import redirect
+from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 from drf_spectacular.utils import extend_schema
@@ -17,7 +20,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from adrag_site import health
+from adrag_site import health, sso
 from adrag_site.middleware import content_security_policy
 from adrag_site.schema import error_responses
 
@@ -70,8 +73,35 @@ class CsrfTokenApi(APIView):
         return Response(self.OutputSerializer({"csrf_token": get_token(request)}).data)
 
 
+SSO_MESSAGES = {
+    "failed": "Single sign-on did not sign you in. Try again, or ask your administrator.",
+    "unavailable": "The single sign-on provider cannot be reached just now. Try again soon.",
+}
+
+
 class LoginView(auth_views.LoginView):
-    """The sign-in page; `next` may also lead back to a front end of CORS_ALLOWED_ORIGINS."""
+    """The sign-in page; `next` may also lead back to a front end of CORS_ALLOWED_ORIGINS.
+
+    With single sign-on it offers the provider; without local accounts it offers only that,
+    and a password sent anyway is refused.
+    """
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context.update(
+            sso_enabled=sso.enabled(),
+            sso_name=settings.OIDC_PROVIDER_NAME,
+            local_login=settings.LOCAL_LOGIN_ENABLED,
+            sso_message=SSO_MESSAGES.get(self.request.GET.get("sso", "")),
+        )
+        return context
+
+    def post(self, request, *args, **kwargs):
+        if not settings.LOCAL_LOGIN_ENABLED:
+            context = self.get_context_data(form=self.get_form())
+            context["sso_message"] = "Sign in with single sign-on: passwords are switched off."
+            return self.render_to_response(context, status=403)
+        return super().post(request, *args, **kwargs)
 
     def get_success_url_allowed_hosts(self) -> set[str]:
         front_ends = {urlsplit(origin).netloc for origin in settings.CORS_ALLOWED_ORIGINS}
@@ -86,6 +116,14 @@ class LoginView(auth_views.LoginView):
                 form_targets=tuple(settings.CORS_ALLOWED_ORIGINS)
             )
         return response
+
+
+def admin_login_view(request, *args, **kwargs):
+    """The admin's sign-in: its own form, or the portal's (single sign-on) without passwords."""
+    if settings.LOCAL_LOGIN_ENABLED:
+        return admin.site.login(request, *args, **kwargs)
+    target = request.GET.get("next") or reverse("admin:index")
+    return redirect(f"{reverse('login')}?{urlencode({'next': target})}")
 
 
 class ApiSwaggerView(SpectacularSwaggerSplitView):

@@ -69,7 +69,7 @@ def test_one_sessions_acts_are_in_the_trail_in_order_for_staff_only(user, staff_
     assert upload.target_type == "document" and upload.target_id == str(document_id)
     assert upload.details["file_name"] == "leave.txt"
     assert events[5].details == {"before": None, "after": "Physics"}
-    assert events[1].ip == "203.0.113.7"
+    assert events[1].ip == "203.0.113.7" and events[1].details == {"via": "password"}
 
     assert browser.get("/api/audit-events").status_code == 401  # signed out
     browser.force_login(user)
