@@ -7,15 +7,20 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from adrag_site.errors import ServiceError
 from knowledge.index import PreparedChunk
 from knowledge.ingest.extract import ExtractionError, extract
+from knowledge.ingest.filetypes import KIND_IMAGE, KIND_PDF, UnsupportedFileType, file_kind
+from knowledge.ingest.sandbox import extract_sandboxed
 from knowledge.ingestion import (
     document_fail,
     document_index,
@@ -30,6 +35,28 @@ from knowledge.models import Document, KnowledgeBase
 from knowledge.services import document_upload
 
 logger = logging.getLogger(__name__)
+
+
+def _extract(item: TextItem):
+    """Extract an item: text formats here; PDFs and images, which may need OCR, in the
+    extraction sandbox, under the same budgets as an upload."""
+    try:
+        kind = file_kind(item.file_name)
+    except UnsupportedFileType:
+        kind = None
+    if kind not in (KIND_PDF, KIND_IMAGE):
+        return extract(item.data, item.file_name)  # an unsupported name: its ExtractionError
+    with tempfile.NamedTemporaryFile(suffix=Path(item.file_name).suffix) as stored:
+        stored.write(item.data)
+        stored.flush()
+        return extract_sandboxed(
+            Path(stored.name),
+            item.file_name,
+            timeout=settings.EXTRACT_TIMEOUT_SECONDS,
+            memory_mb=settings.EXTRACT_MEMORY_MB,
+            ocr=ocr_options(),
+            ocr_memory_mb=settings.OCR_MEMORY_MB,
+        )
 
 
 @dataclass
@@ -99,7 +126,7 @@ class _InlineBatch:
 
     def add(self, item: TextItem) -> None:
         try:
-            extracted = extract(item.data, item.file_name, ocr=ocr_options())
+            extracted = _extract(item)
             document, queued = document_upload(
                 kb=self.kb,
                 file_name=item.file_name,

@@ -18,10 +18,11 @@ from knowledge.ingest.filetypes import (
     KIND_TEXT,
     OFFICE_KINDS,
     UnsupportedFileType,
+    file_extension,
     file_kind,
 )
 from knowledge.ingest.markup import html_structure, markdown_structure
-from knowledge.ingest.ocr import OcrOptions, PageText, describe_problem
+from knowledge.ingest.ocr import OVER_PAGE_LIMIT, OcrOptions, PageText, describe_problem
 from knowledge.ingest.structure import (
     Segment,
     StructureBuilder,
@@ -264,7 +265,9 @@ def _extract_pdf(data: bytes, ocr: OcrOptions | None) -> ExtractedText:
     if ocr is not None and any(_needs_ocr(text) for text in texts):
         for read in _ocr_pdf_pages(data, texts, ocr):
             if read.problem:
-                unreadable.append(_unreadable(read, ocr))
+                # A page with some text of its own (a figure's caption) is not unreadable.
+                if not texts[read.page - 1].strip():
+                    unreadable.append(_unreadable(read, ocr))
             elif len(read.text.strip()) > len(texts[read.page - 1].strip()):
                 texts[read.page - 1] = read.text
                 ocr_pages.append(read.page)
@@ -313,29 +316,41 @@ def _unreadable(read: PageText, ocr: OcrOptions) -> dict:
 # --- images ------------------------------------------------------------------------
 
 
+_IMAGE_FORMATS = {
+    "png": {"PNG"},
+    "jpg": {"JPEG"},
+    "jpeg": {"JPEG"},
+    "tif": {"TIFF"},
+    "tiff": {"TIFF"},
+}
+
+
 def _extract_image(data: bytes, file_name: str, ocr: OcrOptions | None) -> ExtractedText:
     """Read an image (a multi-page TIFF page by page) with OCR."""
     if ocr is None:
         raise ExtractionError(
             OCR_DISABLED, f"{file_name!r} is an image, and reading images (OCR) is switched off."
         )
-    from knowledge.ingest.ocr import open_image_frames, read_pages
+    from knowledge.ingest.ocr import image_frames, read_pages
 
     try:
-        frames = open_image_frames(data)
+        count, loaders = image_frames(data, _IMAGE_FORMATS.get(file_extension(file_name)))
     except Exception as exc:  # noqa: BLE001 - Pillow raises many types on bad input
         raise ExtractionError(CORRUPT_FILE, f"The image could not be read: {exc}") from exc
     # Each frame is a page (a multi-page TIFF has many), so a citation can name it.
-    reads = read_pages(
-        ((number, lambda frame=frame: frame) for number, frame in enumerate(frames, start=1)),
-        len(frames),
-        ocr,
-    )
+    reads = read_pages(enumerate(loaders[: ocr.max_pages], start=1), count, ocr)
+    reads += [
+        PageText(page=number, problem=OVER_PAGE_LIMIT)
+        for number in range(ocr.max_pages + 1, count + 1)
+    ][:1]
     segments = plain_structure([(read.text, read.page) for read in reads if read.text])
     present = {segment.page for segment in segments}
-    blanks = [Segment(text="", page=read.page) for read in reads if read.page not in present]
+    blanks = [Segment(text="", page=n) for n in range(1, min(count, ocr.max_pages) + 1)]
     return ExtractedText(
-        segments=sorted([*segments, *blanks], key=lambda segment: segment.page or 0),
+        segments=sorted(
+            [*segments, *(b for b in blanks if b.page not in present)],
+            key=lambda segment: segment.page or 0,
+        ),
         ocr_pages=[read.page for read in reads if read.text],
         unreadable_pages=[_unreadable(read, ocr) for read in reads if read.problem],
     )

@@ -104,37 +104,47 @@ def _inspect_pdf(stream: BinaryIO, max_pages: int) -> int:
 
 
 def _inspect_image(stream: BinaryIO, file_name: str, max_pages: int) -> int:
-    """Check an image's header (its format, size and frame count) without decoding it."""
+    """Check an image's headers (format, each frame's size, frame count) without decoding it.
+
+    Frames are counted by seeking, at most `max_pages` + 1 of them: a TIFF's frame count is
+    a walk down a chain of directories a hostile file may make very long.
+    """
     from PIL import Image, UnidentifiedImageError
 
     extension = file_extension(file_name)
+    formats = sorted(_IMAGE_FORMATS[extension] - {"MPO"})
+    frames = 0
     try:
         with warnings.catch_warnings():
             # Sizes between Pillow's warning and its error are judged below, by our own cap.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            image = Image.open(stream)
+            image = Image.open(stream, formats=formats)
         with image:
-            image_format = image.format
-            width, height = image.size
-            frames = getattr(image, "n_frames", 1)
-    except (UnidentifiedImageError, Image.DecompressionBombError) as exc:
-        if isinstance(exc, Image.DecompressionBombError):
-            raise ExtractionError(IMAGE_TOO_LARGE, f"{file_name!r} is too large an image.") from exc
+            while frames <= max_pages:
+                try:
+                    image.seek(frames)
+                except EOFError:
+                    break
+                width, height = image.size
+                if width * height > MAX_IMAGE_PIXELS:
+                    raise ExtractionError(
+                        IMAGE_TOO_LARGE,
+                        f"The image is {width} × {height} pixels "
+                        f"(limit {MAX_IMAGE_PIXELS:,} pixels).",
+                    )
+                frames += 1
+    except ExtractionError:
+        raise
+    except Image.DecompressionBombError as exc:
+        raise ExtractionError(IMAGE_TOO_LARGE, f"{file_name!r} is too large an image.") from exc
+    except UnidentifiedImageError as exc:
         raise ExtractionError(
-            CONTENT_MISMATCH, f"The file has a .{extension} name but is not an image."
+            CONTENT_MISMATCH, f"The file has a .{extension} name but is not such an image."
         ) from exc
     except Exception as exc:  # noqa: BLE001 - Pillow raises many types on bad input
         raise ExtractionError(CORRUPT_FILE, f"The image could not be read: {exc}") from exc
-    if image_format not in _IMAGE_FORMATS[extension]:
-        raise ExtractionError(
-            CONTENT_MISMATCH,
-            f"The file has a .{extension} name but is a {image_format or 'different'} image.",
-        )
-    if width * height > MAX_IMAGE_PIXELS:
-        raise ExtractionError(
-            IMAGE_TOO_LARGE,
-            f"The image is {width} × {height} pixels (limit {MAX_IMAGE_PIXELS:,} pixels).",
-        )
     if frames > max_pages:
-        raise ExtractionError(TOO_MANY_PAGES, f"The image has {frames} pages (limit {max_pages}).")
+        raise ExtractionError(TOO_MANY_PAGES, f"The image has over {max_pages} pages.")
+    if frames == 0:
+        raise ExtractionError(CORRUPT_FILE, "The image has no frame.")
     return frames

@@ -73,8 +73,13 @@ class PageText:
     seconds: float = 0.0
 
 
-class _PageTimeout(Exception):
-    pass
+class _PageTimeout(BaseException):
+    """A page's budget ran out. A BaseException: the engine wraps the Exceptions raised
+    inside its model calls (where the alarm usually lands) in its own error."""
+
+
+# The engine's threads: the sandbox's CPU cap counts every thread's time.
+ENGINE_THREADS = 2
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,14 @@ def _engine():
 
         # The models ship in the wheel; the angle classifier is skipped (scans are upright)
         # and the engine's info lines stay out of the worker's log.
-        _ENGINE = RapidOCR(params={"Global.use_cls": False, "Global.log_level": "warning"})
+        _ENGINE = RapidOCR(
+            params={
+                "Global.use_cls": False,
+                "Global.log_level": "warning",
+                "EngineConfig.onnxruntime.intra_op_num_threads": ENGINE_THREADS,
+                "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+            }
+        )
         logging.getLogger("RapidOCR").setLevel(logging.WARNING)
     return _ENGINE
 
@@ -142,8 +154,13 @@ def _widen_limits() -> None:
 
     for limit in (resource.RLIMIT_AS, resource.RLIMIT_CPU):
         soft, hard = resource.getrlimit(limit)
-        if soft != hard:
-            resource.setrlimit(limit, (hard, hard))
+        # The CPU soft cap stays a second under the hard one, so that SIGXCPU (reported as
+        # over time) comes before SIGKILL.
+        wanted = (
+            hard - 1 if limit == resource.RLIMIT_CPU and hard != resource.RLIM_INFINITY else hard
+        )
+        if soft != resource.RLIM_INFINITY and (wanted == resource.RLIM_INFINITY or wanted > soft):
+            resource.setrlimit(limit, (wanted, hard))
 
 
 def _read_one(number: int, load: Callable[[], object], budget: float) -> PageText:
@@ -155,28 +172,45 @@ def _read_one(number: int, load: Callable[[], object], budget: float) -> PageTex
     # The engine returns to Python between its model calls, where the alarm is raised. Only
     # the main thread may take signals: elsewhere (never in the sandbox) a page runs unbudgeted.
     timed = threading.current_thread() is threading.main_thread()
-    if timed:
-        previous = signal.signal(signal.SIGALRM, over_budget)
-        signal.setitimer(signal.ITIMER_REAL, max(budget, 0.001))
+    previous = signal.signal(signal.SIGALRM, over_budget) if timed else None
     try:
         try:
-            image = load()
+            if timed:
+                signal.setitimer(signal.ITIMER_REAL, max(budget, 0.001))
+            try:
+                text = image_text(load())
+            finally:
+                if timed:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
         except _PageTimeout:
-            raise
-        except Exception as exc:  # noqa: BLE001 - Pillow and PDFium raise many types
-            logger.info("page %s could not be rendered: %s", number, exc)
+            return PageText(page=number, problem=OVER_BUDGET, seconds=time.monotonic() - started)
+        except Exception as exc:  # noqa: BLE001 - Pillow, PDFium and the engine raise many types
+            if _timed_out(exc):
+                return PageText(
+                    page=number, problem=OVER_BUDGET, seconds=time.monotonic() - started
+                )
+            if isinstance(exc, MemoryError):
+                raise
+            logger.info("page %s could not be read: %r", number, exc)
             return PageText(page=number, problem=UNREADABLE_IMAGE)
-        text = image_text(image)
-    except _PageTimeout:
-        return PageText(page=number, problem=OVER_BUDGET, seconds=time.monotonic() - started)
     finally:
         if timed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
     seconds = time.monotonic() - started
     if not text.strip():
         return PageText(page=number, problem=NO_TEXT_FOUND, seconds=seconds)
     return PageText(page=number, text=text, seconds=seconds)
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """Whether an error was raised because the page's alarm went off inside it."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, _PageTimeout):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def image_text(image) -> str:
@@ -260,6 +294,8 @@ def layout_text(boxes: list[Box]) -> str:
 
 
 MIN_TABLE_LINES = 3
+# A box wider than this share of the page is a line of prose, not a table cell.
+MAX_CELL_WIDTH = 0.35
 # A gutter between two columns is at least this many line heights wide (a space between two
 # words is about a quarter of one).
 MIN_GUTTER = 0.5
@@ -269,9 +305,18 @@ def _table_runs(lines: list[list[Box]], height: float) -> dict[int, tuple[int, l
     """Map the index of each line in a table to (the table's first line, its columns)."""
     tables: dict[int, tuple[int, list]] = {}
     run: list[int] = []
+    page_width = max(b.right for line in lines for b in line) - min(
+        b.left for line in lines for b in line
+    )
     for index in range(len(lines) + 1):
         line = lines[index] if index < len(lines) else None
-        wide = line is not None and len(line) >= 2
+        # A table line holds two boxes or more, none of them a column of prose (two columns
+        # of text side by side look like a table of two cells otherwise).
+        wide = (
+            line is not None
+            and len(line) >= 2
+            and all(b.right - b.left <= MAX_CELL_WIDTH * page_width for b in line)
+        )
         if (
             wide
             and run
@@ -323,13 +368,31 @@ def _table_line(line: list[Box], columns: list[tuple[float, float]]) -> str:
 # --- what to read ------------------------------------------------------------------
 
 
-def open_image_frames(data: bytes) -> list:
-    """Return the frames of an image file (a TIFF may hold many pages) as PIL images."""
-    from PIL import Image, ImageSequence
+def image_frames(data: bytes, image_format: set[str] | None = None):
+    """Return an image's frame count and a loader per frame (a TIFF may hold many pages).
+
+    Nothing is decoded until a loader runs, so decoding happens under OCR's memory cap and
+    page budget; each frame is brought down to `MAX_RENDER_SIDE` a side (the engine's own
+    working size), a JPEG while it is decoded.
+    """
+    from PIL import Image
 
     Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS
-    image = Image.open(io.BytesIO(data))
-    return [frame.copy() for frame in ImageSequence.Iterator(image)]
+    image = Image.open(io.BytesIO(data), formats=sorted(image_format) if image_format else None)
+    count = getattr(image, "n_frames", 1)
+
+    def loader(index: int):
+        def load():
+            image.seek(index)
+            if image.format == "JPEG":
+                image.draft("RGB", (MAX_RENDER_SIDE, MAX_RENDER_SIDE))
+            frame = image.convert("RGB")
+            frame.thumbnail((MAX_RENDER_SIDE, MAX_RENDER_SIDE))
+            return frame
+
+        return load
+
+    return count, [loader(index) for index in range(count)]
 
 
 def render_pdf_page(document, index: int):

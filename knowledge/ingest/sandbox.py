@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from knowledge.ingest.extract import ExtractedText, ExtractionError, extract
-from knowledge.ingest.ocr import OcrOptions
+from knowledge.ingest.ocr import ENGINE_THREADS, OcrOptions
 
 EXTRACTION_TIMEOUT = "extraction_timeout"
 EXTRACTION_MEMORY = "extraction_memory"
@@ -70,15 +70,16 @@ def extract_sandboxed(
     adding its budget to `timeout`; `on_ocr_page(n, total)` hears of each page as it starts.
     """
     command = [sys.executable, "-m", "knowledge.ingest.sandbox", str(path), file_name]
-    pages_read, pages_write = os.pipe()
-    os.set_blocking(pages_read, False)
     ocr_cpu = 0
     if ocr is not None:
-        command += [json.dumps(ocr.to_json()), str(pages_write)]
-        # The engine runs on every core: its CPU time may be that many times its wall time.
-        ocr_cpu = int(ocr.page_seconds * ocr.max_pages * (os.cpu_count() or 1))
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        try:
+        # Every page may take its budget on each of the engine's threads.
+        ocr_cpu = int(ocr.page_seconds * ocr.max_pages * ENGINE_THREADS) + 1
+    pages_read, pages_write = os.pipe()
+    try:
+        os.set_blocking(pages_read, False)
+        if ocr is not None:
+            command += [json.dumps(ocr.to_json()), str(pages_write)]
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             process = subprocess.Popen(
                 command,
                 cwd=ROOT,
@@ -90,30 +91,44 @@ def extract_sandboxed(
                     memory_mb * 1024 * 1024, ocr_memory_mb * 1024 * 1024, int(timeout) + 1, ocr_cpu
                 ),
             )
-        finally:
             os.close(pages_write)
-        deadline = time.monotonic() + timeout
-        announced = b""
+            pages_write = -1
+            _wait(process, pages_read, timeout, file_name, should_stop, ocr, on_ocr_page)
+            out.seek(0)
+            err.seek(0)
+            output, errors = out.read(), err.read().decode("utf-8", "replace")
+    finally:
+        for fd in (pages_read, pages_write):
+            if fd >= 0:
+                os.close(fd)
+    memory = f"{memory_mb} MB" + (f" ({ocr_memory_mb} MB to read scans)" if ocr else "")
+    return _result(process.returncode, output, errors, file_name, memory, timeout)
+
+
+def _wait(process, pages_read: int, timeout: float, file_name: str, should_stop, ocr, on_page):
+    """Wait for the child: stop it when cancelled or over time; hear of each page it reads.
+
+    Each page adds its budget to the deadline, at most `ocr.max_pages` times and only for
+    pages announced in order (1, 2, 3...), so a child cannot buy itself more time.
+    """
+    deadline = time.monotonic() + timeout
+    pending = b""
+    announced = 0
+    while True:
         try:
-            while True:
-                try:
-                    process.wait(timeout=max(min(POLL_SECONDS, deadline - time.monotonic()), 0.001))
-                    break
-                except subprocess.TimeoutExpired:
-                    pass
-                announced, pages = _read_announcements(pages_read, announced)
-                for page, total in pages:
-                    # Each page read by OCR brings its own budget.
-                    deadline += ocr.page_seconds if ocr else 0
-                    if on_ocr_page:
-                        on_ocr_page(page, total)
-                _stop_if(process, should_stop, deadline, timeout, file_name)
-        finally:
-            os.close(pages_read)
-        out.seek(0)
-        err.seek(0)
-        output, errors = out.read(), err.read().decode("utf-8", "replace")
-    return _result(process.returncode, output, errors, file_name, memory_mb, timeout)
+            process.wait(timeout=max(min(POLL_SECONDS, deadline - time.monotonic()), 0.001))
+            return
+        except subprocess.TimeoutExpired:
+            pass
+        pending, pages = _read_announcements(pages_read, pending)
+        for page, total in pages:
+            if ocr is None or page != announced + 1 or page > ocr.max_pages:
+                continue
+            announced = page
+            deadline += ocr.page_seconds
+            if on_page:
+                on_page(page, min(total, ocr.max_pages))
+        _stop_if(process, should_stop, deadline, timeout, file_name)
 
 
 def _read_announcements(fd: int, pending: bytes) -> tuple[bytes, list[tuple[int, int]]]:
@@ -123,6 +138,7 @@ def _read_announcements(fd: int, pending: bytes) -> tuple[bytes, list[tuple[int,
     except BlockingIOError:
         return pending, []
     *lines, rest = pending.split(b"\n")
+    rest = rest[-64:]  # a line is "page total"; anything longer is not one
     pages = []
     for line in lines:
         page, _, total = line.decode("ascii", "replace").partition(" ")
@@ -146,19 +162,19 @@ def _stop_if(process, should_stop, deadline: float, timeout: float, file_name: s
 
 
 def _result(
-    returncode: int, output: bytes, errors: str, file_name: str, memory_mb: int, timeout: float
+    returncode: int, output: bytes, errors: str, file_name: str, memory: str, timeout: float
 ) -> ExtractedText:
     if returncode == 0:
         result = json.loads(output)
         if "error" in result:
             message = result["error"]["message"]
             if result["error"]["code"] == EXTRACTION_MEMORY:
-                message = f"Extracting {file_name!r} needed more than {memory_mb} MB."
+                message = f"Extracting {file_name!r} needed more than {memory}."
             raise ExtractionError(result["error"]["code"], message)
         return ExtractedText.from_json(result)
     if "MemoryError" in errors:
         raise ExtractionError(
-            EXTRACTION_MEMORY, f"Extracting {file_name!r} needed more than {memory_mb} MB."
+            EXTRACTION_MEMORY, f"Extracting {file_name!r} needed more than {memory}."
         )
     if returncode == -signal.SIGXCPU:
         raise ExtractionError(

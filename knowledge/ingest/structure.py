@@ -292,11 +292,17 @@ MAX_NUMBERED_HEADING_WORDS = 8
 
 
 def _tab_rows(paragraph: str) -> list[list[str]] | None:
-    """Return the cells of a paragraph whose every line (two at least) has tab-separated cells."""
+    """Return the cells of a paragraph whose lines (two at least) all hold the same number of
+    tab-separated cells, the header row's all filled (an indented paragraph is no table)."""
     lines = paragraph.split("\n")
     if len(lines) < 2 or not all("\t" in line for line in lines):
         return None
-    return [[cell.strip() for cell in line.split("\t")] for line in lines]
+    rows = [[cell.strip() for cell in line.split("\t")] for line in lines]
+    if len({len(row) for row in rows}) != 1 or not all(rows[0]):
+        return None
+    if not all(sum(bool(cell) for cell in row) >= 2 for row in rows):
+        return None
+    return rows
 
 
 def _plain_paragraphs(text: str) -> list[tuple[str, bool]]:

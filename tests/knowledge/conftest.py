@@ -7,6 +7,14 @@ import pytest
 FILES = Path(__file__).resolve().parent.parent / "fixtures" / "files"
 
 
+def is_image(path: Path) -> bool:
+    """Whether a sample is an image: read by OCR, seconds each, so most corpora leave them out
+    (tests/knowledge/test_ocr.py and test_extract.py read them)."""
+    from knowledge.ingest.filetypes import IMAGE_EXTENSIONS
+
+    return path.suffix.lstrip(".").lower() in IMAGE_EXTENSIONS
+
+
 @pytest.fixture
 def kb(user):
     from knowledge.services import kb_create

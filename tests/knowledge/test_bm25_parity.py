@@ -12,7 +12,7 @@ from knowledge.models import Chunk
 from knowledge.retrieval.bm25 import bm25_scores
 from knowledge.services import kb_create
 from providers.tokenize import bm25_tokens
-from tests.knowledge.conftest import FILES
+from tests.knowledge.conftest import FILES, is_image
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +37,14 @@ def corpora(user):
     a = kb_create(owner=user, name="A")
     b = kb_create(owner=user, name="B")
     hidden = kb_create(owner=user, name="Hidden")
-    _ingest(a, [TextItem(p.name, p.read_bytes()) for p in sorted(FILES.glob("sample.*"))])
+    _ingest(
+        a,
+        [
+            TextItem(p.name, p.read_bytes())
+            for p in sorted(FILES.glob("sample.*"))
+            if not is_image(p)
+        ],
+    )
     # Many small chunks that share "common": its df exceeds N/2 in B, so its idf is negative
     # and rank_bm25's epsilon floor (from the corpus's average idf) must be reproduced.
     _ingest(

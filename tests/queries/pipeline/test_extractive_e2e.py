@@ -11,7 +11,7 @@ from knowledge.services import kb_create
 from providers.llm.registry import get_provider
 from queries.pipeline.events import ListSink
 from queries.pipeline.runner import run_pipeline
-from tests.knowledge.conftest import FILES
+from tests.knowledge.conftest import FILES, is_image
 from tests.queries.pipeline.contract import CLEAN_PASS, check_frames
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -20,7 +20,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def kb(user):
     kb = kb_create(owner=user, name="Samples")
-    items = [TextItem(p.name, p.read_bytes()) for p in sorted(FILES.glob("sample.*"))]
+    items = [
+        TextItem(p.name, p.read_bytes()) for p in sorted(FILES.glob("sample.*")) if not is_image(p)
+    ]
     items.append(
         TextItem(
             "lighthouse.txt",
