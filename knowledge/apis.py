@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from django.http import Http404
+from pathlib import Path
+
+from django.conf import settings
+from django.http import FileResponse, Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -28,6 +31,7 @@ from knowledge.serializers import (
     KnowledgeBaseListOutput,
     KnowledgeBaseOutput,
     KnowledgeBaseStatsOutput,
+    PassageListOutput,
     SpecDocumentsOutput,
     SpecUploadInput,
     SpecUploadOutput,
@@ -336,6 +340,62 @@ class DocumentReindexApi(APIView):
             )
         document.refresh_from_db()
         return Response(DocumentOutput(document).data, status=status.HTTP_202_ACCEPTED)
+
+
+# A document viewer's reading (knowledge/pages.py): its passages, and the stored file.
+MAX_PASSAGES = 5000
+
+
+class DocumentPassagesApi(APIView):
+    """A document's passages (its chunks) in order, for the viewer a citation opens."""
+
+    @extend_schema(
+        tags=["knowledge"],
+        parameters=[DOCUMENT_ID],
+        responses={200: PassageListOutput, **error_responses(404)},
+    )
+    def get(self, request, document_id):
+        document = selectors.document_get_for_user(document_id=document_id, user=request.user)
+        rows = list(
+            document.chunks.order_by("ordinal").values(
+                "id", "ordinal", "page", "section", "kind", "text"
+            )[: MAX_PASSAGES + 1]
+        )
+        return Response(
+            {
+                "document": DocumentOutput(document).data,
+                "passages": rows[:MAX_PASSAGES],
+                "truncated": len(rows) > MAX_PASSAGES,
+            }
+        )
+
+
+class DocumentFileApi(APIView):
+    """The stored file of a document, as uploaded: always a download, never a page."""
+
+    @extend_schema(
+        tags=["knowledge"],
+        parameters=[DOCUMENT_ID],
+        responses={
+            (200, "application/octet-stream"): OpenApiTypes.BINARY,
+            **error_responses(404),
+        },
+    )
+    def get(self, request, document_id):
+        document = selectors.document_get_for_user(document_id=document_id, user=request.user)
+        path = Path(settings.MEDIA_ROOT, document.stored_path)
+        if not document.stored_path or not path.is_file():
+            raise Http404("The document's file is no longer stored.")
+        # An uploaded HTML or SVG file must never run as a page of this site.
+        response = FileResponse(
+            path.open("rb"),
+            as_attachment=True,
+            filename=document.file_name,
+            content_type="application/octet-stream",
+        )
+        response["X-Content-Type-Options"] = "nosniff"
+        response["Content-Security-Policy"] = "sandbox; default-src 'none'"
+        return response
 
 
 # The spec's routes, with its response shapes, scoped to what the caller may see.

@@ -6,4 +6,5 @@ from knowledge import pages
 
 urlpatterns = [
     path("knowledge/", pages.knowledge_view, name="knowledge"),
+    path("documents/<int:document_id>/", pages.document_view, name="document-view"),
 ]

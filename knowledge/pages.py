@@ -1,4 +1,5 @@
-"""The knowledge-base manager page (a shell that static JavaScript fills from the API)."""
+"""The knowledge-base manager and the document viewer (shells that static JavaScript fills
+from the API)."""
 
 from __future__ import annotations
 
@@ -13,3 +14,24 @@ def knowledge_view(request: HttpRequest) -> HttpResponse:
     """Render the knowledge-base manager with the teams the user may share with."""
     teams = Group.objects.all() if request.user.is_staff else request.user.groups.all()
     return render(request, "knowledge.html", {"nav": "knowledge", "teams": teams.order_by("name")})
+
+
+@login_required
+def document_view(request: HttpRequest, document_id: int) -> HttpResponse:
+    """A document opened at a cited passage (?chunk=<id>): a PDF at its page with the
+    passage highlighted (pdf.js), any other file as its passages with the cited one marked."""
+    from knowledge import selectors
+
+    document = selectors.document_get_for_user(document_id=document_id, user=request.user)
+    chunk = request.GET.get("chunk", "")
+    page = request.GET.get("page", "")
+    return render(
+        request,
+        "document_view.html",
+        {
+            "nav": "knowledge",
+            "document": document,
+            "chunk": chunk if chunk.isdigit() else "",
+            "page": page if page.isdigit() else "",
+        },
+    )

@@ -262,3 +262,18 @@ class WebSourceInput(serializers.Serializer):
     every_minutes = serializers.IntegerField(
         min_value=0, max_value=60 * 24 * 30, default=0, help_text="0: only when asked; else >= 15."
     )
+
+
+class PassageOutput(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The chunk's id (a source's `chunk_id`).")
+    ordinal = serializers.IntegerField()
+    page = serializers.IntegerField(allow_null=True)
+    section = serializers.ListField(child=serializers.CharField())
+    kind = serializers.CharField()
+    text = serializers.CharField()
+
+
+class PassageListOutput(serializers.Serializer):
+    document = DocumentOutput()
+    passages = PassageOutput(many=True)
+    truncated = serializers.BooleanField(help_text="More passages than one answer holds.")

@@ -34,6 +34,12 @@ urlpatterns = [
         apis.DocumentReindexApi.as_view(),
         name="document-reindex",
     ),
+    path(
+        "documents/<str:document_id>/passages",
+        apis.DocumentPassagesApi.as_view(),
+        name="document-passages",
+    ),
+    path("documents/<str:document_id>/file", apis.DocumentFileApi.as_view(), name="document-file"),
     path("upload", apis.SpecUploadApi.as_view(), name="spec-upload"),
     path("clear", apis.SpecClearApi.as_view(), name="spec-clear"),
 ]

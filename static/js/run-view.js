@@ -413,6 +413,12 @@
         // A table row reads as the table it came from, not as its "header: value" text.
         table || el("p", { className: "preview", text: String(source.content_preview || "") }),
         A.isSafeUrl(source.url) ? el("p", null, el("a", { href: source.url, text: String(source.url), target: "_blank", rel: "noopener noreferrer nofollow" })) : null,
+        // A passage of a knowledge base opens its document there (the additive ids).
+        Number.isInteger(source.document_id) && Number.isInteger(source.chunk_id) ? el("p", { className: "source-open" }, el("a", {
+          href: "/documents/" + source.document_id + "/?chunk=" + source.chunk_id,
+          text: source.page ? "Open the document at page " + source.page : "Open the document at this passage",
+          target: "_blank", rel: "noopener"
+        })) : null,
         source.content ? el("details", { className: "full-content" }, [
           el("summary", { text: "Show full content (" + String(source.content).length + " characters)" }),
           el("pre", { text: String(source.content) })

@@ -176,6 +176,11 @@ def test_a_question_is_answered_from_a_scanned_page_with_its_page_cited(upload, 
     assert "140 euros per night in Lisbon" in outcome.answer, outcome.answer
     cited = [s for s in outcome.sources if f"[{s['index']}]" in outcome.answer]
     assert cited and all(s["file_name"] == "scanned.pdf" and s["page"] == 2 for s in cited)
+    # Each cites its passage by id, so the card can open the document there.
+    assert all(
+        Chunk.objects.get(id=s["chunk_id"]).document_id == s["document_id"] == document_id
+        for s in cited
+    )
 
 
 def _png_header(width: int, height: int) -> bytes:

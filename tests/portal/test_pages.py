@@ -155,6 +155,10 @@ def test_sign_in_upload_ask_cite_replay_and_sign_out(portal, new_page, django_us
     cite.click()
     page.wait_for_selector(f"#chat-source-{index}[open]")
     assert "curie-notebook.txt" in card.locator("summary").first.inner_text()
+    # The card opens the document at the passage (the source's additive ids).
+    assert re.match(
+        r"/documents/\d+/\?chunk=\d+$", card.locator(".source-open a").get_attribute("href")
+    )
     card.locator(".full-content summary").click()
     assert "polonium" in card.locator("pre").inner_text()
     run_id = current_run_id(page)

@@ -30,8 +30,9 @@ def build_sources(docs: list[dict]) -> list[dict]:
     """Return the spec's eight-key source of each context document, 1-based.
 
     Additive keys that no reference client reads: `section` (the headings above the
-    passage), `kind` (prose, list, row, table) and, for table rows, `table` ({caption,
-    headers, rows, first_row}) so a card can show a row as a table.
+    passage), `kind` (prose, list, row, table), for table rows `table` ({caption, headers,
+    rows, first_row}) so a card can show a row as a table, and for a passage of a knowledge
+    base `document_id` and `chunk_id`, so a citation can open the document at the passage.
     """
     sources = []
     for index, doc in enumerate(docs, start=1):
@@ -50,6 +51,9 @@ def build_sources(docs: list[dict]) -> list[dict]:
             "content": text,
         }
         source.update(structure_keys(doc))
+        if doc.get("chunk_id") is not None and doc.get("document_id") is not None:
+            source["document_id"] = int(doc["document_id"])
+            source["chunk_id"] = int(doc["chunk_id"])
         sources.append(source)
     return sources
 

@@ -14,7 +14,7 @@ SOURCE_KEYS = {
 }
 METADATA_KEYS = {"query_type", "sources_used", "retry_count", "grounded", "confidence", "issues"}
 # Additive keys of a source and of the metadata (queries/pipeline/nodes/reason.py, reflect.py).
-ADDITIVE_SOURCE_KEYS = {"section", "kind", "table"}
+ADDITIVE_SOURCE_KEYS = {"section", "kind", "table", "document_id", "chunk_id"}
 ADDITIVE_METADATA_KEYS = {"error", "verdict"}
 
 START = {"stage", "message"}

@@ -1,0 +1,154 @@
+// The document viewer a citation opens: a PDF at the cited page with the passage highlighted
+// (pdf.js, vendored, loaded only for PDFs), any other file as its passages with the cited one
+// marked and scrolled to. Reads GET /api/documents/<id>/passages and, for a PDF, /file.
+(function () {
+  "use strict";
+  var A = window.Adrag;
+  var el = A.el;
+  var root = document.getElementById("document-view");
+  if (!root) return;
+  var documentId = root.dataset.documentId;
+  var chunkId = Number(root.dataset.chunk) || null;
+  var state = { pdf: null, page: 1, pages: 1, cited: null, pdfjs: null };
+
+  function $(id) { return document.getElementById(id); }
+
+  function fail(message) {
+    var box = $("document-error");
+    box.textContent = message;
+    box.hidden = false;
+  }
+
+  // Lower case, letters and digits only: a PDF's text layer splits and spaces words its own way.
+  function normalise(text) {
+    return String(text || "").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  }
+
+  function showCited(passage) {
+    if (!passage) return;
+    var where = [];
+    if (passage.page) where.push("page " + passage.page);
+    if (passage.section && passage.section.length) where.push(passage.section.join(" › "));
+    $("cited-where").textContent = where.join(" · ");
+    $("cited-text").textContent = passage.text;
+    $("cited-passage").hidden = false;
+  }
+
+  function renderPassages(passages) {
+    var list = $("passages");
+    A.clear(list);
+    var marked = null;
+    passages.forEach(function (passage) {
+      var heading = passage.section && passage.section.length ? passage.section.join(" › ") : "";
+      var item = el("li", { className: "passage", id: "passage-" + passage.id, dataset: { chunkId: String(passage.id) } }, [
+        heading ? el("p", { className: "muted small", text: heading + (passage.page ? " · page " + passage.page : "") }) : null,
+        el("p", { className: "passage-text", text: passage.text })
+      ]);
+      if (passage.id === chunkId) {
+        item.classList.add("passage-mark");
+        item.setAttribute("aria-current", "true");
+        marked = item;
+      }
+      list.appendChild(item);
+    });
+    $("text-pane").hidden = false;
+    root.dataset.marked = marked ? "1" : "0";
+    if (marked) marked.scrollIntoView({ block: "center" });
+  }
+
+  function loadPdf() {
+    return import(root.dataset.pdfjs).then(function (pdfjs) {
+      state.pdfjs = pdfjs;
+      pdfjs.GlobalWorkerOptions.workerSrc = root.dataset.pdfjsWorker;
+      return fetch("/api/documents/" + documentId + "/file", { credentials: "same-origin" });
+    }).then(function (response) {
+      if (!response.ok) throw new Error("The file could not be loaded (" + response.status + ").");
+      return response.arrayBuffer();
+    }).then(function (data) {
+      // No eval: the page's Content-Security-Policy allows none.
+      return state.pdfjs.getDocument({ data: data, isEvalSupported: false }).promise;
+    }).then(function (pdf) {
+      state.pdf = pdf;
+      state.pages = pdf.numPages;
+      $("pdf-pane").hidden = false;
+      return showPage(Math.min(Math.max(state.page, 1), state.pages));
+    });
+  }
+
+  function showPage(number) {
+    state.page = number;
+    $("pdf-page-label").textContent = "Page " + number + " of " + state.pages;
+    $("pdf-prev").disabled = number <= 1;
+    $("pdf-next").disabled = number >= state.pages;
+    return state.pdf.getPage(number).then(function (page) {
+      var holder = $("pdf-page");
+      A.clear(holder);
+      var width = Math.min(holder.clientWidth || 800, 1000);
+      var viewport = page.getViewport({ scale: width / page.getViewport({ scale: 1 }).width });
+      var ratio = window.devicePixelRatio || 1;
+      var canvas = el("canvas", { className: "pdf-canvas" });
+      canvas.width = Math.floor(viewport.width * ratio);
+      canvas.height = Math.floor(viewport.height * ratio);
+      canvas.style.width = Math.floor(viewport.width) + "px";
+      canvas.style.height = Math.floor(viewport.height) + "px";
+      var layer = el("div", { className: "textLayer" });
+      layer.style.setProperty("--total-scale-factor", String(viewport.scale));
+      layer.style.setProperty("--scale-factor", String(viewport.scale));
+      holder.style.width = Math.floor(viewport.width) + "px";
+      holder.style.height = Math.floor(viewport.height) + "px";
+      holder.appendChild(canvas);
+      holder.appendChild(layer);
+      var drawn = page.render({
+        canvasContext: canvas.getContext("2d"),
+        viewport: viewport,
+        transform: ratio !== 1 ? [ratio, 0, 0, ratio, 0, 0] : null
+      }).promise;
+      var textLayer = new state.pdfjs.TextLayer({
+        textContentSource: page.streamTextContent(),
+        container: layer,
+        viewport: viewport
+      });
+      return Promise.all([drawn, textLayer.render()]).then(function () {
+        highlight(textLayer.textDivs, number);
+      });
+    });
+  }
+
+  // Mark the text pieces of the page that belong to the cited passage.
+  function highlight(divs, number) {
+    var count = 0;
+    var cited = state.cited;
+    if (cited && (!cited.page || cited.page === number)) {
+      var passage = " " + normalise(cited.text) + " ";
+      divs.forEach(function (div) {
+        var piece = normalise(div.textContent);
+        if (piece.length >= 4 && passage.indexOf(" " + piece + " ") !== -1) {
+          div.classList.add("passage-mark");
+          count += 1;
+        }
+      });
+    }
+    root.dataset.marked = String(count);
+    root.dataset.shownPage = String(number);
+    var first = document.querySelector("#pdf-page .passage-mark");
+    if (first) first.scrollIntoView({ block: "center" });
+  }
+
+  $("pdf-prev").addEventListener("click", function () { if (state.page > 1) showPage(state.page - 1); });
+  $("pdf-next").addEventListener("click", function () { if (state.page < state.pages) showPage(state.page + 1); });
+
+  A.api("/api/documents/" + documentId + "/passages").then(function (body) {
+    var passages = body.passages || [];
+    state.cited = passages.filter(function (p) { return p.id === chunkId; })[0] || null;
+    showCited(state.cited);
+    state.page = (state.cited && state.cited.page) || Number(root.dataset.page) || 1;
+    if (root.dataset.fileType === "pdf") {
+      return loadPdf().catch(function (err) {
+        // The passages still read where the PDF cannot be drawn.
+        fail("The PDF could not be shown: " + err.message);
+        renderPassages(passages);
+      });
+    }
+    renderPassages(passages);
+  }).catch(function (err) { fail("Could not load the document: " + err.message); });
+})();

@@ -1,0 +1,45 @@
+"""What the document viewer reads: a document's passages and its stored file, for readers only."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.models import Chunk
+from tests.knowledge.conftest import FILES, run_ingestion
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pdf(upload):
+    document_id = upload("sample.pdf").json()["documents"][0]["id"]
+    return run_ingestion(document_id)
+
+
+def test_passages_come_in_order_with_their_ids_pages_and_sections(auth_client, pdf):
+    body = auth_client.get(f"/api/documents/{pdf.id}/passages").json()
+    assert body["document"]["id"] == pdf.id and body["truncated"] is False
+    chunks = list(Chunk.objects.filter(document=pdf).order_by("ordinal"))
+    assert [p["id"] for p in body["passages"]] == [c.id for c in chunks]
+    assert {p["page"] for p in body["passages"]} == {1, 2}
+    assert body["passages"][0]["text"] == chunks[0].text
+    assert body["passages"][0]["section"] == ["Retrieval Augmented Generation at CERN"]
+
+
+def test_the_file_is_the_upload_as_a_download_that_never_runs_as_a_page(auth_client, pdf):
+    response = auth_client.get(f"/api/documents/{pdf.id}/file")
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content) == (FILES / "sample.pdf").read_bytes()
+    assert response["Content-Type"] == "application/octet-stream"
+    assert response["Content-Disposition"].startswith("attachment")
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert "sandbox" in response["Content-Security-Policy"]
+
+
+def test_someone_who_cannot_read_the_knowledge_base_gets_404(client, django_user_model, pdf):
+    client.force_login(django_user_model.objects.create_user("bob", "bob@example.com", "x"))
+    for path in ("passages", "file"):
+        response = client.get(f"/api/documents/{pdf.id}/{path}")
+        assert response.status_code == 404 and response.json()["code"] == "not_found"
+    assert client.get(f"/documents/{pdf.id}/").status_code == 404
+    assert client.get("/api/documents/999999/passages").status_code == 404

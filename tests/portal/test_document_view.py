@@ -1,0 +1,61 @@
+"""A citation opens its document: a PDF at the cited page with the passage highlighted by the
+vendored pdf.js (under the portal's CSP), any other file with the passage marked."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.bulk import TextItem, documents_ingest_inline
+from knowledge.models import Chunk, Document
+from knowledge.services import kb_create
+from tests.portal.conftest import screenshot, sign_in
+from tests.support import ROOT
+
+pytestmark = pytest.mark.slow
+FILES = ROOT / "tests" / "fixtures" / "files"
+
+
+def test_a_cited_pdf_passage_opens_at_its_page_highlighted_and_markdown_marked(
+    portal, new_page, django_user_model
+):
+    alice = django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
+    kb = kb_create(owner=alice, name="Papers")
+    documents_ingest_inline(
+        kb=kb,
+        items=[TextItem(name, (FILES / name).read_bytes()) for name in ("sample.pdf", "sample.md")],
+    )
+    pdf = Document.objects.get(knowledge_base=kb, file_name="sample.pdf")
+    cited = Chunk.objects.filter(document=pdf, page=2).order_by("ordinal").first()
+    page = new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    sign_in(page, portal.url, "alice", "alice-pass-123")
+
+    page.goto(f"{portal.url}/documents/{pdf.id}/?chunk={cited.id}")
+    page.wait_for_selector("#document-view[data-shown-page='2']", timeout=30_000)
+    assert int(page.get_attribute("#document-view", "data-marked")) >= 2
+    marked = " ".join(page.locator("#pdf-page .passage-mark").all_inner_texts())
+    assert "Grace Hopper wrote the first compiler" in marked
+    assert "Marie Curie" not in marked  # page 1's text is not on this page
+    assert page.locator("#pdf-page canvas").count() == 1
+    assert "Grace Hopper" in page.inner_text("#cited-text")
+    assert errors == []  # pdf.js ran under the CSP: no refused eval, worker or style
+    screenshot(page, "document-pdf")
+    page.click("#pdf-prev")
+    page.wait_for_selector("#document-view[data-shown-page='1']")
+    assert page.get_attribute("#document-view", "data-marked") == "0"
+
+    markdown = Document.objects.get(knowledge_base=kb, file_name="sample.md")
+    chunk = Chunk.objects.filter(document=markdown).order_by("-ordinal").first()
+    page.goto(f"{portal.url}/documents/{markdown.id}/?chunk={chunk.id}")
+    page.wait_for_selector("#document-view[data-marked='1']")
+    mark = page.locator(".passage.passage-mark")
+    assert mark.count() == 1 and mark.get_attribute("data-chunk-id") == str(chunk.id)
+    assert page.locator(".passage").count() == Chunk.objects.filter(document=markdown).count()
+
+    # Someone else's document is not theirs to open.
+    django_user_model.objects.create_user("bob", "bob@example.com", "bob-pass-123")
+    other = new_page()
+    sign_in(other, portal.url, "bob", "bob-pass-123")
+    response = other.goto(f"{portal.url}/documents/{pdf.id}/?chunk={cited.id}")
+    assert response.status == 404
