@@ -57,7 +57,13 @@ CHECKS = [
 STREAMING_PATHS = {"/api/query", "/api/runs/{run_id}/events", "/api/runs/{run_id}/rerun"}
 # Bodies that are not JSON but documented: event streams, the feedback export (JSON Lines) and
 # a conversation's Markdown export.
-OTHER_MEDIA_TYPES = ("text/event-stream", "application/x-ndjson", "text/markdown")
+# A document's stored file is documented as a binary download (application/octet-stream).
+OTHER_MEDIA_TYPES = (
+    "text/event-stream",
+    "application/x-ndjson",
+    "text/markdown",
+    "application/octet-stream",
+)
 # Values that broke this API before (NUL, Unicode digits, dates that parse but do not exist,
 # ids past 64 bits), mixed into generated strings and integers: random text alone almost never
 # holds them. (schemathesis cannot send a lone surrogate; tests/adrag_site/test_bad_requests.py
