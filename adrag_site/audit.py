@@ -36,6 +36,7 @@ KB_DELETED = "knowledge_base_deleted"
 KB_CLEARED = "knowledge_base_cleared"
 KB_SHARED = "sharing_changed"
 DOCUMENT_DELETED = "document_deleted"
+DOCUMENT_DOWNLOADED = "document_downloaded"
 CONVERSATION_DELETED = "conversation_deleted"
 EXPORT = "export"
 CONVERSATION_SHARED = "conversation_shared"
@@ -43,7 +44,7 @@ RERUN = "rerun"
 ACTIONS = (
     SIGN_IN, SIGN_IN_FAILED, SIGN_OUT, TOKEN_CREATED, TOKEN_USED, TOKEN_REVOKED, UPLOAD,
     KB_DELETED, KB_CLEARED, KB_SHARED, DOCUMENT_DELETED, CONVERSATION_DELETED,
-    CONVERSATION_SHARED, EXPORT, RERUN,
+    CONVERSATION_SHARED, EXPORT, RERUN, DOCUMENT_DOWNLOADED,
 )  # fmt: skip
 
 

@@ -199,6 +199,7 @@ OIDC_RP_CLIENT_SECRET = env_str("OIDC_CLIENT_SECRET", "")
 OIDC_RP_SIGN_ALGO = env_str("OIDC_SIGN_ALGO", "RS256")
 OIDC_RP_SCOPES = env_str("OIDC_SCOPES", "openid email profile")
 OIDC_TEAMS_CLAIM = env_str("OIDC_TEAMS_CLAIM", "")
+OIDC_TEAMS_PATTERN = env_str("OIDC_TEAMS_PATTERN", "")
 OIDC_PROVIDER_NAME = env_str("OIDC_PROVIDER_NAME", "single sign-on")
 OIDC_TIMEOUT = env_float("OIDC_TIMEOUT", 10.0)
 OIDC_DISCOVERY_SECONDS = env_float("OIDC_DISCOVERY_SECONDS", 3600.0)
@@ -206,6 +207,9 @@ OIDC_USE_PKCE = True
 OIDC_AUTHENTICATE_CLASS = "adrag_site.sso.SsoAuthenticationRequestView"
 OIDC_CALLBACK_CLASS = "adrag_site.sso.SsoCallbackView"
 LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
+# After single sign-on, `next` may lead to a front end of CORS_ALLOWED_ORIGINS, as after a
+# password sign-in.
+OIDC_REDIRECT_ALLOWED_HOSTS = [urlsplit(origin).netloc for origin in CORS_ALLOWED_ORIGINS]
 LOCAL_LOGIN_ENABLED = env_bool("LOCAL_LOGIN_ENABLED", True)
 AUTHENTICATION_BACKENDS = [
     *(

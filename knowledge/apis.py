@@ -17,6 +17,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from adrag_site.audit import DOCUMENT_DOWNLOADED, audit_record
 from adrag_site.errors import ServiceError
 from adrag_site.parsers import FormParser, JSONParser, MultiPartParser
 from adrag_site.schema import error_responses
@@ -351,15 +352,27 @@ class DocumentPassagesApi(APIView):
 
     @extend_schema(
         tags=["knowledge"],
-        parameters=[DOCUMENT_ID],
+        parameters=[
+            DOCUMENT_ID,
+            OpenApiParameter(
+                "around",
+                int,
+                description="A passage (chunk) id: the window of passages is centred on it.",
+            ),
+        ],
         responses={200: PassageListOutput, **error_responses(404)},
     )
     def get(self, request, document_id):
         document = selectors.document_get_for_user(document_id=document_id, user=request.user)
+        passages = document.chunks.order_by("ordinal")
+        around = request.query_params.get("around", "")
+        cited = passages.filter(id=int(around)).first() if around.isdigit() else None
+        if cited is not None:
+            # A window of passages centred on the cited one, however long the document.
+            start = max(cited.ordinal - MAX_PASSAGES // 2, 0)
+            passages = passages.filter(ordinal__gte=start)
         rows = list(
-            document.chunks.order_by("ordinal").values(
-                "id", "ordinal", "page", "section", "kind", "text"
-            )[: MAX_PASSAGES + 1]
+            passages.values("id", "ordinal", "page", "section", "kind", "text")[: MAX_PASSAGES + 1]
         )
         return Response(
             {
@@ -395,6 +408,9 @@ class DocumentFileApi(APIView):
         )
         response["X-Content-Type-Options"] = "nosniff"
         response["Content-Security-Policy"] = "sandbox; default-src 'none'"
+        audit_record(
+            DOCUMENT_DOWNLOADED, target=document, request=request, file_name=document.file_name
+        )
         return response
 
 

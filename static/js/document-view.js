@@ -25,7 +25,15 @@
   }
 
   function showCited(passage) {
-    if (!passage) return;
+    if (!passage) {
+      if (chunkId) {
+        // Re-indexing makes new passages: an older citation's passage is gone.
+        $("cited-where").textContent = "";
+        $("cited-text").textContent = "The cited passage is no longer in this document (it was indexed again since); it opens at the cited page.";
+        $("cited-passage").hidden = false;
+      }
+      return;
+    }
     var where = [];
     if (passage.page) where.push("page " + passage.page);
     if (passage.section && passage.section.length) where.push(passage.section.join(" › "));
@@ -66,7 +74,15 @@
       return response.arrayBuffer();
     }).then(function (data) {
       // No eval: the page's Content-Security-Policy allows none.
-      return state.pdfjs.getDocument({ data: data, isEvalSupported: false }).promise;
+      // Fonts a PDF names but does not embed, and the character maps of CJK text, from
+      // this server (vendored with pdf.js).
+      return state.pdfjs.getDocument({
+        data: data,
+        isEvalSupported: false,
+        standardFontDataUrl: root.dataset.pdfjsFonts,
+        cMapUrl: root.dataset.pdfjsCmaps,
+        cMapPacked: true
+      }).promise;
     }).then(function (pdf) {
       state.pdf = pdf;
       state.pages = pdf.numPages;
@@ -76,11 +92,16 @@
   }
 
   function showPage(number) {
+    // A newer request (a quick second click) wins; an older render stops where it is.
+    var token = (state.token || 0) + 1;
+    state.token = token;
+    if (state.task) state.task.cancel();
     state.page = number;
     $("pdf-page-label").textContent = "Page " + number + " of " + state.pages;
     $("pdf-prev").disabled = number <= 1;
     $("pdf-next").disabled = number >= state.pages;
     return state.pdf.getPage(number).then(function (page) {
+      if (token !== state.token) return null;
       var holder = $("pdf-page");
       A.clear(holder);
       var width = Math.min(holder.clientWidth || 800, 1000);
@@ -98,18 +119,22 @@
       holder.style.height = Math.floor(viewport.height) + "px";
       holder.appendChild(canvas);
       holder.appendChild(layer);
-      var drawn = page.render({
+      state.task = page.render({
         canvasContext: canvas.getContext("2d"),
         viewport: viewport,
         transform: ratio !== 1 ? [ratio, 0, 0, ratio, 0, 0] : null
-      }).promise;
+      });
+      var drawn = state.task.promise.catch(function (err) {
+        if (err && err.name === "RenderingCancelledException") return null;
+        throw err;
+      });
       var textLayer = new state.pdfjs.TextLayer({
         textContentSource: page.streamTextContent(),
         container: layer,
         viewport: viewport
       });
       return Promise.all([drawn, textLayer.render()]).then(function () {
-        highlight(textLayer.textDivs, number);
+        if (token === state.token) highlight(textLayer.textDivs, number);
       });
     });
   }
@@ -137,7 +162,7 @@
   $("pdf-prev").addEventListener("click", function () { if (state.page > 1) showPage(state.page - 1); });
   $("pdf-next").addEventListener("click", function () { if (state.page < state.pages) showPage(state.page + 1); });
 
-  A.api("/api/documents/" + documentId + "/passages").then(function (body) {
+  A.api("/api/documents/" + documentId + "/passages" + (chunkId ? "?around=" + chunkId : "")).then(function (body) {
     var passages = body.passages || [];
     state.cited = passages.filter(function (p) { return p.id === chunkId; })[0] || null;
     showCited(state.cited);

@@ -415,7 +415,7 @@
         A.isSafeUrl(source.url) ? el("p", null, el("a", { href: source.url, text: String(source.url), target: "_blank", rel: "noopener noreferrer nofollow" })) : null,
         // A passage of a knowledge base opens its document there (the additive ids).
         Number.isInteger(source.document_id) && Number.isInteger(source.chunk_id) ? el("p", { className: "source-open" }, el("a", {
-          href: "/documents/" + source.document_id + "/?chunk=" + source.chunk_id,
+          href: "/documents/" + source.document_id + "/?chunk=" + source.chunk_id + (Number.isInteger(source.page) ? "&page=" + source.page : ""),
           text: source.page ? "Open the document at page " + source.page : "Open the document at this passage",
           target: "_blank", rel: "noopener"
         })) : null,

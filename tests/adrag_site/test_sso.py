@@ -212,7 +212,7 @@ def test_an_id_token_for_another_client_or_from_another_issuer_is_refused(client
         backend = sso.SsoBackend()
         backend.OIDC_OP_JWKS_ENDPOINT = jwks
         backend.OIDC_RP_CLIENT_ID = client_id
-        backend.issuer = issuer or backend.issuer
+        backend.token_issuer = issuer or backend.token_issuer
         return backend.verify_token(token, nonce=nonce)
 
     assert verify()["sub"]
@@ -248,3 +248,43 @@ def test_the_sign_in_page_offers_both_ways_and_says_when_the_provider_is_down(cl
     down = client.get("/oidc/authenticate/")
     assert down.status_code == 302 and down["Location"] == "/accounts/login/?sso=unavailable"
     assert "cannot be reached" in client.get(down["Location"]).content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("staff", [False, True])
+def test_an_account_with_the_verified_address_is_linked_unless_it_is_staff(
+    client, sso_settings, staff
+):
+    local = User.objects.create_user("mcurie", "Maria@Example.org", "x", is_staff=staff)
+    assert sign_in_at_provider(client, "maria", "maria-pass-123").status_code == 302
+    identity = SsoIdentity.objects.get()
+    if staff:
+        # A staff account is never taken over by an e-mail address: a new account is made.
+        assert identity.user.username == "maria" and identity.user != local
+    else:
+        assert identity.user == local and not User.objects.filter(username="maria").exists()
+        assert sorted(local.groups.values_list("name", flat=True)) == ["Curie lab", "Physics"]
+
+
+@pytest.mark.django_db
+def test_a_deactivated_account_loses_its_session_at_once(client, sso_settings):
+    assert sign_in_at_provider(client, "maria", "maria-pass-123").status_code == 302
+    assert client.get("/api/knowledge-bases").status_code == 200
+    User.objects.filter(username="maria").update(is_active=False)
+    assert client.get("/api/knowledge-bases").status_code in (401, 403)
+    page = client.get("/knowledge/")
+    assert page.status_code == 302 and page["Location"].startswith("/accounts/login/")
+    # Nor can they sign in again through the provider.
+    failed = sign_in_at_provider(client, "maria", "maria-pass-123")
+    assert "sso=failed" in failed["Location"]
+
+
+@pytest.mark.django_db
+def test_only_the_teams_of_the_pattern_are_managed(client, sso_settings):
+    sso_settings.OIDC_TEAMS_PATTERN = r"^Physics$"
+    user = User.objects.create_user("maria", "other@example.org", "x")
+    SsoIdentity.objects.create(user=user, issuer=sso_settings.OIDC_ISSUER, subject="1")
+    user.groups.add(Group.objects.create(name="Admins"))
+    assert sign_in_at_provider(client, "maria", "maria-pass-123").status_code == 302
+    # "Curie lab" is outside the pattern: not joined; "Admins" was given locally: kept.
+    assert sorted(user.groups.values_list("name", flat=True)) == ["Admins", "Physics"]

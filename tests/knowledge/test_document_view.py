@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from adrag_site.models import AuditEvent
 from knowledge.models import Chunk
 from tests.knowledge.conftest import FILES, run_ingestion
 
@@ -26,6 +27,17 @@ def test_passages_come_in_order_with_their_ids_pages_and_sections(auth_client, p
     assert body["passages"][0]["section"] == ["Retrieval Augmented Generation at CERN"]
 
 
+def test_passages_come_as_a_window_around_the_cited_one(auth_client, pdf, monkeypatch):
+    from knowledge import apis
+
+    monkeypatch.setattr(apis, "MAX_PASSAGES", 1)
+    last = Chunk.objects.filter(document=pdf).order_by("ordinal").last()
+    whole = auth_client.get(f"/api/documents/{pdf.id}/passages").json()
+    assert whole["truncated"] is True and whole["passages"][0]["id"] != last.id
+    around = auth_client.get(f"/api/documents/{pdf.id}/passages?around={last.id}").json()
+    assert [p["id"] for p in around["passages"]] == [last.id]
+
+
 def test_the_file_is_the_upload_as_a_download_that_never_runs_as_a_page(auth_client, pdf):
     response = auth_client.get(f"/api/documents/{pdf.id}/file")
     assert response.status_code == 200
@@ -34,6 +46,8 @@ def test_the_file_is_the_upload_as_a_download_that_never_runs_as_a_page(auth_cli
     assert response["Content-Disposition"].startswith("attachment")
     assert response["X-Content-Type-Options"] == "nosniff"
     assert "sandbox" in response["Content-Security-Policy"]
+    downloaded = AuditEvent.objects.get(action="document_downloaded")
+    assert downloaded.target_id == str(pdf.id) and downloaded.details["file_name"] == "sample.pdf"
 
 
 def test_someone_who_cannot_read_the_knowledge_base_gets_404(client, django_user_model, pdf):

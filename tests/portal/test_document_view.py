@@ -53,6 +53,13 @@ def test_a_cited_pdf_passage_opens_at_its_page_highlighted_and_markdown_marked(
     assert mark.count() == 1 and mark.get_attribute("data-chunk-id") == str(chunk.id)
     assert page.locator(".passage").count() == Chunk.objects.filter(document=markdown).count()
 
+    # A citation from before the document was indexed again: its passage is gone, and the
+    # viewer says so and opens at the cited page.
+    page.goto(f"{portal.url}/documents/{pdf.id}/?chunk=999999&page=2")
+    page.wait_for_selector("#document-view[data-shown-page='2']", timeout=30_000)
+    assert "no longer in this document" in page.inner_text("#cited-text")
+    assert errors == []
+
     # Someone else's document is not theirs to open.
     django_user_model.objects.create_user("bob", "bob@example.com", "bob-pass-123")
     other = new_page()
