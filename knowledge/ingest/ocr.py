@@ -176,7 +176,8 @@ def _read_one(number: int, load: Callable[[], object], budget: float) -> PageTex
     try:
         try:
             if timed:
-                signal.setitimer(signal.ITIMER_REAL, max(budget, 0.001))
+                # Then every half second, should a library swallow the first alarm.
+                signal.setitimer(signal.ITIMER_REAL, max(budget, 0.001), 0.5)
             try:
                 text = image_text(load())
             finally:
@@ -185,7 +186,9 @@ def _read_one(number: int, load: Callable[[], object], budget: float) -> PageTex
         except _PageTimeout:
             return PageText(page=number, problem=OVER_BUDGET, seconds=time.monotonic() - started)
         except Exception as exc:  # noqa: BLE001 - Pillow, PDFium and the engine raise many types
-            if _timed_out(exc):
+            # A library may turn the alarm into an error of its own: past the budget, an error
+            # is the budget's.
+            if _timed_out(exc) or time.monotonic() - started >= budget:
                 return PageText(
                     page=number, problem=OVER_BUDGET, seconds=time.monotonic() - started
                 )

@@ -114,6 +114,16 @@ def sso_settings(settings, provider):
     return settings
 
 
+def set_teams_at_provider(provider, username: str, *teams: str) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "tests.oidc_provider.teams", username, *teams],
+        cwd=ROOT,
+        env=provider["env"],
+        check=True,
+        timeout=60,
+    )
+
+
 def sign_in_at_provider(client, username: str, password: str, *, next_path: str = "/"):
     """Play the browser: portal -> provider (sign in) -> portal's callback. Return its response."""
     start = client.get("/oidc/authenticate/", {"next": next_path})
@@ -168,25 +178,13 @@ def test_sign_in_with_the_provider_creates_the_person_with_the_teams_of_the_clai
     assert signed_in.details == {"via": "sso"}
 
     # The teams change at the provider: the next sign-in makes the portal's match them.
-    subprocess.run(
-        [sys.executable, "-m", "tests.oidc_provider.teams", "maria", "Physics", "Chemistry"],
-        cwd=ROOT,
-        env=provider["env"],
-        check=True,
-        timeout=60,
-    )
+    set_teams_at_provider(provider, "maria", "Physics", "Chemistry")
     client.logout()
     assert sign_in_at_provider(client, "maria", "maria-pass-123").status_code == 302
     user.refresh_from_db()
     assert sorted(user.groups.values_list("name", flat=True)) == ["Chemistry", "Physics"]
     assert User.objects.filter(username__startswith="maria").count() == 1
-    subprocess.run(
-        [sys.executable, "-m", "tests.oidc_provider.teams", "maria", "Curie lab", "Physics"],
-        cwd=ROOT,
-        env=provider["env"],
-        check=True,
-        timeout=60,
-    )
+    set_teams_at_provider(provider, "maria", *PEOPLE[0]["teams"])
 
 
 @pytest.mark.django_db

@@ -16,8 +16,11 @@ FILES = ROOT / "tests" / "fixtures" / "files"
 
 
 def test_a_cited_pdf_passage_opens_at_its_page_highlighted_and_markdown_marked(
-    portal, new_page, django_user_model
+    portal, new_page, django_user_model, settings
 ):
+    # The files are stored where the live server (started by whichever test came first)
+    # reads them.
+    settings.MEDIA_ROOT = portal.stack.env["ADRAG_MEDIA_ROOT"]
     alice = django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
     kb = kb_create(owner=alice, name="Papers")
     documents_ingest_inline(
