@@ -10,6 +10,7 @@ from pathlib import PurePath
 from typing import BinaryIO
 
 from knowledge.ingest.filetypes import (
+    IMAGE_FORMATS,
     KIND_CSV,
     KIND_HTML,
     KIND_IMAGE,
@@ -316,15 +317,6 @@ def _unreadable(read: PageText, ocr: OcrOptions) -> dict:
 # --- images ------------------------------------------------------------------------
 
 
-_IMAGE_FORMATS = {
-    "png": {"PNG"},
-    "jpg": {"JPEG"},
-    "jpeg": {"JPEG"},
-    "tif": {"TIFF"},
-    "tiff": {"TIFF"},
-}
-
-
 def _extract_image(data: bytes, file_name: str, ocr: OcrOptions | None) -> ExtractedText:
     """Read an image (a multi-page TIFF page by page) with OCR."""
     if ocr is None:
@@ -334,7 +326,7 @@ def _extract_image(data: bytes, file_name: str, ocr: OcrOptions | None) -> Extra
     from knowledge.ingest.ocr import image_frames, read_pages
 
     try:
-        count, loaders = image_frames(data, _IMAGE_FORMATS.get(file_extension(file_name)))
+        count, loaders = image_frames(data, IMAGE_FORMATS[file_extension(file_name)])
     except Exception as exc:  # noqa: BLE001 - Pillow raises many types on bad input
         raise ExtractionError(CORRUPT_FILE, f"The image could not be read: {exc}") from exc
     # Each frame is a page (a multi-page TIFF has many), so a citation can name it.

@@ -5,8 +5,16 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# Images are read by OCR (knowledge/ingest/ocr.py).
-IMAGE_EXTENSIONS: frozenset[str] = frozenset({"png", "jpg", "jpeg", "tif", "tiff"})
+# Images are read by OCR (knowledge/ingest/ocr.py); Pillow opens each with this plugin only, so
+# a file is what its extension claims.
+IMAGE_FORMATS: dict[str, str] = {
+    "png": "PNG",
+    "jpg": "JPEG",
+    "jpeg": "JPEG",
+    "tif": "TIFF",
+    "tiff": "TIFF",
+}
+IMAGE_EXTENSIONS: frozenset[str] = frozenset(IMAGE_FORMATS)
 DOCUMENT_EXTENSIONS: frozenset[str] = (
     frozenset({"pdf", "docx", "xlsx", "pptx", "md", "markdown", "html", "htm", "csv", "txt"})
     | IMAGE_EXTENSIONS

@@ -23,20 +23,19 @@ from knowledge.ingest.extract import (
     extract,
     open_pdf,
 )
-from knowledge.ingest.filetypes import KIND_IMAGE, KIND_PDF, OFFICE_KINDS, file_extension, file_kind
+from knowledge.ingest.filetypes import (
+    IMAGE_FORMATS,
+    KIND_IMAGE,
+    KIND_PDF,
+    OFFICE_KINDS,
+    file_extension,
+    file_kind,
+)
 from knowledge.ingest.ocr import MAX_IMAGE_PIXELS
 from knowledge.ingest.office import check_zip_archive
 
 TOO_MANY_PAGES = "too_many_pages"
 IMAGE_TOO_LARGE = "image_too_large"
-# What Pillow must find in a file of each image extension.
-_IMAGE_FORMATS = {
-    "png": {"PNG"},
-    "jpg": {"JPEG", "MPO"},
-    "jpeg": {"JPEG", "MPO"},
-    "tif": {"TIFF"},
-    "tiff": {"TIFF"},
-}
 # Text files up to this size are extracted whole in the request (cheap), so one without any
 # text is refused at once; larger ones are sniffed from their first bytes.
 SMALL_TEXT_BYTES = 256 * 1024
@@ -112,7 +111,7 @@ def _inspect_image(stream: BinaryIO, file_name: str, max_pages: int) -> int:
     from PIL import Image, UnidentifiedImageError
 
     extension = file_extension(file_name)
-    formats = sorted(_IMAGE_FORMATS[extension] - {"MPO"})
+    formats = [IMAGE_FORMATS[extension]]
     frames = 0
     try:
         with warnings.catch_warnings():

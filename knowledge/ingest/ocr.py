@@ -371,7 +371,7 @@ def _table_line(line: list[Box], columns: list[tuple[float, float]]) -> str:
 # --- what to read ------------------------------------------------------------------
 
 
-def image_frames(data: bytes, image_format: set[str] | None = None):
+def image_frames(data: bytes, image_format: str | None = None):
     """Return an image's frame count and a loader per frame (a TIFF may hold many pages).
 
     Nothing is decoded until a loader runs, so decoding happens under OCR's memory cap and
@@ -381,7 +381,7 @@ def image_frames(data: bytes, image_format: set[str] | None = None):
     from PIL import Image
 
     Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS
-    image = Image.open(io.BytesIO(data), formats=sorted(image_format) if image_format else None)
+    image = Image.open(io.BytesIO(data), formats=[image_format] if image_format else None)
     count = getattr(image, "n_frames", 1)
 
     def loader(index: int):
