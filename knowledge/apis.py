@@ -360,13 +360,15 @@ class DocumentPassagesApi(APIView):
                 description="A passage (chunk) id: the window of passages is centred on it.",
             ),
         ],
-        responses={200: PassageListOutput, **error_responses(404)},
+        responses={200: PassageListOutput, **error_responses(400, 404)},
     )
     def get(self, request, document_id):
         document = selectors.document_get_for_user(document_id=document_id, user=request.user)
         passages = document.chunks.order_by("ordinal")
         around = request.query_params.get("around", "")
-        cited = passages.filter(id=int(around)).first() if around.isdigit() else None
+        if around and not around.isdigit():
+            raise ServiceError(400, "invalid_request", "around must be a passage (chunk) id.")
+        cited = passages.filter(id=int(around)).first() if around else None
         if cited is not None:
             # A window of passages centred on the cited one, however long the document.
             start = max(cited.ordinal - MAX_PASSAGES // 2, 0)

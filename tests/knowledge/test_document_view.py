@@ -36,6 +36,8 @@ def test_passages_come_as_a_window_around_the_cited_one(auth_client, pdf, monkey
     assert whole["truncated"] is True and whole["passages"][0]["id"] != last.id
     around = auth_client.get(f"/api/documents/{pdf.id}/passages?around={last.id}").json()
     assert [p["id"] for p in around["passages"]] == [last.id]
+    bad = auth_client.get(f"/api/documents/{pdf.id}/passages?around=first")
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid_request"
 
 
 def test_the_file_is_the_upload_as_a_download_that_never_runs_as_a_page(auth_client, pdf):
