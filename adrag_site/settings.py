@@ -184,6 +184,17 @@ def _databases() -> dict:
 
 
 DATABASES = _databases()
+# Retrieval's reads (knowledge/retrieval/db.py) go to a read replica when one is named here.
+if env_str("RETRIEVAL_DATABASE_URL"):
+    import dj_database_url
+
+    DATABASES["retrieval"] = dj_database_url.parse(
+        env_str("RETRIEVAL_DATABASE_URL"), conn_max_age=0, conn_health_checks=True
+    )
+    DATABASES["retrieval"].setdefault("OPTIONS", {})["pool"] = _pool_options()
+    # Tests read the test database through this alias as well.
+    DATABASES["retrieval"]["TEST"] = {"MIRROR": "default"}
+RETRIEVAL_DATABASE = "retrieval" if "retrieval" in DATABASES else "default"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Login throttling (django-axes) on the portal's and the admin's login forms: after
@@ -465,6 +476,10 @@ ANSWER_DELTA_MAX_EVENTS = env_int("ANSWER_DELTA_MAX_EVENTS", 60)
 # A web search (the external_tools stage) gives up after this long; the run goes on without it.
 WEB_SEARCH_TIMEOUT_SECONDS = env_float("WEB_SEARCH_TIMEOUT_SECONDS", 5.0)
 RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", 10)
+# A knowledge base with at least this many chunks gets an HNSW index of its own
+# (knowledge/vector_index.py); a smaller one is searched exactly. Builds use this much memory.
+VECTOR_INDEX_MIN_CHUNKS = env_int("VECTOR_INDEX_MIN_CHUNKS", 10_000)
+VECTOR_INDEX_BUILD_MEMORY_MB = env_int("VECTOR_INDEX_BUILD_MEMORY_MB", 1024)
 RERANK_TOP_K = env_int("RERANK_TOP_K", 5)
 MAX_CONTEXT_CHARS = env_int("MAX_CONTEXT_CHARS", 4000)
 MAX_REFLECTION_RETRIES = env_int("MAX_REFLECTION_RETRIES", 2)

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import queue
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from adrag_site.errors import ServiceError
@@ -33,6 +35,7 @@ from knowledge.ingestion import (
 )
 from knowledge.models import Document, KnowledgeBase
 from knowledge.services import document_upload
+from knowledge.vector_index import build_index
 
 logger = logging.getLogger(__name__)
 
@@ -82,18 +85,36 @@ def documents_ingest_inline(
     Each document is still written in its own transaction. Unless `reindex`, a document whose
     bytes are already ready in the KB is left as it is. `on_document` is called once per
     item with the document (or None) and an error message (or None).
+
+    The stages overlap: while one batch is embedded, the batch before it is written and the
+    next one is extracted and tokenised, so the embedder sets the pace. Inside a caller's
+    transaction (whose rows other connections cannot see) the stages run one after another.
     """
     # Documents an earlier in-process ingestion left in progress when it died are failed now,
     # so that these same files are indexed again rather than skipped as busy.
     documents_reap()
     batch = _InlineBatch(kb=kb, user=user, on_document=on_document)
-    for item in items:
-        if not reindex and batch.already_ready(item):
-            continue
-        batch.add(item)
-        if batch.pending_chunks() >= batch_chunks:
-            batch.flush()
-    batch.flush()
+    pipeline = None if connection.in_atomic_block else _Pipeline(batch)
+    try:
+        for item in items:
+            if pipeline is not None:
+                pipeline.check()
+            if not reindex and batch.already_ready(item):
+                continue
+            batch.add(item)
+            if batch.pending_chunks() >= batch_chunks:
+                batch.flush(pipeline)
+        batch.flush(pipeline)
+    except BaseException:
+        if pipeline is not None:
+            pipeline.close(raise_error=False)  # the caller's own error goes on
+        batch.abandon()
+        raise
+    if pipeline is not None:
+        pipeline.close()
+    kb.refresh_from_db(fields=["chunk_count"])
+    if kb.chunk_count >= settings.VECTOR_INDEX_MIN_CHUNKS:
+        build_index(kb.id)  # a bulk load is searched through its own index at once
     return batch.summary
 
 
@@ -106,11 +127,13 @@ class _InlineBatch:
         self.on_document = on_document
         self.summary = {"ready": 0, "failed": 0, "skipped": 0, "chunks": 0}
         self.pending: list[tuple[Document, list[PreparedChunk]]] = []
+        self._lock = threading.Lock()  # the writer thread reports too
 
     def report(self, outcome: str, document: Document | None, error: str | None = None) -> None:
-        self.summary[outcome] += 1
-        if self.on_document:
-            self.on_document(document, error)
+        with self._lock:
+            self.summary[outcome] += 1
+            if self.on_document:
+                self.on_document(document, error)
 
     def pending_chunks(self) -> int:
         return sum(len(chunks) for _, chunks in self.pending)
@@ -150,14 +173,33 @@ class _InlineBatch:
         )
         self.pending.append((document, prepare_chunks(extracted.segments)))
 
-    def flush(self) -> None:
+    def flush(self, pipeline: _Pipeline | None = None) -> None:
         if not self.pending:
             return
-        embed_chunks([chunk for _, chunks in self.pending for chunk in chunks], batch_size=64)
+        pending, self.pending = self.pending, []
+        if pipeline is not None:
+            pipeline.submit(pending)
+            return
+        self.embed(pending)
+        self.write(pending)
+
+    def abandon(self, pending=None) -> None:
+        """Fail the documents of a batch that will not be written (a stage failed)."""
+        if pending is None:
+            pending, self.pending = self.pending, []
+        for document, _ in pending:
+            document_fail(document, IngestAbandoned("another batch of this ingestion failed"))
+            self.report("failed", None, f"{document.file_name}: not indexed, the ingestion stopped")
+
+    @staticmethod
+    def embed(pending: list[tuple[Document, list[PreparedChunk]]]) -> None:
+        embed_chunks([chunk for _, chunks in pending for chunk in chunks], batch_size=64)
+
+    def write(self, pending: list[tuple[Document, list[PreparedChunk]]]) -> None:
         # One commit per batch (one fsync), with a savepoint per document so a failure still
         # leaves that document's previous version intact.
         with transaction.atomic():
-            for document, chunks in self.pending:
+            for document, chunks in pending:
                 try:
                     with transaction.atomic():
                         document_index(document, chunks)
@@ -165,6 +207,78 @@ class _InlineBatch:
                     document_fail(document, exc)
                     self.report("failed", None, f"{document.file_name}: {exc}")
                     continue
-                self.summary["chunks"] += len(chunks)
+                with self._lock:
+                    self.summary["chunks"] += len(chunks)
                 self.report("ready", document)
-        self.pending.clear()
+
+
+_DONE = object()
+
+
+class IngestAbandoned(Exception):
+    """A document's batch was not written because another stage of its ingestion failed."""
+
+
+class _Pipeline:
+    """Two threads behind the caller: one embeds a batch, the other writes the batch embedded
+    before it, on its own connection. The queues hold one batch each, so memory stays at
+    about four batches; the first failure stops both stages and is raised to the caller."""
+
+    def __init__(self, batch: _InlineBatch) -> None:
+        self.batch = batch
+        self.to_embed: queue.Queue = queue.Queue(maxsize=1)
+        self.to_write: queue.Queue = queue.Queue(maxsize=1)
+        self.error: BaseException | None = None
+        self.threads = [
+            threading.Thread(target=self._embedding, name="ingest-embed", daemon=True),
+            threading.Thread(target=self._writing, name="ingest-write", daemon=True),
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def check(self) -> None:
+        """Raise a stage's failure in the caller, before it prepares more."""
+        if self.error is not None:
+            raise self.error
+
+    def submit(self, pending) -> None:
+        self.check()
+        self.to_embed.put(pending)
+
+    def close(self, *, raise_error: bool = True) -> None:
+        self.to_embed.put(_DONE)
+        for thread in self.threads:
+            thread.join()
+        if raise_error:
+            self.check()
+
+    def _embedding(self) -> None:
+        try:
+            while (pending := self.to_embed.get()) is not _DONE:
+                if self.error is not None:
+                    self.batch.abandon(pending)
+                    continue
+                try:
+                    self.batch.embed(pending)
+                except BaseException as exc:  # raised to the caller at its next step
+                    self.error = exc
+                    self.batch.abandon(pending)
+                    continue
+                self.to_write.put(pending)
+        finally:
+            self.to_write.put(_DONE)
+            connection.close()
+
+    def _writing(self) -> None:
+        try:
+            while (pending := self.to_write.get()) is not _DONE:
+                if self.error is not None:
+                    self.batch.abandon(pending)
+                    continue
+                try:
+                    self.batch.write(pending)
+                except BaseException as exc:
+                    self.error = exc
+                    self.batch.abandon(pending)
+        finally:
+            connection.close()  # this thread's own connection

@@ -46,8 +46,13 @@ def write_chunks(*, document: Document, chunks: list[PreparedChunk]) -> dict[str
     """Replace a document's chunks, postings and edges in the caller's transaction."""
     kb_id = document.knowledge_base_id
     # Locking the KB row serialises statistics updates of concurrent ingestions into one KB.
-    KnowledgeBase.objects.select_for_update().filter(id=kb_id).first()
+    # FOR NO KEY UPDATE: documents can still be added to the KB meanwhile (their foreign key
+    # check takes a KEY SHARE lock), as the bulk ingestion's main thread does.
+    kb = KnowledgeBase.objects.select_for_update(no_key=True).filter(id=kb_id).first()
     removed_chunks, removed_tokens, touched_entities = delete_document_rows(document.id)
+    chunks_after = kb.chunk_count - removed_chunks + len(chunks)
+    tokens_after = kb.token_total - removed_tokens + sum(chunk.bm25_length for chunk in chunks)
+    avgdl = tokens_after / chunks_after if chunks_after and tokens_after else 1.0
     rows = Chunk.objects.bulk_create(
         [
             Chunk(
@@ -71,6 +76,7 @@ def write_chunks(*, document: Document, chunks: list[PreparedChunk]) -> dict[str
     )
     chunk_ids = [row.id for row in rows]
     with connection.cursor() as cursor:
+        add_term_stats(cursor, kb_id, chunks, avgdl)
         with cursor.copy(
             "COPY knowledge_posting (chunk_id, knowledge_base_id, term, tf, chunk_length) "
             "FROM STDIN"
@@ -111,6 +117,50 @@ def write_chunks(*, document: Document, chunks: list[PreparedChunk]) -> dict[str
     return {"chunks": len(chunks), "entities": len(names), "edges": edge_count}
 
 
+def add_term_stats(cursor, kb_id: int, chunks: list[PreparedChunk], avgdl: float) -> None:
+    """Add new chunks' terms to the KB's term statistics: df, and the largest tf factor at the
+    KB's average chunk length after this write (an older maximum is first widened to it).
+    The caller holds the KB's row lock, which orders concurrent writers."""
+    stats: dict[str, list] = {}
+    for chunk in chunks:
+        length = chunk.bm25_length
+        for term, tf in chunk.term_counts.items():
+            impact = tf_factor(tf, length, avgdl)
+            entry = stats.get(term)
+            if entry is None:
+                stats[term] = [1, impact]
+            else:
+                entry[0] += 1
+                entry[1] = max(entry[1], impact)
+    if not stats:
+        return
+    terms = sorted(stats)
+    cursor.execute(
+        "INSERT INTO knowledge_termstat AS t "
+        "(knowledge_base_id, term, df, max_impact, impact_avgdl) "
+        "SELECT %(kb)s, term, df, impact, %(avgdl)s "
+        "FROM unnest(%(terms)s::text[], %(dfs)s::int[], %(impacts)s::float8[]) "
+        "AS n(term, df, impact) "
+        "ON CONFLICT (knowledge_base_id, term) DO UPDATE SET df = t.df + EXCLUDED.df, "
+        "max_impact = greatest(t.max_impact * greatest(1, %(avgdl)s / t.impact_avgdl), "
+        "EXCLUDED.max_impact), impact_avgdl = %(avgdl)s",
+        {
+            "kb": kb_id,
+            "avgdl": avgdl,
+            "terms": terms,
+            "dfs": [stats[term][0] for term in terms],
+            "impacts": [stats[term][1] for term in terms],
+        },
+    )
+
+
+def tf_factor(tf: int, length: int, avgdl: float) -> float:
+    """BM25Okapi's tf factor of one posting, with the default k1 and b."""
+    from knowledge.retrieval.bm25 import K1, B
+
+    return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
+
+
 def delete_document_rows(document_id: int) -> tuple[int, int, list[int]]:
     """Delete a document's chunks, postings and edges.
 
@@ -125,11 +175,24 @@ def delete_document_rows(document_id: int) -> tuple[int, int, list[int]]:
         chunks, tokens = cursor.fetchone()
         if not chunks:
             return 0, 0, []
+        # The postings go, and their terms' document frequencies drop with them.
         cursor.execute(
-            "DELETE FROM knowledge_posting WHERE chunk_id IN "
-            "(SELECT id FROM knowledge_chunk WHERE document_id = %s)",
+            "WITH gone AS (DELETE FROM knowledge_posting WHERE chunk_id IN "
+            "(SELECT id FROM knowledge_chunk WHERE document_id = %s) "
+            "RETURNING knowledge_base_id, term), "
+            "counted AS (SELECT knowledge_base_id, term, count(*) AS n FROM gone GROUP BY 1, 2) "
+            "UPDATE knowledge_termstat t SET df = greatest(t.df - c.n, 0) FROM counted c "
+            "WHERE t.knowledge_base_id = c.knowledge_base_id AND t.term = c.term "
+            "RETURNING t.knowledge_base_id, t.term, t.df",
             [document_id],
         )
+        emptied = [(kb, term) for kb, term, df in cursor.fetchall() if df <= 0]
+        if emptied:
+            cursor.execute(
+                "DELETE FROM knowledge_termstat WHERE (knowledge_base_id, term) IN "
+                "(SELECT * FROM unnest(%s::bigint[], %s::text[]))",
+                [[kb for kb, _ in emptied], [term for _, term in emptied]],
+            )
         cursor.execute(
             "DELETE FROM knowledge_chunkentity WHERE chunk_id IN "
             "(SELECT id FROM knowledge_chunk WHERE document_id = %s) RETURNING entity_id",
@@ -150,3 +213,42 @@ def delete_orphan_entities(entity_ids: list[int]) -> None:
             "(SELECT 1 FROM knowledge_chunkentity ce WHERE ce.entity_id = e.id)",
             [entity_ids],
         )
+
+
+# A KB's term statistics counted from its postings, at its current average chunk length.
+TERM_STATS_FROM_POSTINGS = (
+    "INSERT INTO knowledge_termstat (knowledge_base_id, term, df, max_impact, impact_avgdl) "
+    "SELECT p.knowledge_base_id, p.term, count(*), "
+    "max(p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.chunk_length / s.avgdl))), "
+    "s.avgdl FROM knowledge_posting p JOIN "
+    "(SELECT id, token_total::float8 / chunk_count AS avgdl FROM knowledge_knowledgebase "
+    "WHERE chunk_count > 0 AND token_total > 0) s ON s.id = p.knowledge_base_id "
+    "{where} GROUP BY p.knowledge_base_id, p.term, s.avgdl"
+)
+
+
+def term_stats_rebuild(kb_id: int | None = None) -> int:
+    """Count a KB's (or every KB's) term statistics again from its postings; return the rows.
+
+    For after a rolling deploy, when processes that did not keep the statistics wrote postings.
+    Call in a transaction: the KB rows are locked, as by the index writer.
+    """
+    from knowledge.retrieval.bm25 import K1, B
+
+    params = {"kb": kb_id, "k1": K1, "b": B}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id FROM knowledge_knowledgebase "
+            + ("" if kb_id is None else "WHERE id = %(kb)s ")
+            + "ORDER BY id FOR NO KEY UPDATE",
+            params,
+        )
+        where = "" if kb_id is None else "WHERE knowledge_base_id = %(kb)s"
+        cursor.execute(f"DELETE FROM knowledge_termstat {where}", params)
+        cursor.execute(
+            TERM_STATS_FROM_POSTINGS.format(
+                where="" if kb_id is None else "WHERE p.knowledge_base_id = %(kb)s"
+            ),
+            params,
+        )
+        return cursor.rowcount

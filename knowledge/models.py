@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import models
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import VectorField
 
 from providers.llm.base import KIND_LIST, KIND_PROSE, KIND_ROW, KIND_TABLE
 
@@ -147,16 +147,10 @@ class Chunk(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["document", "ordinal"], name="chunk_unique_ordinal"),
         ]
-        indexes = [
-            HnswIndex(
-                name="chunk_embedding_hnsw",
-                fields=["embedding"],
-                m=16,
-                ef_construction=64,
-                opclasses=["vector_cosine_ops"],
-            ),
-            models.Index(fields=["knowledge_base"]),
-        ]
+        # Dense search goes through one partial HNSW index per large knowledge base
+        # (knowledge/vector_index.py), built outside migrations; a small KB is searched
+        # exactly through the knowledge-base index.
+        indexes = [models.Index(fields=["knowledge_base"])]
 
     def __str__(self) -> str:
         return f"{self.document_id}#{self.ordinal}"
@@ -183,6 +177,24 @@ class Posting(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["chunk", "term"], name="posting_unique_term"),
         ]
+
+
+class TermStat(models.Model):
+    """A term's statistics in one knowledge base, kept in step with its postings.
+
+    `df` is how many chunks hold the term (BM25's document frequency). `max_impact` is the
+    largest BM25 tf factor, tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)), of any of its
+    postings when the KB's average chunk length was `impact_avgdl`; at another average A the
+    factor is at most max_impact x max(1, A / impact_avgdl). It only widens while rows come
+    and go, so the bound stays safe without a rescan (knowledge/retrieval/bm25.py).
+    """
+
+    pk = models.CompositePrimaryKey("knowledge_base_id", "term")
+    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="+")
+    term = models.CharField(max_length=100)
+    df = models.PositiveIntegerField()
+    max_impact = models.FloatField()
+    impact_avgdl = models.FloatField()
 
 
 class Entity(models.Model):

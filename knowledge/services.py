@@ -120,6 +120,7 @@ def kb_delete(*, kb: KnowledgeBase) -> None:
     with transaction.atomic():
         _delete_kb_rows(kb.id)
         kb.delete()
+    # Its HNSW index, if it had one, is dropped by the periodic vector_indexes_build task.
 
 
 def _delete_kb_rows(kb_id: int) -> None:
@@ -127,6 +128,7 @@ def _delete_kb_rows(kb_id: int) -> None:
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM knowledge_chunkentity WHERE knowledge_base_id = %s", [kb_id])
         cursor.execute("DELETE FROM knowledge_posting WHERE knowledge_base_id = %s", [kb_id])
+        cursor.execute("DELETE FROM knowledge_termstat WHERE knowledge_base_id = %s", [kb_id])
         cursor.execute("DELETE FROM knowledge_entity WHERE knowledge_base_id = %s", [kb_id])
         cursor.execute("DELETE FROM knowledge_chunk WHERE knowledge_base_id = %s", [kb_id])
 
@@ -409,7 +411,7 @@ def document_delete(*, document: Document, audited: bool = True) -> None:
     if document.is_active:
         document_cancel(document=document)
     with transaction.atomic():
-        kb = KnowledgeBase.objects.select_for_update().get(id=document.knowledge_base_id)
+        kb = KnowledgeBase.objects.select_for_update(no_key=True).get(id=document.knowledge_base_id)
         removed_chunks, removed_tokens, entity_ids = delete_document_rows(document.id)
         KnowledgeBase.objects.filter(id=kb.id).update(
             chunk_count=F("chunk_count") - removed_chunks,

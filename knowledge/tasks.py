@@ -39,3 +39,13 @@ def web_sources_due_periodic(timestamp: int) -> int:
     for source_id in due:
         web_source_queue(source=WebSource(id=source_id))
     return len(due)
+
+
+@app.periodic(cron="* * * * *", periodic_id="vector_indexes_build")
+@app.task(queue="ingest", name="knowledge.vector_indexes_build")
+def vector_indexes_build_periodic(timestamp: int) -> int:
+    """Every minute, build the HNSW index of each KB that has grown large enough for one,
+    and drop those of deleted KBs."""
+    from knowledge.vector_index import indexes_maintain
+
+    return len(indexes_maintain()["built"])

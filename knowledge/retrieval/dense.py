@@ -1,11 +1,15 @@
 """Dense search: pgvector cosine over the searched KBs' chunks, score = 1 - distance.
 
+Each large KB has an HNSW index of its own (knowledge/vector_index.py), so a search walks
+only that KB's graph; a KB without one (below `VECTOR_INDEX_MIN_CHUNKS`, or while its index is
+being built) is searched exactly. Several KBs are searched one statement each and merged.
+
 With a metadata filter the search is planned here rather than left to the planner, which
 cannot see how many chunks a filter keeps. A filter that keeps at most
 `EXACT_FILTER_MAX_CHUNKS` chunks is searched exactly, through the chunk table's document index:
 its cost grows with the chunks kept and its results are complete. A broader one goes through
-the HNSW index with pgvector's iterative scan (pgvector >= 0.8), which keeps scanning until it
-has top_k rows that pass; when it still comes back short (it stops after
+the KB's HNSW index with pgvector's iterative scan (pgvector >= 0.8), which keeps scanning
+until it has top_k rows that pass; when it still comes back short (it stops after
 `hnsw.max_scan_tuples`), the exact search runs instead. Either way the filter is a condition of
 the query itself, and a store returns k hits whenever k chunks pass.
 """
@@ -13,9 +17,11 @@ the query itself, and a store returns k hits whenever k chunks pass.
 from __future__ import annotations
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import connections, transaction
 
+from knowledge.retrieval.db import retrieval_alias
 from knowledge.retrieval.filters import DocumentFilter, as_filter
+from knowledge.vector_index import indexed_kbs
 
 # Exact search over 10,000 kept chunks of 40,000 took about 15 ms here (two shared cores).
 EXACT_FILTER_MAX_CHUNKS = 10_000
@@ -33,20 +39,20 @@ def dense_scores(
     if not kb_ids:
         return []
     document_filter = as_filter(filters)
-    vector = "[" + ",".join(f"{value:.7g}" for value in np.asarray(query_vector).tolist()) + "]"
+    vector = vector_literal(query_vector)
     if not exact and not document_filter.is_empty:
         exact = filtered_chunk_count(kb_ids, document_filter) <= EXACT_FILTER_MAX_CHUNKS
-        rows = _search(kb_ids, vector, top_k, exact, document_filter)
-        if not exact and top_k and len(rows) < top_k:
-            rows = _search(kb_ids, vector, top_k, True, document_filter)
-        return rows
-    return _search(kb_ids, vector, top_k, exact, document_filter)
+    return _search(kb_ids, vector, top_k, exact, document_filter, fallback=True)
+
+
+def vector_literal(query_vector) -> str:
+    return "[" + ",".join(f"{value:.7g}" for value in np.asarray(query_vector).tolist()) + "]"
 
 
 def filtered_chunk_count(kb_ids: list[int], document_filter: DocumentFilter) -> int:
     """Return how many chunks of the searched KBs the filter keeps (from document counts)."""
     where, params = document_filter.document_where()
-    with connection.cursor() as cursor:
+    with connections[retrieval_alias()].cursor() as cursor:
         cursor.execute(
             f"SELECT coalesce(sum(d.chunk_count), 0) FROM knowledge_document d WHERE {where}",
             {"kbs": kb_ids, **params},
@@ -61,7 +67,11 @@ def search_sql(
     exact: bool,
     document_filter: DocumentFilter,
 ) -> tuple[str, dict]:
-    """Return the dense query and its parameters."""
+    """Return the dense query and its parameters.
+
+    Exact: over every given KB at once. Approximate: one KB (`kb_ids[0]`), named by a literal
+    so that the planner can match the KB's partial HNSW index.
+    """
     limit = "LIMIT %(limit)s" if top_k else ""
     params = {"v": vector, "kbs": kb_ids, "limit": top_k}
     narrowed = ""
@@ -74,11 +84,15 @@ def search_sql(
         # kept chunk; the scan stays ordered and the iterative scan skips what fails.
         column = "document_id" if exact else "(document_id + 0)"
         narrowed = f"AND {column} = ANY(ARRAY({documents})) "
+    kbs = "knowledge_base_id = ANY(%(kbs)s)" if exact else f"knowledge_base_id = {int(kb_ids[0])}"
+    # `+ 0`: an order no HNSW index can serve, so an exact search never walks a graph, even
+    # where the planner would find every other plan disabled.
+    order = "(embedding <=> %(v)s::vector) + 0" if exact else "embedding <=> %(v)s::vector"
     sql = (
         "SELECT id, 1 - (embedding <=> %(v)s::vector) AS score FROM knowledge_chunk "
-        "WHERE knowledge_base_id = ANY(%(kbs)s) "
+        f"WHERE {kbs} "
         f"{narrowed}"
-        f"ORDER BY embedding <=> %(v)s::vector, id {limit}"
+        f"ORDER BY {order}, id {limit}"
     )
     return sql, params
 
@@ -86,11 +100,17 @@ def search_sql(
 def search_settings(top_k: int | None, exact: bool) -> list[str]:
     """Return the statements that set up the dense query's transaction."""
     if exact:
-        # Whatever the table's statistics say, the exact search never walks the HNSW graph.
-        return ["SET LOCAL enable_indexscan = off"]
-    # The KB filter runs after the HNSW scan; an iterative scan keeps going until it has top_k
-    # rows that pass the filter, so a small KB in a big table still gets its hits.
+        # The KB's chunks through the bitmap of its index, every one compared, then sorted.
+        return ["SET LOCAL enable_indexscan = off", "SET LOCAL enable_sort = on"]
+    # A filter runs during the HNSW scan; an iterative scan keeps going until it has top_k rows
+    # that pass, so a narrow filter on a large KB still gets its hits.
     return [
+        # The KB's own index, whatever the table's statistics say (after a bulk load they may
+        # still describe an empty KB, and sorting it would look cheaper): only it gives the
+        # order without a sort. Both settings are set both ways: several groups share one
+        # transaction.
+        "SET LOCAL enable_indexscan = on",
+        "SET LOCAL enable_sort = off",
         "SET LOCAL hnsw.iterative_scan = strict_order",
         f"SET LOCAL hnsw.ef_search = {max(40, min(1000, 2 * (top_k or 0)))}",
     ]
@@ -102,10 +122,32 @@ def _search(
     top_k: int | None,
     exact: bool,
     document_filter: DocumentFilter,
+    fallback: bool = False,
 ) -> list[tuple[int, float]]:
-    sql, params = search_sql(kb_ids, vector, top_k, exact, document_filter)
-    with transaction.atomic(), connection.cursor() as cursor:
-        for statement in search_settings(top_k, exact):
-            cursor.execute(statement)
-        cursor.execute(sql, params)
-        return [(chunk_id, float(score)) for chunk_id, score in cursor.fetchall()]
+    """Search each indexed KB through its index and the others exactly, and merge.
+
+    With `fallback`, a filtered KB whose iterative scan stopped short of top_k is searched
+    again exactly, so each KB gives k hits whenever k of its chunks pass.
+    """
+    alias = retrieval_alias()
+    indexed = sorted(indexed_kbs(kb_ids, using=alias)) if not exact else []
+    plain = [kb_id for kb_id in kb_ids if kb_id not in set(indexed)]
+    groups = [([kb_id], False) for kb_id in indexed] + ([(plain, True)] if plain else [])
+    rows: list[tuple[float, int]] = []
+    with transaction.atomic(using=alias), connections[alias].cursor() as cursor:
+
+        def run(group: list[int], group_exact: bool) -> list[tuple[int, float]]:
+            for statement in search_settings(top_k, group_exact):
+                cursor.execute(statement)
+            sql, params = search_sql(group, vector, top_k, group_exact, document_filter)
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+
+        for group, group_exact in groups:
+            found = run(group, group_exact)
+            short = top_k and len(found) < top_k and not document_filter.is_empty
+            if fallback and short and not group_exact:
+                found = run(group, True)
+            rows.extend((float(score), chunk_id) for chunk_id, score in found)
+    rows.sort(key=lambda row: (-row[0], row[1]))
+    return [(chunk_id, score) for score, chunk_id in (rows[:top_k] if top_k else rows)]

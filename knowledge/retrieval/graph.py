@@ -15,9 +15,10 @@ lands on them, so only they are expanded, and a second hop only lands on them to
 
 from __future__ import annotations
 
-from django.db import connection
+from django.db import connections
 
 from knowledge.ingest.entities import query_entities
+from knowledge.retrieval.db import retrieval_alias
 from knowledge.retrieval.filters import DocumentFilter, as_filter
 
 FIRST_HOP_WEIGHT = 2.0
@@ -59,7 +60,7 @@ def graph_scores(
         first_narrowed = f"AND ce.chunk_id IN ({chunks})"
         second_narrowed = f"AND b.chunk_id IN ({chunks})"
         params.update(filter_params)
-    with connection.cursor() as cursor:
+    with connections[retrieval_alias()].cursor() as cursor:
         cursor.execute(
             f"""
             WITH query_entity AS (

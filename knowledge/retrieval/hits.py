@@ -83,12 +83,15 @@ def hit_ref(hit: dict) -> int | str:
 def hydrate(scored: list[tuple[int, float]], source_type: str) -> list[Hit]:
     """Load chunk text and document fields for (chunk_id, score) pairs, keeping their order."""
     from knowledge.models import Chunk
+    from knowledge.retrieval.db import retrieval_alias
 
     if not scored:
         return []
     rows = {
         row["id"]: row
-        for row in Chunk.objects.filter(id__in=[chunk_id for chunk_id, _ in scored]).values(
+        for row in Chunk.objects.using(retrieval_alias())
+        .filter(id__in=[chunk_id for chunk_id, _ in scored])
+        .values(
             "id",
             "text",
             "page",

@@ -8,8 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import connection
+from django.db import connections
 
+from knowledge.retrieval.db import retrieval_alias
 from knowledge.retrieval.filters import DocumentFilter, as_filter
 from knowledge.retrieval.hits import Hit, hydrate
 from knowledge.retrieval.stores import StoreQuery, stores
@@ -48,7 +49,8 @@ def _in_thread(function, *args):
     try:
         return function(*args), (time.perf_counter() - started) * 1000
     finally:
-        connection.close()
+        for alias in {"default", retrieval_alias()}:
+            connections[alias].close()
 
 
 def search_stores(

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
 from knowledge.bulk import TextItem, documents_ingest_inline
+from knowledge.index import term_stats_rebuild, tf_factor
 from knowledge.ingest.chunking import index_text
 from knowledge.ingestion import MAX_TERM_LENGTH
-from knowledge.models import Chunk
+from knowledge.models import Chunk, Document, Posting, TermStat
+from knowledge.retrieval import bm25
 from knowledge.retrieval.bm25 import bm25_scores
-from knowledge.services import kb_create
+from knowledge.services import document_delete, kb_create, kb_delete
 from providers.tokenize import bm25_tokens
 from tests.knowledge.conftest import FILES, is_image
 
@@ -97,9 +101,124 @@ def test_top_k_returns_the_best_scores_in_order(corpora):
     assert [s for _, s in top] == sorted((s for _, s in top), reverse=True)
 
 
-def test_empty_inputs_return_nothing(corpora, user):
-    a, _, _ = corpora
-    empty = kb_create(owner=user, name="Empty")
-    assert bm25_scores(kb_ids=[], query="Marie Curie") == []
-    assert bm25_scores(kb_ids=[a.id], query="the of and") == []
-    assert bm25_scores(kb_ids=[empty.id], query="Marie Curie") == []
+@pytest.fixture
+def always_pruned(monkeypatch):
+    """Prune at any size (production prunes from 20,000 postings), and count the queries whose
+    scan left terms out."""
+    monkeypatch.setattr(bm25, "PRUNE_MIN_POSTINGS", 0)
+    monkeypatch.setattr(bm25, "SEED_POSTINGS", 1)
+    skipped = []
+    split = bm25.split_terms
+
+    def counting(bounds, floor):
+        scanned, looked_up = split(bounds, floor)
+        skipped.append(looked_up)
+        return scanned, looked_up
+
+    monkeypatch.setattr(bm25, "split_terms", counting)
+    return skipped
+
+
+def _same_top(pruned, full, k):
+    """The top k of a full scoring, allowing ties at the k-th score to come in either order."""
+    assert len(pruned) == len(full[:k])
+    if not full:
+        return
+    assert [s for _, s in pruned] == pytest.approx([s for _, s in full[:k]], abs=1e-9)
+    kth = full[min(k, len(full)) - 1][1] if full else None
+    assert {c for c, s in pruned if s > kth + 1e-9} == {c for c, s in full[:k] if s > kth + 1e-9}
+    assert {c for c, _ in pruned} <= {c for c, s in full if s >= kth - 1e-9}
+
+
+PRUNED_QUERIES = [
+    "common zeta3",
+    "common shared words note 12 zeta5",
+    "Marie Curie common research database",
+    "words appear note zeta1 zeta2",
+]
+
+
+def test_pruned_top_k_equals_scoring_every_posting(corpora, always_pruned):
+    a, b, _ = corpora
+    for query in PRUNED_QUERIES:
+        full = bm25_scores(kb_ids=[a.id, b.id], query=query, top_k=None)
+        for k in (1, 3, 5, 10):
+            _same_top(bm25_scores(kb_ids=[a.id, b.id], query=query, top_k=k), full, k)
+    # "common" is in most chunks: its bound is under the floor, so it was only looked up.
+    assert any("common" in looked_up for looked_up in always_pruned)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_pruning_never_changes_the_top_k_of_a_random_query(corpora, always_pruned, data):
+    a, b, _ = corpora
+    vocabulary = sorted(
+        TermStat.objects.filter(knowledge_base_id__in=[a.id, b.id]).values_list("term", flat=True)
+    )
+    tokens = data.draw(st.lists(st.sampled_from(vocabulary), min_size=2, max_size=8))
+    k = data.draw(st.integers(min_value=1, max_value=12))
+    full = bm25_scores(kb_ids=[a.id, b.id], tokens=tokens, top_k=None)
+    _same_top(bm25_scores(kb_ids=[a.id, b.id], tokens=tokens, top_k=k), full, k)
+
+
+def _term_stats_from_postings(kb) -> dict[str, tuple[int, float]]:
+    """df and the largest tf factor of each term, at the KB's current average length."""
+    kb.refresh_from_db()
+    avgdl = kb.token_total / kb.chunk_count
+    stats: dict[str, tuple[int, float]] = {}
+    for term, tf, length in Posting.objects.filter(knowledge_base=kb).values_list(
+        "term", "tf", "chunk_length"
+    ):
+        df, factor = stats.get(term, (0, 0.0))
+        stats[term] = (df + 1, max(factor, tf_factor(tf, length, avgdl)))
+    return stats
+
+
+def test_term_statistics_follow_the_postings_through_reindexing_and_deletion(corpora):
+    _, b, _ = corpora
+
+    def kept():
+        b.refresh_from_db()
+        avgdl = b.token_total / b.chunk_count
+        terms = list(TermStat.objects.filter(knowledge_base=b).values_list("term", flat=True))
+        return {
+            term: (stat.df, stat.max_factor)
+            for term, stat in bm25.term_statistics([b.id], terms, avgdl).items()
+        }
+
+    def assert_bounds_hold():
+        actual = _term_stats_from_postings(b)
+        stats = kept()
+        # df follows exactly, and a term no chunk holds any more is gone.
+        assert {term: df for term, (df, _) in stats.items()} == {
+            term: df for term, (df, _) in actual.items()
+        }
+        # The tf-factor bound is safe for every posting at today's average length.
+        for term, (_, factor) in actual.items():
+            assert stats[term][1] >= factor - 1e-12, term
+        return stats, actual
+
+    stats, actual = assert_bounds_hold()
+    for term, (_, factor) in actual.items():  # exact while the average length has not moved
+        assert stats[term][1] == pytest.approx(factor)
+    document_delete(document=Document.objects.get(knowledge_base=b, file_name="note3.txt"))
+    stats, _ = assert_bounds_hold()
+    assert "note" in stats and "3" not in stats  # "3" was only in note 3 ("zeta3" is in others)
+    # A short chunk raises a term's bound; the average length moves and old bounds widen.
+    _ingest(b, [TextItem("note3.txt", b"Zeta3 zeta3 zeta3.")])
+    _ingest(b, [TextItem(f"long{i}.txt", ("word " * 300).encode()) for i in range(3)])
+    assert_bounds_hold()
+    kb_delete(kb=b)
+    assert not TermStat.objects.filter(knowledge_base_id=b.id).exists()
+
+
+def test_rebuilding_term_statistics_counts_them_again(corpora):
+    a, b, _ = corpora
+    before = {(t.knowledge_base_id, t.term): t.df for t in TermStat.objects.all()}
+    TermStat.objects.filter(knowledge_base=a).delete()
+    assert term_stats_rebuild() == len(before)
+    assert {(t.knowledge_base_id, t.term): t.df for t in TermStat.objects.all()} == before

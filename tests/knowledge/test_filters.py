@@ -17,6 +17,7 @@ from knowledge.retrieval.filters import parse_filters
 from knowledge.retrieval.graph import graph_scores
 from knowledge.retrieval.hybrid import search_stores
 from knowledge.services import kb_create
+from knowledge.vector_index import build_index, drop_index, index_name, indexed_kbs
 from providers import embedder
 from tests.knowledge.filter_corpus import SPECS, TARGET, TARGET_QUERY, ingest_filter_corpus, passes
 
@@ -173,7 +174,11 @@ def crowded(user):
     ]
     summary = documents_ingest_inline(kb=kb, items=notes + recipes)
     assert summary["ready"] == 102
-    return kb
+    # Its own HNSW index, as a KB past VECTOR_INDEX_MIN_CHUNKS gets one.
+    assert build_index(kb.id)
+    assert indexed_kbs([kb.id]) == {kb.id}
+    yield kb
+    drop_index(kb.id)  # a flush between tests empties tables but keeps their indexes
 
 
 LANDER_QUERY = "lunar lander descent engine landing approach"
@@ -194,7 +199,7 @@ def test_a_narrow_filter_is_searched_exactly_through_the_document_index(crowded)
     plan = explain([kb.id], vector, 10, True, document_filter)
     # Not the HNSW graph, and the kept chunks found through the document index (an index
     # condition, not a filter over every chunk of the KB).
-    assert "chunk_embedding_hnsw" not in plan
+    assert index_name(kb.id) not in plan
     assert "Index Cond: (document_id = ANY" in plan, plan
     served = dense_scores(
         kb_ids=[kb.id], query_vector=embedder.embed_query(LANDER_QUERY), top_k=10, filters=CSV_ONLY
@@ -229,7 +234,7 @@ def test_hnsw_search_returns_k_filtered_hits_when_enough_documents_match(
     document_filter = parse_filters(CSV_ONLY)
     vector = embedder.embed_query(LANDER_QUERY)
     plan = explain([kb.id], _literal(vector), 10, False, document_filter)
-    assert "chunk_embedding_hnsw" in plan
+    assert index_name(kb.id) in plan
     # The 40 nearest chunks (ef_search) are all notes; the iterative scan goes on past them.
     unfiltered = dense_scores(kb_ids=[kb.id], query_vector=vector, top_k=40)
     assert {name[-4:] for name in _file_names(unfiltered)} == {".txt"}
@@ -253,7 +258,7 @@ def test_dense_falls_back_to_exact_search_when_the_iterative_scan_stops_short(
     monkeypatch.setattr(dense, "EXACT_FILTER_MAX_CHUNKS", 0)
     vector = embedder.embed_query(LANDER_QUERY)
     plan = explain([kb.id], _literal(vector), 10, False, parse_filters(CSV_ONLY))
-    assert "chunk_embedding_hnsw" in plan
+    assert index_name(kb.id) in plan
     with connection.cursor() as cursor:
         # A tiny scan budget stands in for a filter that keeps few chunks of a huge table.
         cursor.execute("SET hnsw.max_scan_tuples = 20")
