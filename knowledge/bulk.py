@@ -222,13 +222,15 @@ class IngestAbandoned(Exception):
 class _Pipeline:
     """Two threads behind the caller: one embeds a batch, the other writes the batch embedded
     before it, on its own connection. The queues hold one batch each, so memory stays at
-    about four batches; the first failure stops both stages and is raised to the caller."""
+    about four batches. The first failure is raised to the caller; the batches after it are
+    failed, and those already embedded are still written unless writing is what failed."""
 
     def __init__(self, batch: _InlineBatch) -> None:
         self.batch = batch
         self.to_embed: queue.Queue = queue.Queue(maxsize=1)
         self.to_write: queue.Queue = queue.Queue(maxsize=1)
         self.error: BaseException | None = None
+        self.write_failed = False  # batches embedded before an embedding failure are written
         self.threads = [
             threading.Thread(target=self._embedding, name="ingest-embed", daemon=True),
             threading.Thread(target=self._writing, name="ingest-write", daemon=True),
@@ -272,13 +274,14 @@ class _Pipeline:
     def _writing(self) -> None:
         try:
             while (pending := self.to_write.get()) is not _DONE:
-                if self.error is not None:
+                if self.write_failed:
                     self.batch.abandon(pending)
                     continue
                 try:
                     self.batch.write(pending)
                 except BaseException as exc:
-                    self.error = exc
+                    self.error = self.error or exc
+                    self.write_failed = True
                     self.batch.abandon(pending)
         finally:
             connection.close()  # this thread's own connection
