@@ -6,6 +6,7 @@ import numpy as np
 
 from knowledge.models import Chunk
 from knowledge.retrieval.bm25 import corpus_stats, term_idfs
+from knowledge.retrieval.db import retrieval_alias
 from knowledge.retrieval.hits import Hit
 from providers.reranker import FallbackReranker, FusedRankOrder, Passage, Reranker, get_reranker
 from providers.tokenize import bm25_tokens
@@ -32,7 +33,9 @@ def rerank(
     passages = [Passage(text=hit.index_text) for hit in hits]
     if isinstance(reranker, FallbackReranker):
         ids = [hit.chunk_id for hit in hits if hit.chunk_id]
-        stored = dict(Chunk.objects.filter(id__in=ids).values_list("id", "embedding"))
+        stored = dict(
+            Chunk.objects.using(retrieval_alias()).filter(id__in=ids).values_list("id", "embedding")
+        )
         for hit, passage in zip(hits, passages):
             if hit.chunk_id in stored:
                 passage.embedding = np.asarray(stored[hit.chunk_id], dtype=np.float32)
