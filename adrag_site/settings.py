@@ -480,6 +480,10 @@ RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", 10)
 # (knowledge/vector_index.py); a smaller one is searched exactly. Builds use this much memory.
 VECTOR_INDEX_MIN_CHUNKS = env_int("VECTOR_INDEX_MIN_CHUNKS", 10_000)
 VECTOR_INDEX_BUILD_MEMORY_MB = env_int("VECTOR_INDEX_BUILD_MEMORY_MB", 1024)
+# BM25 reads a KB of at least this many chunks from its term blocks (knowledge/term_blocks.py),
+# copied again once this share of its chunks changed since the last copy.
+TERM_BLOCKS_MIN_CHUNKS = env_int("TERM_BLOCKS_MIN_CHUNKS", 10_000)
+TERM_BLOCKS_REBUILD_FRACTION = env_float("TERM_BLOCKS_REBUILD_FRACTION", 0.05)
 RERANK_TOP_K = env_int("RERANK_TOP_K", 5)
 MAX_CONTEXT_CHARS = env_int("MAX_CONTEXT_CHARS", 4000)
 MAX_REFLECTION_RETRIES = env_int("MAX_REFLECTION_RETRIES", 2)

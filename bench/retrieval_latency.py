@@ -49,6 +49,7 @@ def build_replica_kb(source_kb, size: int, user):
 
     from knowledge.index import term_stats_rebuild
     from knowledge.models import Document, KnowledgeBase
+    from knowledge.term_blocks import build_blocks, refresh_blocks
     from knowledge.vector_index import build_index
 
     name = f"latency-{size}"
@@ -56,6 +57,8 @@ def build_replica_kb(source_kb, size: int, user):
     if kb is not None and kb.chunk_count == size:
         if kb.chunk_count >= settings.VECTOR_INDEX_MIN_CHUNKS:
             build_index(kb.id)  # normally a no-op: built with the KB
+        if kb.chunk_count >= settings.TERM_BLOCKS_MIN_CHUNKS:
+            refresh_blocks(kb.id)  # likewise
         return kb, None
     if kb is not None:
         from knowledge.services import kb_delete
@@ -150,7 +153,11 @@ def build_replica_kb(source_kb, size: int, user):
     if kb.chunk_count >= settings.VECTOR_INDEX_MIN_CHUNKS:
         build_index(kb.id)
     indexed = time.perf_counter() - started
-    return kb, (copied, indexed)
+    started = time.perf_counter()
+    if kb.chunk_count >= settings.TERM_BLOCKS_MIN_CHUNKS:
+        build_blocks(kb.id)
+    blocked = time.perf_counter() - started
+    return kb, (copied, indexed, blocked)
 
 
 class Baseline:
@@ -206,6 +213,22 @@ class Baseline:
         return sorted(scores.items(), key=lambda item: -item[1])[:k]
 
 
+class RowsOnly:
+    """Ours with BM25 read from the posting rows (MaxScore in SQL), not the term blocks."""
+
+    def __enter__(self):
+        from knowledge.retrieval import bm25
+
+        self.saved = bm25.block_watermarks
+        bm25.block_watermarks = lambda kb_ids: {}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        from knowledge.retrieval import bm25
+
+        bm25.block_watermarks = self.saved
+
+
 class OldLayout:
     """The layout before per-KB indexes and pruning, for a before/after in one run: one HNSW
     index over every KB's chunks (a KB filtered during the scan), df counted from postings per
@@ -229,9 +252,15 @@ class OldLayout:
     def __enter__(self):
         from knowledge.retrieval import bm25, dense
 
-        self.saved = (bm25.PRUNE_MIN_POSTINGS, bm25.term_statistics, dense.indexed_kbs)
+        self.saved = (
+            bm25.PRUNE_MIN_POSTINGS,
+            bm25.term_statistics,
+            bm25.block_watermarks,
+            dense.indexed_kbs,
+        )
         bm25.PRUNE_MIN_POSTINGS = float("inf")
         bm25.term_statistics = _old_term_statistics
+        bm25.block_watermarks = lambda kb_ids: {}
         # Every KB "indexed" and searched alone by its id, but no index of its own: the
         # planner takes the shared one and filters by KB during the scan, as before.
         dense.indexed_kbs = lambda kb_ids, using="default": set(kb_ids)
@@ -240,7 +269,12 @@ class OldLayout:
     def __exit__(self, *exc) -> None:
         from knowledge.retrieval import bm25, dense
 
-        bm25.PRUNE_MIN_POSTINGS, bm25.term_statistics, dense.indexed_kbs = self.saved
+        (
+            bm25.PRUNE_MIN_POSTINGS,
+            bm25.term_statistics,
+            bm25.block_watermarks,
+            dense.indexed_kbs,
+        ) = self.saved
 
     def drop(self) -> None:
         from django.db import connection
@@ -288,6 +322,11 @@ def main() -> None:
         help="the in-memory baseline runs up to this size (2.6 GB at 200k, ~13 GB at 1M)",
     )
     parser.add_argument(
+        "--rows",
+        action="store_true",
+        help="also time ours with BM25 read from the posting rows instead of the term blocks",
+    )
+    parser.add_argument(
         "--before",
         action="store_true",
         help="also time the layout before per-KB indexes and pruning (builds a shared index)",
@@ -318,7 +357,8 @@ def main() -> None:
         kbs[size], built = build_replica_kb(source, size, user)
         if built:
             print(
-                f"built {size:,} chunks: copied in {built[0]:.0f} s, own HNSW index in {built[1]:.0f} s"
+                f"built {size:,} chunks: copied in {built[0]:.0f} s, own HNSW index in "
+                f"{built[1]:.0f} s, term blocks in {built[2]:.0f} s"
             )
     with connection.cursor() as cursor:
         cursor.execute(
@@ -329,15 +369,18 @@ def main() -> None:
         cursor.execute(
             "SELECT c.relname, pg_relation_size(c.oid) FROM pg_class c "
             "WHERE c.relname LIKE 'chunk_embedding_kb_%%' OR c.relname IN "
-            "('knowledge_chunk', 'knowledge_posting', 'posting_term_kb', 'knowledge_termstat')"
+            "('knowledge_chunk', 'knowledge_posting', 'posting_term_kb_chunk', 'knowledge_termstat')"
         )
         relations = dict(cursor.fetchall())
+        cursor.execute("SELECT pg_total_relation_size('knowledge_termblock')")
+        blocks_bytes = cursor.fetchone()[0]
     print(
         f"database {db_bytes / 1e9:.1f} GB: {all_chunks:,} chunks, {all_postings:,} postings; "
         f"chunk table {relations.get('knowledge_chunk', 0) / 1e9:.2f} GB, postings "
         f"{relations.get('knowledge_posting', 0) / 1e9:.2f} GB + index "
-        f"{relations.get('posting_term_kb', 0) / 1e9:.2f} GB, HNSW indexes "
-        f"{sum(v for k, v in relations.items() if k.startswith('chunk_embedding_kb_')) / 1e9:.2f} GB"
+        f"{relations.get('posting_term_kb_chunk', 0) / 1e9:.2f} GB, HNSW indexes "
+        f"{sum(v for k, v in relations.items() if k.startswith('chunk_embedding_kb_')) / 1e9:.2f} GB, "
+        f"term blocks {blocks_bytes / 1e9:.2f} GB"
     )
     before = {}
     if args.before:
@@ -351,6 +394,11 @@ def main() -> None:
             for size in sizes:
                 before[size], _ = time_ours(kbs[size], queries)
         old.drop()
+    rows_only = {}
+    if args.rows:
+        with RowsOnly():
+            for size in sizes:
+                rows_only[size], _ = time_ours(kbs[size], queries)
     print(
         f"{len(queries)} NFCorpus test queries; query encoding median {statistics.median(encode):.1f} ms "
         f"(both sides need it; not in the figures below)"
@@ -363,12 +411,17 @@ def main() -> None:
                 f"{kb.chunk_count:>8} {'before: shared HNSW, full BM25':<34}"
                 f"{statistics.median(before[size]):>9.1f}{pct(before[size], 95):>9.1f}"
             )
+        if size in rows_only:
+            print(
+                f"{kb.chunk_count:>8} {'ours, BM25 from posting rows':<34}"
+                f"{statistics.median(rows_only[size]):>9.1f}{pct(rows_only[size], 95):>9.1f}"
+            )
         gc.collect()
         rss_before = rss_mb()
         ours, stores = time_ours(kb, queries)
         ours_rss = rss_mb()
         print(
-            f"{kb.chunk_count:>8} {'ours: hybrid (HNSW + SQL BM25 + graph)':<34}{statistics.median(ours):>9.1f}"
+            f"{kb.chunk_count:>8} {'ours: HNSW + BM25 blocks + graph':<34}{statistics.median(ours):>9.1f}"
             f"{pct(ours, 95):>9.1f}{ours_rss:>9.0f}"
         )
         for key, values in stores.items():

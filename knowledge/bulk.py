@@ -35,6 +35,7 @@ from knowledge.ingestion import (
 )
 from knowledge.models import Document, KnowledgeBase
 from knowledge.services import document_upload
+from knowledge.term_blocks import refresh_blocks
 from knowledge.vector_index import build_index
 
 logger = logging.getLogger(__name__)
@@ -115,6 +116,7 @@ def documents_ingest_inline(
     kb.refresh_from_db(fields=["chunk_count"])
     if kb.chunk_count >= settings.VECTOR_INDEX_MIN_CHUNKS:
         build_index(kb.id)  # a bulk load is searched through its own index at once
+    refresh_blocks(kb.id)  # and a large one's BM25 reads its postings as term blocks at once
     return batch.summary
 
 
@@ -176,10 +178,14 @@ class _InlineBatch:
     def flush(self, pipeline: _Pipeline | None = None) -> None:
         if not self.pending:
             return
-        pending, self.pending = self.pending, []
         if pipeline is not None:
+            # A failure is raised while the batch is still pending, so that abandon() fails
+            # its documents; once queued, the embedding thread fails them if a stage failed.
+            pipeline.check()
+            pending, self.pending = self.pending, []
             pipeline.submit(pending)
             return
+        pending, self.pending = self.pending, []
         self.embed(pending)
         self.write(pending)
 
@@ -244,7 +250,6 @@ class _Pipeline:
             raise self.error
 
     def submit(self, pending) -> None:
-        self.check()
         self.to_embed.put(pending)
 
     def close(self, *, raise_error: bool = True) -> None:

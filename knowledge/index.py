@@ -245,6 +245,10 @@ def term_stats_rebuild(kb_id: int | None = None) -> int:
         )
         where = "" if kb_id is None else "WHERE knowledge_base_id = %(kb)s"
         cursor.execute(f"DELETE FROM knowledge_termstat {where}", params)
+        # The term blocks were copied term by term from the statistics: a term missing then
+        # is missing from them. They go, and the periodic task copies them again.
+        cursor.execute(f"DELETE FROM knowledge_termblock {where}", params)
+        cursor.execute(f"DELETE FROM knowledge_termblockset {where}", params)
         cursor.execute(
             TERM_STATS_FROM_POSTINGS.format(
                 where="" if kb_id is None else "WHERE p.knowledge_base_id = %(kb)s"

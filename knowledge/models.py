@@ -150,7 +150,8 @@ class Chunk(models.Model):
         # Dense search goes through one partial HNSW index per large knowledge base
         # (knowledge/vector_index.py), built outside migrations; a small KB is searched
         # exactly through the knowledge-base index.
-        indexes = [models.Index(fields=["knowledge_base"])]
+        # (knowledge_base, id): also the chunks after a KB's term-block watermark, as a range.
+        indexes = [models.Index(fields=["knowledge_base", "id"], name="chunk_kb_id")]
 
     def __str__(self) -> str:
         return f"{self.document_id}#{self.ordinal}"
@@ -167,11 +168,13 @@ class Posting(models.Model):
     chunk_length = models.PositiveIntegerField()
 
     class Meta:
+        # Ordered by chunk within a term and KB, so the postings written after a KB's term
+        # blocks (chunk_id > watermark, knowledge/term_blocks.py) are one range of it.
         indexes = [
             models.Index(
-                fields=["term", "knowledge_base"],
-                include=["chunk", "tf", "chunk_length"],
-                name="posting_term_kb",
+                fields=["term", "knowledge_base", "chunk"],
+                include=["tf", "chunk_length"],
+                name="posting_term_kb_chunk",
             )
         ]
         constraints = [
@@ -195,6 +198,42 @@ class TermStat(models.Model):
     df = models.PositiveIntegerField()
     max_impact = models.FloatField()
     impact_avgdl = models.FloatField()
+
+
+class TermBlockSet(models.Model):
+    """A large KB's postings copied into one row per term (`TermBlock`), as of `watermark`.
+
+    BM25 reads a common term's postings as three arrays instead of one row each; postings
+    of chunks after the watermark are read from `Posting` (knowledge/term_blocks.py).
+    """
+
+    knowledge_base = models.OneToOneField(
+        KnowledgeBase, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    # Every chunk of the KB with an id up to this one was committed when the copy was made.
+    watermark = models.BigIntegerField()
+    # The KB's chunks up to the watermark at the copy, to tell how stale the copy is.
+    chunk_count = models.PositiveIntegerField()
+    built_at = models.DateTimeField()
+    build_seconds = models.FloatField(default=0.0)
+
+
+class TermBlock(models.Model):
+    """One term's postings in one KB, up to its `TermBlockSet`'s watermark, as arrays: chunk
+    ids (big-endian int8, ascending), tfs and chunk lengths (big-endian int4), position by
+    position."""
+
+    pk = models.CompositePrimaryKey("knowledge_base_id", "term")
+    # The primary key's index leads with the KB: a second index would only tempt the planner
+    # into reading every term of a KB to find a query's few.
+    knowledge_base = models.ForeignKey(
+        KnowledgeBase, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    term = models.CharField(max_length=100)
+    df = models.PositiveIntegerField()
+    chunk_ids = models.BinaryField()
+    tfs = models.BinaryField()
+    lengths = models.BinaryField()
 
 
 class Entity(models.Model):

@@ -129,6 +129,8 @@ def _delete_kb_rows(kb_id: int) -> None:
         cursor.execute("DELETE FROM knowledge_chunkentity WHERE knowledge_base_id = %s", [kb_id])
         cursor.execute("DELETE FROM knowledge_posting WHERE knowledge_base_id = %s", [kb_id])
         cursor.execute("DELETE FROM knowledge_termstat WHERE knowledge_base_id = %s", [kb_id])
+        cursor.execute("DELETE FROM knowledge_termblockset WHERE knowledge_base_id = %s", [kb_id])
+        cursor.execute("DELETE FROM knowledge_termblock WHERE knowledge_base_id = %s", [kb_id])
         cursor.execute("DELETE FROM knowledge_entity WHERE knowledge_base_id = %s", [kb_id])
         cursor.execute("DELETE FROM knowledge_chunk WHERE knowledge_base_id = %s", [kb_id])
 

@@ -49,3 +49,13 @@ def vector_indexes_build_periodic(timestamp: int) -> int:
     from knowledge.vector_index import indexes_maintain
 
     return len(indexes_maintain()["built"])
+
+
+@app.periodic(cron="* * * * *", periodic_id="term_blocks_build")
+@app.task(queue="ingest", name="knowledge.term_blocks_build")
+def term_blocks_build_periodic(timestamp: int) -> int:
+    """Every minute, copy the postings of each KB grown large enough into term blocks, copy
+    again those that changed too much since, and drop those of KBs that shrank."""
+    from knowledge.term_blocks import blocks_maintain
+
+    return len(blocks_maintain()["built"])

@@ -10,7 +10,14 @@ A metadata filter narrows which chunks are scored (a condition in the scoring qu
 corpus: N, avgdl and idf stay those of the searched KBs, so a passage scores the same with or
 without a filter and the per-KB statistics serve every filter.
 
-Top k without scoring every posting (MaxScore, Turtle and Flood 1995): each term's
+Where the postings are read from: a large KB's postings are also copied into one row of
+arrays per term (knowledge/term_blocks.py). For such a KB every posting of the query's terms
+is read from those rows, plus the posting rows of chunks written after the copy, and scored
+in numpy with the same formula: a term held by 100,000 chunks costs a few milliseconds instead
+of 150. A chunk deleted since the copy is left out when the top k is picked. Filtered searches,
+searches for every score, and KBs without a copy are scored in SQL from the posting rows.
+
+Top k in SQL without scoring every posting (MaxScore, Turtle and Flood 1995): each term's
 contribution to any chunk is bounded by its weight times the largest tf factor of its postings
 (`max_impact`, kept by the index writer). A first pass scores the chunks of the rarest terms in full; the k-th
 best of those is a floor θ that the true k-th score cannot be under. Terms whose bounds add up
@@ -26,6 +33,8 @@ import threading
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
+import psycopg
 from django.db import connections, transaction
 
 from knowledge.retrieval.db import retrieval_alias
@@ -177,10 +186,10 @@ def bm25_scores(
         if outermost:
             with connections[alias].cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        return _scores(kb_ids, counts, top_k, k1, b, filters)
+        return _scores(kb_ids, counts, top_k, k1, b, filters, blocks=outermost)
 
 
-def _scores(kb_ids, counts, top_k, k1, b, filters) -> list[tuple[int, float]]:
+def _scores(kb_ids, counts, top_k, k1, b, filters, blocks) -> list[tuple[int, float]]:
     stats = corpus_stats(kb_ids)
     if stats.chunk_count == 0:
         return []
@@ -189,6 +198,27 @@ def _scores(kb_ids, counts, top_k, k1, b, filters) -> list[tuple[int, float]]:
     weighted = {term: counts[term] * idf for term, idf in idfs.items() if idf != 0}
     if not weighted:
         return []
+    document_filter = as_filter(filters)
+    # A filtered search reads postings, narrowed in SQL; so does a search for every score,
+    # and one inside a caller's transaction: the blocks, their watermark and the rows after
+    # it must be read in the one snapshot only an outermost search sets.
+    use_blocks = blocks and top_k and document_filter.is_empty
+    blocked = block_watermarks(kb_ids) if use_blocks else {}
+    rest = [kb_id for kb_id in kb_ids if kb_id not in blocked]
+    found: list[tuple[int, float]] = []
+    if rest:
+        found = _postings_top_k(rest, weighted, term_stats, stats, top_k, k1, b, document_filter)
+    if not blocked:
+        return found
+    # A chunk is in one KB only: the best of each part, merged, are the best of all.
+    found += _blocks_top_k(blocked, weighted, stats, top_k, k1, b)
+    return sorted(found, key=lambda hit: (-hit[1], hit[0]))[:top_k]
+
+
+def _postings_top_k(
+    kb_ids, weighted, term_stats, stats, top_k, k1, b, document_filter
+) -> list[tuple[int, float]]:
+    """Score from the posting rows, in SQL."""
     terms = list(weighted)
     params = {
         "terms": terms,
@@ -200,7 +230,6 @@ def _scores(kb_ids, counts, top_k, k1, b, filters) -> list[tuple[int, float]]:
         "limit": top_k,
     }
     narrowed = ""
-    document_filter = as_filter(filters)
     if not document_filter.is_empty:
         chunks, filter_params = document_filter.chunk_sql()
         narrowed = f"AND p.chunk_id IN ({chunks}) "
@@ -227,6 +256,103 @@ def _scores(kb_ids, counts, top_k, k1, b, filters) -> list[tuple[int, float]]:
         )
         rows = cursor.fetchall()
     return [(chunk_id, float(score)) for chunk_id, score in rows if score > 0]
+
+
+def block_watermarks(kb_ids: list[int]) -> dict[int, int]:
+    """Return the watermark of each searched KB whose postings are copied into term blocks."""
+    with connections[retrieval_alias()].cursor() as cursor:
+        cursor.execute(
+            "SELECT knowledge_base_id, watermark FROM knowledge_termblockset "
+            "WHERE knowledge_base_id = ANY(%s)",
+            [kb_ids],
+        )
+        return {int(kb_id): int(mark) for kb_id, mark in cursor.fetchall()}
+
+
+def _blocks_top_k(
+    watermarks: dict[int, int], weighted: dict[str, float], stats, top_k: int, k1, b
+) -> list[tuple[int, float]]:
+    """Score every posting of the query's terms in numpy: the term blocks of these KBs, and
+    the posting rows of their chunks after each watermark. The same sums as the SQL."""
+    terms = list(weighted)
+    avgdl = stats.average_length or 1.0
+    chunk_parts, score_parts, count_parts = [], [], []
+    # The SQL's HAVING sum(weight x tf) > 0 can only drop a chunk when a weight is negative.
+    negative = any(weight < 0 for weight in weighted.values())
+
+    def add(term: str, chunk_ids: np.ndarray, tfs: np.ndarray, lengths: np.ndarray) -> None:
+        weight = weighted[term]
+        tfs = tfs.astype(np.float64)
+        chunk_parts.append(chunk_ids.astype(np.int64))
+        # The SQL's _CONTRIBUTION, operation for operation.
+        score_parts.append(weight * tfs * (k1 + 1) / (tfs + k1 * (1 - b + b * lengths / avgdl)))
+        if negative:
+            count_parts.append(weight * tfs)
+
+    connection = connections[retrieval_alias()]
+    connection.ensure_connection()
+    # Binary results: the arrays arrive as they are stored, not as hex text twice their size.
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as raw:
+        raw.execute(
+            "SELECT term, chunk_ids, tfs, lengths FROM knowledge_termblock "
+            "WHERE knowledge_base_id = ANY(%s) AND term = ANY(%s)",
+            [list(watermarks), terms],
+            binary=True,
+        )
+        blocks = raw.fetchall()
+    with connection.cursor() as cursor:
+        for term, chunk_ids, tfs, lengths in blocks:
+            add(
+                term,
+                np.frombuffer(chunk_ids, dtype=">i8"),
+                np.frombuffer(tfs, dtype=">i4"),
+                np.frombuffer(lengths, dtype=">i4").astype(np.float64),
+            )
+        for kb_id, watermark in watermarks.items():
+            cursor.execute(
+                "SELECT term, chunk_id, tf, chunk_length FROM knowledge_posting "
+                "WHERE term = ANY(%s) AND knowledge_base_id = %s AND chunk_id > %s "
+                "ORDER BY term",
+                [terms, kb_id, watermark],
+            )
+            rows = cursor.fetchall()
+            for term in sorted({row[0] for row in rows}):
+                mine = np.array([row[1:] for row in rows if row[0] == term], dtype=np.int64)
+                add(term, mine[:, 0], mine[:, 1], mine[:, 2].astype(np.float64))
+        if not chunk_parts:
+            return []
+        chunk_ids = np.concatenate(chunk_parts)
+        order = np.argsort(chunk_ids, kind="stable")
+        chunk_ids = chunk_ids[order]
+        starts = np.flatnonzero(np.r_[True, chunk_ids[1:] != chunk_ids[:-1]])
+        scores = np.add.reduceat(np.concatenate(score_parts)[order], starts)
+        chunk_ids = chunk_ids[starts]
+        keep = scores > 0
+        if negative:
+            keep &= np.add.reduceat(np.concatenate(count_parts)[order], starts) > 0
+        return _best_live(cursor, chunk_ids[keep], scores[keep], top_k)
+
+
+def _best_live(cursor, chunk_ids: np.ndarray, scores: np.ndarray, top_k: int):
+    """The top k by score (then chunk id) of the chunks that still exist: a chunk copied into
+    a term block may have been deleted since."""
+    wanted = top_k + 10
+    while True:
+        if len(scores) > wanted:
+            kth = np.partition(scores, len(scores) - wanted)[len(scores) - wanted]
+            chosen = np.flatnonzero(scores >= kth)  # ties at the k-th score come along
+        else:
+            chosen = np.arange(len(scores))
+        chosen = chosen[np.lexsort((chunk_ids[chosen], -scores[chosen]))]
+        ids = [int(chunk_id) for chunk_id in chunk_ids[chosen]]
+        cursor.execute("SELECT id FROM knowledge_chunk WHERE id = ANY(%s)", [ids])
+        live = {row[0] for row in cursor.fetchall()}
+        hits = [
+            (chunk_id, float(scores[i])) for chunk_id, i in zip(ids, chosen) if chunk_id in live
+        ]
+        if len(hits) >= top_k or len(chosen) == len(scores):
+            return hits[:top_k]
+        wanted *= 4
 
 
 def term_bound(weight: float, stat: TermStats) -> float:
