@@ -75,9 +75,7 @@ def test_a_bulk_load_past_the_threshold_is_copied_and_scores_as_its_postings(gau
     }
     called = []
     original = bm25._blocks_top_k
-    monkeypatch.setattr(
-        bm25, "_blocks_top_k", lambda *args: called.append(1) or original(*args)
-    )
+    monkeypatch.setattr(bm25, "_blocks_top_k", lambda *args: called.append(1) or original(*args))
     for query in QUERIES:
         for k in (1, 5, 10):
             assert_rows_agree([gauges.id], k, query=query)
@@ -99,9 +97,7 @@ def test_chunks_written_and_deleted_after_the_copy_are_scored_as_the_rows_say(ga
         kb=gauges,
         items=[TextItem("flood.txt", b"Flood warning: the gauge at station 7 rose overnight.")],
     )
-    fresh = set(
-        Chunk.objects.filter(document__file_name="flood.txt").values_list("id", flat=True)
-    )
+    fresh = set(Chunk.objects.filter(document__file_name="flood.txt").values_list("id", flat=True))
     assert min(fresh) > watermark
     assert TermBlockSet.objects.get(knowledge_base=gauges).watermark == watermark  # not copied
     for text in (query, *QUERIES):
