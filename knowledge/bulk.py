@@ -19,7 +19,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from adrag_site.errors import ServiceError
-from knowledge.index import PreparedChunk
+from knowledge.index import PreparedChunk, analyze_index_tables
 from knowledge.ingest.extract import ExtractionError, extract
 from knowledge.ingest.filetypes import KIND_IMAGE, KIND_PDF, UnsupportedFileType, file_kind
 from knowledge.ingest.sandbox import extract_sandboxed
@@ -39,6 +39,9 @@ from knowledge.term_blocks import refresh_blocks
 from knowledge.vector_index import build_index
 
 logger = logging.getLogger(__name__)
+
+# A bulk load of at least this many chunks refreshes the index tables' planner statistics.
+ANALYZE_AFTER_CHUNKS = 2_000
 
 
 def _extract(item: TextItem):
@@ -114,6 +117,8 @@ def documents_ingest_inline(
     if pipeline is not None:
         pipeline.close()
     kb.refresh_from_db(fields=["chunk_count"])
+    if batch.summary["chunks"] >= ANALYZE_AFTER_CHUNKS:
+        analyze_index_tables()  # the planner sees the new rows before the first search
     if kb.chunk_count >= settings.VECTOR_INDEX_MIN_CHUNKS:
         build_index(kb.id)  # a bulk load is searched through its own index at once
     refresh_blocks(kb.id)  # and a large one's BM25 reads its postings as term blocks at once

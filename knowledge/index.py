@@ -256,3 +256,25 @@ def term_stats_rebuild(kb_id: int | None = None) -> int:
             params,
         )
         return cursor.rowcount
+
+
+# The tables a KB's index rows live in, shared by every KB.
+INDEX_TABLES = (
+    "knowledge_chunk",
+    "knowledge_posting",
+    "knowledge_termstat",
+    "knowledge_entity",
+    "knowledge_chunkentity",
+)
+
+
+def analyze_index_tables() -> None:
+    """Refresh the planner's statistics of the index tables.
+
+    The tables are shared by every KB; a KB loaded in bulk into a large table is not in
+    their statistics until autovacuum next analyzes them, and meanwhile the planner takes it
+    for empty. A graph search of a fresh 20,751-chunk KB beside 1.27 million other chunks
+    walked all its 40,651 edges for each of 50 chunks (7.7 s) until this ran; then 11 ms.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {', '.join(INDEX_TABLES)}")

@@ -71,3 +71,24 @@ def test_a_failed_stage_stops_the_ingestion_and_leaves_no_document_in_progress(u
     assert not set(statuses) & set(Document.ACTIVE_STATUSES)
     assert statuses[Document.Status.FAILED] == sum(statuses.values()) - 2
     assert len(reported) == sum(statuses.values())
+
+
+def _last_analyzed(table: str):
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT last_analyze FROM pg_stat_user_tables WHERE relname = %s", [table])
+        return cursor.fetchone()[0]
+
+
+def test_a_large_bulk_load_refreshes_the_planner_statistics_of_the_index_tables(user, monkeypatch):
+    kb = kb_create(owner=user, name="Pipelined")
+    monkeypatch.setattr(bulk, "ANALYZE_AFTER_CHUNKS", 10)
+    tables = ("knowledge_chunk", "knowledge_posting", "knowledge_termstat", "knowledge_chunkentity")
+    documents_ingest_inline(kb=kb, items=_notes(4))  # 4 chunks: under the threshold
+    before = {table: _last_analyzed(table) for table in tables}
+    documents_ingest_inline(kb=kb, items=_notes(14)[4:])  # 10 chunks
+    for table in tables:
+        after = _last_analyzed(table)
+        assert after is not None and (before[table] is None or after > before[table]), table
