@@ -28,6 +28,7 @@ alone (by chunk). The result is the exact top k, scores included; only the work 
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 from collections import Counter
@@ -315,9 +316,8 @@ def _blocks_top_k(
                 "ORDER BY term",
                 [terms, kb_id, watermark],
             )
-            rows = cursor.fetchall()
-            for term in sorted({row[0] for row in rows}):
-                mine = np.array([row[1:] for row in rows if row[0] == term], dtype=np.int64)
+            for term, group in itertools.groupby(cursor.fetchall(), key=lambda row: row[0]):
+                mine = np.array([row[1:] for row in group], dtype=np.int64)
                 add(term, mine[:, 0], mine[:, 1], mine[:, 2].astype(np.float64))
         if not chunk_parts:
             return []
