@@ -37,3 +37,13 @@ def env_list(name: str, default: list[str] | None = None) -> list[str]:
     if not value:
         return list(default or [])
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_map(name: str, default: dict[str, str] | None = None) -> dict[str, str]:
+    """Return a "key=value,key=value" variable over the defaults, keys lowercased."""
+    mapping = dict(default or {})
+    for item in env_list(name):
+        key, _, value = item.partition("=")
+        if key.strip() and value.strip():
+            mapping[key.strip().lower()] = value.strip().lower()
+    return mapping

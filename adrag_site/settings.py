@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from corsheaders.defaults import default_headers as cors_default_headers
 
-from adrag_site.env import env_bool, env_float, env_int, env_list, env_str
+from adrag_site.env import env_bool, env_float, env_int, env_list, env_map, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("ADRAG_DATA_DIR", str(BASE_DIR / "var"))).resolve()
@@ -409,8 +409,17 @@ LLM_MODEL = env_str("LLM_MODEL", "gpt-4o-mini")
 OLLAMA_BASE_URL = env_str("OLLAMA_BASE_URL", "http://localhost:11434")
 OLLAMA_MODEL = env_str("OLLAMA_MODEL", "llama3.2")
 DEFAULT_PROVIDER = env_str("DEFAULT_PROVIDER")
-# Extra answer providers: "name=package.module:Class,..." (each implements AnswerProvider).
+# Extra model backends: "name=package.module:Class,..." (each a providers.llm.chat.ChatBackend).
 ADRAG_PROVIDER_PLUGINS = env_list("ADRAG_PROVIDER_PLUGINS")
+# How each provider answers (queries/answering/registry.py composes it with its backend):
+# "model" (the model plans, writes a JSON answer and judges it, as the spec has it),
+# "quote_first" (the passages quoted first, the model writes only when the check does not
+# verify the quote), or "extractive" (no model). "name=strategy,..." over these defaults; a
+# plugin without an entry answers with "model".
+ANSWER_STRATEGIES = env_map(
+    "ANSWER_STRATEGIES",
+    {"openai": "model", "ollama": "model", "local": "quote_first", "extractive": "extractive"},
+)
 # The deadline of one model call; a cancel or a timeout closes its stream at once.
 LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 120.0)
 # Output budget (max_tokens / num_predict) per task of a model call.
@@ -430,11 +439,10 @@ LLM_MAX_TOKENS = {
 OPENAI_STRUCTURED_OUTPUT = env_str("OPENAI_STRUCTURED_OUTPUT", "auto").lower()
 # "auto": ask a self-hosted server (llama.cpp's) to keep the prompt cache; true/false to force.
 OPENAI_CACHE_PROMPT = env_str("OPENAI_CACHE_PROMPT", "auto").lower()
-# "auto": the model of a server on this machine or a private address (llama.cpp's beside the
-# portal) does the tasks as a small one (providers/llm/small.py: rules planner, plain answer,
-# the check as critic, a retry that quotes, LOCAL_* settings); the local provider always does.
-# true/false to force.
-OPENAI_SMALL_MODEL = env_str("OPENAI_SMALL_MODEL", "auto").lower()
+# The evidence a model behind OPENAI_BASE_URL reads, in tokens (about four characters each):
+# 0 for none. A small model on a server of one's own reads a long prompt slowly (llama.cpp's
+# server beside the portal: 300, as the local provider's catalogue model).
+OPENAI_CONTEXT_TOKENS = env_int("OPENAI_CONTEXT_TOKENS", 0)
 # Ollama and the local provider: schema (a grammar from the stage's schema), json_object, none.
 OLLAMA_STRUCTURED_OUTPUT = env_str("OLLAMA_STRUCTURED_OUTPUT", "schema").lower()
 # The in-process llama.cpp provider (`pip install -e '.[local]'`): any GGUF file.
@@ -453,20 +461,6 @@ LOCAL_N_THREADS = env_int("LOCAL_N_THREADS", 0)  # 0: one per core
 # OpenMP runtime loads; an explicit OMP_WAIT_POLICY wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 LOCAL_STRUCTURED_OUTPUT = env_str("LOCAL_STRUCTURED_OUTPUT", "schema").lower()
-# The local model judges its own answers only when asked: the deterministic check always does.
-LOCAL_MODEL_CRITIC = env_bool("LOCAL_MODEL_CRITIC", False)
-# The local model's answer: "text" (the answer alone, with [n] markers: fewer tokens to write)
-# or "json" (the JSON envelope the other chat providers write).
-LOCAL_ANSWER_FORMAT = env_str("LOCAL_ANSWER_FORMAT", "text").lower()
-# A retry after the check rejected the local model's answer: "extractive" quotes the passages
-# (a fraction of a second), "model" asks the model again with the critique.
-LOCAL_RETRY = env_str("LOCAL_RETRY", "extractive").lower()
-# A plain lookup is answered first by "quote" (the passages quoted, in a fraction of a second;
-# the model writes only when the check does not verify the quote) or by the "model". Only with
-# LOCAL_RETRY "extractive".
-LOCAL_ANSWER_FIRST = env_str("LOCAL_ANSWER_FIRST", "quote").lower()
-# Plain lookups are planned by rule; the local model plans only what the rules see more in.
-LOCAL_RULES_PLANNER = env_bool("LOCAL_RULES_PLANNER", True)
 # Run workers load the local model at start: "auto" when DEFAULT_PROVIDER is local; true/false.
 LOCAL_WARM_UP = env_str("LOCAL_WARM_UP", "auto").lower()
 # Answer text reaches the events endpoint as `answer_delta` events, coalesced to at most one

@@ -46,14 +46,14 @@ def answer_words(answer: str) -> int:
     return len(CITATION.sub(" ", answer_body(answer)).split())
 
 
-JSON_TASKS = {"plan": "planner", "answer": "answer", "reflect": "reflection"}
+JSON_TASKS = {"plan": "planner", "answer": "answer", "critique": "reflection"}
 
 
 class JsonCounter:
-    """Wrap a provider, counting which of its JSON replies parsed, per stage."""
+    """Wrap a strategy, counting which of its JSON replies parsed, per stage."""
 
-    def __init__(self, provider) -> None:
-        self.provider = provider
+    def __init__(self, strategy) -> None:
+        self.provider = strategy
         self.parsed = dict.fromkeys(JSON_TASKS.values(), 0)
         self.calls = dict.fromkeys(JSON_TASKS.values(), 0)
 
@@ -83,8 +83,8 @@ def main() -> None:
     setup()
     from knowledge.bulk import TextItem, documents_ingest_inline
     from knowledge.models import KnowledgeBase
-    from providers.llm.extractive import split_sentences
-    from providers.llm.registry import get_provider
+    from queries.answering.sentences import split_sentences
+    from queries.answering.registry import get_strategy
     from queries.pipeline.events import ListSink
     from queries.pipeline.runner import run_pipeline
 
@@ -108,15 +108,15 @@ def main() -> None:
         questions = [questions[int(i * step)] for i in range(args.sample)]
     elif args.limit:
         questions = questions[: args.limit]
-    counter = JsonCounter(get_provider(args.provider))
-    cites = contains = first_contains = grounded = direct = quoted = 0
+    counter = JsonCounter(get_strategy(args.provider))
+    cites = contains = first_contains = grounded = direct = by_model = 0
     times, lengths = [], []
     out = open(args.out, "w") if args.out else None  # noqa: SIM115 - closed below
     for n, (question, gold, answers) in enumerate(questions, start=1):
         sink = ListSink()
         started = time.perf_counter()
         outcome = run_pipeline(
-            query=question, provider=lambda: counter, kb_ids=[kb.id], sink=sink, model=args.model
+            query=question, strategy=lambda: counter, kb_ids=[kb.id], sink=sink, model=args.model
         )
         times.append(time.perf_counter() - started)
         cited = {source["file_name"] for source in outcome.sources}
@@ -131,7 +131,7 @@ def main() -> None:
             for frame in sink.frames()
             if frame["type"] == "stage_complete" and frame["data"]["stage"] == "reasoning"
         ]
-        quoted += bool(writers) and writers[-1] == "extractive" and len(writers) > 1
+        by_model += bool(writers) and writers[-1] == "model" and len(writers) > 1
         if out:
             record = {"question": question, "gold": answers, "answer": outcome.answer}
             record["verdict"] = outcome.metadata.get("verdict", "")
@@ -158,8 +158,8 @@ def main() -> None:
     print(f"{'first sentences containing a gold span':<44}{first_contains / total:>10.1%}")
     print(f"{'mean answer length (words)':<44}{statistics.mean(lengths):>10.1f}")
     print(f"{'answers judged grounded':<44}{grounded / total:>10.1%}")
-    # A small model's answer the check did not verify is quoted on its retry (providers/llm/small.py).
-    print(f"{'final answers quoted on a retry':<44}{quoted / total:>10.1%}")
+    # Quote-first: a quote the check did not verify is answered by the model on its retry.
+    print(f"{'final answers by the model after a quote':<44}{by_model / total:>10.1%}")
     print(f"{'questions the planner answered directly':<44}{direct / total:>10.1%}")
     print(f"{'median time per question (ms)':<44}{statistics.median(times) * 1000:>10.0f}")
     print(

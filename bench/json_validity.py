@@ -59,22 +59,28 @@ def questions(limit: int) -> list[dict]:
 
 def call_stage(provider, stage, item, context, blocks, candidate, ctx):
     """Make the stage's call as the pipeline makes it."""
+    from queries.answering.frame import frame_question
+
+    question = frame_question(item["question"])
     if stage == "planner":
-        return provider.plan(item["question"], ctx)
+        return provider.plan(question, ctx)
     if stage == "reasoning":
-        return provider.answer(item["question"], context, blocks, ctx)
-    return provider.reflect(item["question"], context, candidate, blocks, ctx)
+        return provider.answer(question, context, blocks, ctx)
+    return provider.critique(question, context, candidate, blocks, ctx)
 
 
 def make_provider(name: str, mode: str, model_path: str | None):
     from django.conf import settings
 
-    from providers.llm.registry import get_provider
+    from providers.llm.registry import get_backend
+    from queries.answering.model import ModelStrategy
 
     if name == "openai":
         settings.OPENAI_STRUCTURED_OUTPUT = OPENAI_SETTING[mode]
-    provider = get_provider(name)
-    provider.json_format = mode
+    # The JSON stages are the model strategy's, whatever strategy the provider answers with.
+    backend = get_backend(name)
+    backend.json_format = mode
+    provider = ModelStrategy(name, backend)
     if model_path:
         settings.LOCAL_MODEL_PATH = model_path
     return provider
@@ -89,7 +95,8 @@ def main() -> None:
     parser.add_argument("--modes", default=",".join(MODES))
     args = parser.parse_args()
     setup()
-    from providers.llm.base import CallContext, ProviderError, SourceBlock
+    from providers.llm.base import CallContext, ProviderError
+    from queries.answering.types import SourceBlock
 
     items = questions(args.limit)
     modes = [m for m in args.modes.split(",") if m in MODES]

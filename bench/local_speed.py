@@ -122,7 +122,7 @@ def run_one(question: str, *, provider, kb_id: int, model, sink: TimedSink):
     started = time.monotonic()
     outcome = run_pipeline(
         query=question,
-        provider=provider,
+        strategy=provider,
         kb_ids=[kb_id],
         sink=sink,
         model=model,
@@ -140,20 +140,20 @@ def main() -> None:
     parser.add_argument("--cold", action="store_true")
     args = parser.parse_args()
     setup()
-    from providers.llm.registry import get_provider
+    from queries.answering.registry import get_strategy
 
     kb = ingest(bench_user())
-    provider = get_provider(args.provider)
+    provider = get_strategy(args.provider)
     if args.cold and args.provider == "local":
         from providers.llm import local
 
         local._close_models()
     else:
-        warm = getattr(provider, "warm_up", None)
-        if warm is not None:
-            started = time.monotonic()
-            warm(args.model)
-            print(f"warm-up: {time.monotonic() - started:.1f} s")
+        from queries.answering.prompts import ANSWER_PLAIN_SYSTEM
+
+        started = time.monotonic()
+        provider.backend.warm_up(system=ANSWER_PLAIN_SYSTEM, model=args.model)
+        print(f"warm-up: {time.monotonic() - started:.1f} s")
     rows = []
     print(f"provider: {args.provider}; model: {args.model or provider.default_model()}")
     header = "".join(f"{s[:10]:>11}" for s in STAGES)

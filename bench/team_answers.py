@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/team_answers.py [--provider NAME] [--model NAME] [--only KIND,...]
                                            [--limit N | --sample N] [--out results.jsonl]
+                                           [--half tune|held_out|all]
                                            [--show-chunks] [--scanned | --scannable]
 
 Builds the documents of `bench/team_docs/` (Markdown policies with headings, tables and
@@ -21,6 +22,12 @@ and in all:
 - citations correct: answers (not "not found") whose first sentence cites only passages of
   the files that hold the fact.
 
+Every item is in one of two halves, fixed by its id: `tune` when the SHA-1 of the id, as an
+integer, is even, `held_out` when it is odd (a follow-up goes with its earlier turns). Rules
+are tuned on the first half; the second shows whether they generalise. The table is printed
+for the tuning half, for the held-out half and for all; `--half tune|held_out` asks and reports
+one half only. `--out` records each item's half.
+
 `--scanned` replaces three documents by scans (image-only PDFs, `bench/team_docs/scan.py`:
 the travel policy PDF, the meeting notes, the offices table), read by OCR at ingestion, asks
 only the questions those documents answer, and prints how well OCR read each one (word
@@ -31,6 +38,7 @@ documents, for the comparison.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
 import json
 import re
@@ -49,6 +57,12 @@ CITED_BREAK = re.compile(r"(\[\d+(?:\s*[,;]\s*\d+)*\])\s+(?=[A-Z\"“(|])")
 CAVEAT_PREFIX = "note: some claims"
 NOT_FOUND_PREFIX = "i could not find"
 KINDS = ("table", "table_multi", "steps", "prose", "followup", "unanswerable")
+HALVES = ("tune", "held_out")
+
+
+def half_of(item: dict) -> str:
+    """Return the item's half, fixed by its id: tune (even SHA-1) or held_out (odd)."""
+    return "tune" if int(hashlib.sha1(item["id"].encode()).hexdigest(), 16) % 2 == 0 else "held_out"
 
 
 def build_documents(target: Path) -> list[Path]:
@@ -68,7 +82,7 @@ def answer_body(answer: str) -> str:
 
 def first_sentence(answer: str) -> str:
     """Return the first sentence of an answer's body (a cited break ends one too)."""
-    from providers.llm.extractive import split_sentences
+    from queries.answering.sentences import split_sentences
 
     body = CITED_BREAK.sub(r"\1\n\n", answer_body(answer))
     return (split_sentences(body) or [""])[0]
@@ -100,7 +114,7 @@ def ask(question: str, *, provider, kb_id: int, model: str | None, history: list
     started = time.perf_counter()
     outcome = run_pipeline(
         query=question,
-        provider=provider,
+        strategy=provider,
         kb_ids=[kb_id],
         sink=ListSink(),
         model=model,
@@ -161,6 +175,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--sample", type=int, default=None, help="N questions spread evenly")
     parser.add_argument("--out", default="")
+    parser.add_argument("--half", choices=(*HALVES, "all"), default="all")
     parser.add_argument("--show-chunks", action="store_true")
     scan = parser.add_mutually_exclusive_group()
     scan.add_argument("--scanned", action="store_true", help="three documents as scans")
@@ -169,7 +184,7 @@ def main() -> None:
     setup()
     from knowledge.bulk import TextItem, documents_ingest_inline
     from knowledge.models import KnowledgeBase
-    from providers.llm.registry import get_provider
+    from queries.answering.registry import get_strategy
 
     user = bench_user()
     # A fresh knowledge base each time, so the chunks are those of the code being measured;
@@ -197,6 +212,8 @@ def main() -> None:
     if args.show_chunks:
         show_chunks(kb)
     questions = json.loads((DATA / "questions.json").read_text())["questions"]
+    if args.half != "all":
+        questions = [q for q in questions if half_of(q) == args.half]
     if args.only:
         questions = [q for q in questions if q["kind"] in args.only.split(",")]
     if args.scanned or args.scannable:
@@ -213,9 +230,9 @@ def main() -> None:
         step = len(questions) / args.sample
         questions = [questions[int(i * step)] for i in range(min(args.sample, len(questions)))]
     questions = questions[: args.limit] if args.limit else questions
-    provider = get_provider(args.provider)
-    results: dict[str, list[dict]] = defaultdict(list)
-    times: list[float] = []
+    provider = get_strategy(args.provider)
+    results: dict[str, dict[str, list[dict]]] = {half: defaultdict(list) for half in HALVES}
+    times: dict[str, list[float]] = {half: [] for half in HALVES}
     out = open(args.out, "w") if args.out else None  # noqa: SIM115 - closed below
     for number, item in enumerate(questions, start=1):
         history: list[dict] = []
@@ -233,18 +250,31 @@ def main() -> None:
         outcome, seconds = ask(
             item["question"], provider=provider, kb_id=kb.id, model=args.model, history=history
         )
-        times.append(seconds)
+        half = half_of(item)
+        times[half].append(seconds)
         result = score(item, outcome)
-        results[item["kind"]].append(result)
+        results[half][item["kind"]].append(result)
         if out:
-            record = {**item, **result, "answer": outcome.answer, "seconds": round(seconds, 2)}
+            record = {**item, "half": half, **result}
+            record.update(answer=outcome.answer, seconds=round(seconds, 2))
             record["standalone_query"] = outcome.standalone_query
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         if number % 20 == 0:
-            print(f"  {number} questions, median {statistics.median(times):.2f} s", flush=True)
+            every = [t for half in HALVES for t in times[half]]
+            print(f"  {number} questions, median {statistics.median(every):.2f} s", flush=True)
     if out:
         out.close()
-    report(results, times, args.provider, args.model)
+    for half in HALVES:
+        if args.half in (half, "all"):
+            print(f"== {half} half ==")
+            report(results[half], times[half], args.provider, args.model)
+    if args.half == "all":
+        print("== all ==")
+        merged: dict[str, list[dict]] = defaultdict(list)
+        for half in HALVES:
+            for kind, rows in results[half].items():
+                merged[kind] += rows
+        report(merged, times["tune"] + times["held_out"], args.provider, args.model)
 
 
 def ocr_report(originals: dict[str, Path], renamed: dict[str, str], folder: Path) -> None:

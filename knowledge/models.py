@@ -7,7 +7,7 @@ from django.contrib.auth.models import Group
 from django.db import models
 from pgvector.django import VectorField
 
-from providers.llm.base import KIND_LIST, KIND_PROSE, KIND_ROW, KIND_TABLE
+from knowledge.chunk_kinds import KIND_LIST, KIND_PROSE, KIND_ROW, KIND_TABLE
 
 EMBEDDING_DIMENSIONS = 384
 

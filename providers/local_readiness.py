@@ -1,8 +1,8 @@
 """The local model, loaded at a run worker's start and reported to /api/health.
 
 A run worker (queues runs) loads the local model on a background thread when the local
-provider is the default (or LOCAL_WARM_UP says so), reads the answer prompt's fixed start
-into its cache, logs when it is ready, and keeps a `LocalModelState` row fresh while it lives,
+provider is the default (or LOCAL_WARM_UP says so), reads the fixed start of the prompt the
+answering code gives it (its system prompt) into its cache, logs when it is ready, and keeps a `LocalModelState` row fresh while it lives,
 so that the web process's health report can say which workers have the model ready.
 """
 
@@ -34,19 +34,22 @@ def worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def start_in_worker() -> None:
-    """In a run worker, warm the local model up on a background thread (if wanted)."""
+def start_in_worker(*, system: str) -> None:
+    """In a run worker, warm the local model up on a background thread (if wanted), reading
+    the system prompt its answers start with."""
     from adrag_site.jobs import is_worker_process, worker_queues
 
     if not wanted() or not is_worker_process() or "runs" not in worker_queues():
         return
-    threading.Thread(target=_warm_up_and_report, name="warm-up-local-model", daemon=True).start()
+    threading.Thread(
+        target=_warm_up_and_report, args=(system,), name="warm-up-local-model", daemon=True
+    ).start()
 
 
-def _warm_up_and_report() -> None:
+def _warm_up_and_report(system: str) -> None:
     from django.apps import apps
 
-    from providers.llm.local import LocalProvider, model_path
+    from providers.llm.local import LlamaCppBackend, model_path
 
     while not apps.ready:
         # Started from AppConfig.ready: the first write waits for the other apps.
@@ -56,7 +59,7 @@ def _warm_up_and_report() -> None:
     _record(name, "loading")
     started = time.monotonic()
     try:
-        LocalProvider().warm_up()
+        LlamaCppBackend().warm_up(system=system)
         if path is None or not path.is_file():
             raise FileNotFoundError("no local model file: run `manage.py fetch_model`")
     except Exception as exc:

@@ -60,7 +60,7 @@ class CancelCheck:
 def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
     """Run the pipeline for a queued run, writing every event to its log."""
     from knowledge.selectors import kb_ids_for_user
-    from providers.llm.registry import get_provider
+    from queries.answering.registry import get_strategy
     from queries.overrides import pipeline_kwargs
     from queries.pipeline.runner import run_pipeline
 
@@ -84,7 +84,7 @@ def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
     kb_ids = [kb_id for kb_id in run.kb_ids if kb_id in allowed]
     run_pipeline(
         query=run.query,
-        provider=lambda: get_provider(run.provider),
+        strategy=lambda: get_strategy(run.provider),
         kb_ids=kb_ids,
         sink=RunEventSink(run.id),
         model=run.model or None,

@@ -100,11 +100,11 @@ def run_create(
     conversation titled from its question; a run in a `conversation` brings it to the top of
     the user's list. Raises ServiceError (429, or 404 for a conversation deleted meanwhile).
     """
-    from providers.llm.registry import get_provider
+    from providers.llm.registry import get_backend
     from queries.tasks import run_query
 
     try:
-        resolved_model = model or get_provider(provider_name).default_model()
+        resolved_model = model or get_backend(provider_name).default_model()
     except Exception:  # a provider that cannot be built fails the run, with its error frame
         resolved_model = model or ""
     with transaction.atomic():

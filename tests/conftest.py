@@ -342,8 +342,8 @@ def model_stack(llama_server, _shared_stacks, django_db_blocker, tmp_path_factor
             env={
                 "OPENAI_BASE_URL": llama_server.url,
                 "OPENAI_API_KEY": "",
-                # The model plans, answers in JSON and judges, as a large one would.
-                "OPENAI_SMALL_MODEL": "false",
+                # The model strategy (the default for openai): the model plans, answers in
+                # JSON and judges, as a large one would.
                 "MAX_REFLECTION_RETRIES": "0",
                 "STREAM_IDLE_TIMEOUT_SECONDS": "120",
                 # Budgets a small model fills in seconds; the answer still streams in pieces.

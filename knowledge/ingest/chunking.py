@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from knowledge.chunk_kinds import KIND_LIST, KIND_PROSE, KIND_ROW, KIND_TABLE
 from knowledge.ingest.structure import section_line
-from providers.llm.base import KIND_LIST, KIND_PROSE, KIND_ROW, KIND_TABLE
 
 DEFAULT_CHUNK_SIZE = 500
 DEFAULT_CHUNK_OVERLAP = 50

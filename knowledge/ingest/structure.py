@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from providers.llm.base import KIND_LIST, KIND_PROSE, KIND_TABLE, SECTION_SEPARATOR
+from knowledge.chunk_kinds import KIND_LIST, KIND_PROSE, KIND_TABLE, SECTION_SEPARATOR
 
 # What a segment is; a table segment becomes row chunks and chunks of runs of rows.
 PROSE = KIND_PROSE

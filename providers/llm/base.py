@@ -1,8 +1,8 @@
-"""One small interface for every answer provider: plan, compress, answer, reflect.
+"""What every model backend shares: its one exception type, usage counts, and a call's context.
 
-The pipeline's nodes call these four tasks (plus `direct_answer`) and never build prompts
-themselves. Chat-model providers (OpenAI, Ollama) implement them with prompts in `prompts.py`;
-the offline `extractive` provider implements them without any generative model.
+A backend (`chat.py` and the modules beside it) talks to one kind of model server and does one
+thing, stream a chat reply. How a question is answered with it is the answering strategies'
+business (queries/answering/).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 
 class ProviderError(Exception):
@@ -79,46 +78,6 @@ class Usage:
         return counts
 
 
-# Joins a block's file name and the headings above it in its label: "policy.md › Leave".
-SECTION_SEPARATOR = " › "
-# What a passage is (a chunk's kind): a run of prose, part of a list, one table row with its
-# headers, or a run of table rows.
-KIND_PROSE = "prose"
-KIND_LIST = "list"
-KIND_ROW = "row"
-KIND_TABLE = "table"
-
-
-@dataclass
-class SourceBlock:
-    """One numbered evidence block the answer may cite as [index].
-
-    `section` is the headings the passage sits under; `kind` says what it is (prose, list,
-    row, table) and `structure` holds a row's headers and cells, a run of rows, or a list's
-    item count (knowledge/ingest/chunking.py).
-    """
-
-    index: int
-    file_name: str
-    text: str
-    source_type: str = "vector"
-    rerank_score: float | None = None
-    section: tuple[str, ...] = ()
-    kind: str = ""
-    structure: dict[str, Any] | None = None
-
-    @property
-    def context_text(self) -> str:
-        """Return the text with what frames it (section path, caption, column headers)."""
-        frame = [*self.section]
-        structure = self.structure or {}
-        if structure.get("caption"):
-            frame.append(str(structure["caption"]))
-        if structure.get("headers"):
-            frame.append(" ".join(str(h) for h in structure["headers"]))
-        return "\n".join([*frame, self.text])
-
-
 @dataclass
 class CallContext:
     """What every provider call gets besides its inputs: model, temperature, cancel check.
@@ -137,87 +96,3 @@ class CallContext:
 
     def record(self, stage: str, usage: Usage) -> None:
         self.usage.setdefault(stage, Usage()).add(usage)
-
-
-class AnswerProvider:
-    """The tasks the pipeline asks of a provider. Each raises ProviderError on failure."""
-
-    name: str = ""
-    label: str = ""
-
-    def plan(self, query: str, ctx: CallContext) -> dict[str, Any]:
-        """Return {retrieve, use_external, query_type, reasoning}."""
-        raise NotImplementedError
-
-    def compress(self, query: str, context: str, ctx: CallContext) -> str:
-        """Return a shorter context that keeps the [n] block labels."""
-        raise NotImplementedError
-
-    def context_budget(self, context: str, ctx: CallContext) -> int | None:
-        """Return how many characters of this context the model reads well, or None when the
-        run's own limit (MAX_CONTEXT_CHARS) is the only one."""
-        return None
-
-    def answer(
-        self,
-        query: str,
-        context: str,
-        sources: list[SourceBlock],
-        ctx: CallContext,
-        feedback: str = "",
-    ) -> dict[str, Any]:
-        """Return {answer, confidence, cited_sources, key_facts, is_sufficient}."""
-        raise NotImplementedError
-
-    def answer_plain(
-        self,
-        query: str,
-        context: str,
-        sources: list[SourceBlock],
-        ctx: CallContext,
-        feedback: str = "",
-    ) -> str:
-        """Return an answer as plain text (the fallback when the JSON answer failed)."""
-        raise NotImplementedError
-
-    def direct_answer(self, query: str, ctx: CallContext) -> str:
-        """Answer without any retrieved context (the planner's direct-answer branch)."""
-        raise NotImplementedError
-
-    def reflect(
-        self, query: str, context: str, answer: str, sources: list[SourceBlock], ctx: CallContext
-    ) -> dict[str, Any]:
-        """Return {grounded, confidence, issues, feedback, should_retry}."""
-        raise NotImplementedError
-
-    def retries_other_way(self) -> bool:
-        """Whether a retry answers the other way: a quote of the passages after the model's
-        answer, or the model after a quote (a small model, `small.py`).
-
-        Such a retry neither asks the model the same again nor needs a new search, so any
-        answer the check does not verify is worth one; otherwise only what a new search can
-        mend is retried.
-        """
-        return False
-
-    def rewrite_query(self, query: str, feedback: str, ctx: CallContext) -> str:
-        """Return a retrieval query for a retry that takes the critic's feedback into account."""
-        return query
-
-    def condense_query(self, query: str, history: list[dict[str, str]], ctx: CallContext) -> str:
-        """Return a follow-up rewritten to stand alone, given the earlier turns (oldest first).
-
-        Each turn is {"query", "standalone_query", "answer"}. A provider that cannot rewrite
-        returns the question as asked.
-        """
-        return query
-
-    # Reported by GET /api/providers.
-    def available(self) -> bool:
-        raise NotImplementedError
-
-    def models(self) -> list[str]:
-        raise NotImplementedError
-
-    def default_model(self) -> str:
-        raise NotImplementedError

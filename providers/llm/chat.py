@@ -1,4 +1,4 @@
-"""An answer provider backed by a chat model: prompts, bounded streaming calls, cancel.
+"""A chat backend: one kind of model server, one thing done, a chat reply streamed.
 
 Every call is a streaming request with an output budget for its task and a deadline. The
 stream is read on one event loop thread shared by the process, while the calling (worker)
@@ -6,16 +6,16 @@ thread watches the run's cancel check: a cancel or a timeout cancels the reading
 `finally` closes the stream, so the HTTP connection closes and the model server stops
 generating (llama.cpp's server and Ollama stop on disconnect; OpenAI stops billing).
 
-Subclasses implement `stream_chat`, an async iterator of `ChatChunk`s for one `ChatRequest`.
+A backend implements `stream_chat`, an async iterator of `ChatChunk`s for one `ChatRequest`
+(llama.cpp in-process overrides `generate` instead: its tokens come in the calling thread).
+What to ask and how to read the reply is an answering strategy's business.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 import logging
-import re
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -24,22 +24,13 @@ from typing import Any
 
 from django.conf import settings
 
-from providers.llm import prompts, schemas
-from providers.llm.base import (
-    AnswerProvider,
-    CallContext,
-    ProviderError,
-    RunCancelled,
-    SourceBlock,
-    Usage,
-)
+from providers.llm.base import CallContext, ProviderError, RunCancelled, Usage
 
 logger = logging.getLogger(__name__)
 
 CANCEL_POLL_SECONDS = 0.1
 # How long a cancelled call waits for its stream to close before the run moves on.
 CLOSE_WAIT_SECONDS = 2.0
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 # Tasks, each with its own output budget (settings.LLM_MAX_TOKENS).
 PLAN = "plan"
@@ -50,54 +41,9 @@ DIRECT = "direct"
 REFLECT = "reflect"
 REWRITE = "rewrite"
 CONDENSE = "condense"
-# The longest standalone question kept from a model's reply.
-MAX_STANDALONE_CHARS = 500
-_FENCE_MARKER = re.compile(r"<<<?\s*(?:BEGIN|END)\b[^>]*>*|<{2,}|>{2,}")
-# What small models put before the question: "Standalone question:", "User:".
-_ANSWER_LABEL = re.compile(
-    r"^(?:user|(?:(?:standalone|rewritten|reformulated|new)\s+)?(?:question|query))\s*:\s*",
-    re.IGNORECASE,
-)
-
-
-def parse_json(text: str) -> dict[str, Any]:
-    """Return the JSON object in a model's reply, tolerating code fences and chatter."""
-    match = _JSON_OBJECT.search(text or "")
-    if not match:
-        raise ProviderError("the model returned no JSON object", code="invalid_json")
-    try:
-        value = json.loads(match.group(0))
-    except json.JSONDecodeError as exc:
-        raise ProviderError(f"the model returned invalid JSON: {exc}", code="invalid_json") from exc
-    if not isinstance(value, dict):
-        raise ProviderError("the model's JSON is not an object", code="invalid_json")
-    return value
-
-
-def standalone_line(reply: str) -> str:
-    """Return the question in a condense reply: its first line, without labels, quotes or the
-    prompt's fence markers (which small models echo)."""
-    for line in (reply or "").splitlines():
-        line = _FENCE_MARKER.sub(" ", line)
-        line = _ANSWER_LABEL.sub("", line.strip()).strip().strip("\"'`“”").strip()
-        if line:
-            return line[:MAX_STANDALONE_CHARS].strip()
-    return ""
-
-
-def partial_answer(text: str) -> str:
-    """Return the `answer` field of a JSON reply that is still being written ('' if none yet)."""
-    from langchain_core.utils.json import parse_partial_json
-
-    start = text.find("{")
-    if start < 0:
-        return ""
-    try:
-        value = parse_partial_json(text[start:])
-    except Exception:
-        return ""
-    answer = value.get("answer") if isinstance(value, dict) else None
-    return answer if isinstance(answer, str) else ""
+# A small model's context budget in characters per token when its tokenizer is out of reach:
+# English runs about four characters to a token.
+CHARS_PER_TOKEN = 4
 
 
 @dataclass
@@ -250,12 +196,14 @@ def max_tokens_for(task: str) -> int:
     return int(settings.LLM_MAX_TOKENS.get(task, settings.LLM_MAX_TOKENS["default"]))
 
 
-class ChatModelProvider(AnswerProvider):
-    """Implements the pipeline's tasks with prompts to a chat model."""
+class ChatBackend:
+    """Talks to one kind of chat model and streams its replies; knows nothing of questions."""
 
+    name: str = ""
+    label: str = ""
     timeout: float | None = 120.0
-    # How JSON tasks constrain the reply: "schema" (their JSON schema), "json_object" (any
-    # JSON), or "none" (the prompt only). A provider may still downgrade per server.
+    # How JSON requests constrain the reply: "schema" (their JSON schema), "json_object" (any
+    # JSON), or "none" (the prompt only). A backend may still downgrade per server.
     json_format: str = "schema"
 
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ChatChunk]:
@@ -278,21 +226,18 @@ class ChatModelProvider(AnswerProvider):
             on_text=on_text,
         )
 
-    def _call(
+    def request(
         self,
         task: str,
         stage: str,
+        *,
         system: str,
         user: str,
         ctx: CallContext,
-        *,
-        json_mode: bool,
-        on_text: Callable[[str], None] | None = None,
-    ) -> str:
-        if ctx.is_cancelled():
-            raise RunCancelled()
-        schema = schemas.BY_STAGE.get(stage) if json_mode and self.json_format == "schema" else None
-        request = ChatRequest(
+        schema: tuple[str, dict[str, Any]] | None = None,
+    ) -> ChatRequest:
+        """Return the request for one task; `schema` (name, JSON schema) asks for JSON."""
+        return ChatRequest(
             task=task,
             stage=stage,
             system=system,
@@ -300,128 +245,60 @@ class ChatModelProvider(AnswerProvider):
             model=ctx.model,
             temperature=ctx.temperature,
             max_tokens=max_tokens_for(task),
-            schema=schema,
-            json_mode=json_mode,
+            schema=schema if schema is not None and self.json_format == "schema" else None,
+            json_mode=schema is not None,
             constrain=self.json_format != "none",
         )
+
+    def complete(
+        self, request: ChatRequest, ctx: CallContext, on_text: Callable[[str], None] | None = None
+    ) -> str:
+        """Return the reply's text, recording its usage under the request's stage."""
+        if ctx.is_cancelled():
+            raise RunCancelled()
         try:
             state = self.generate(request, is_cancelled=ctx.is_cancelled, on_text=on_text)
         except (RunCancelled, ProviderError):
             raise
         except Exception as exc:
-            logger.warning("model call for %s failed: %r", stage, exc)
+            logger.warning("model call for %s failed: %r", request.stage, exc)
             raise ProviderError(f"the model call failed ({type(exc).__name__})") from exc
-        ctx.record(stage, state.usage or estimated_usage(request, state))
+        ctx.record(request.stage, state.usage or estimated_usage(request, state))
         return state.text()
 
-    def _answer_stream(self, ctx: CallContext, *, json_reply: bool):
-        """Return the callback that hands the answer written so far to the run, if it wants it."""
-        if ctx.on_answer_text is None:
-            return None
-        if not json_reply:
-            return ctx.on_answer_text
+    def context_chars(self, context: str, model: str | None) -> int | None:
+        """Return how many characters of this context the model reads well, or None when the
+        run's own limit (MAX_CONTEXT_CHARS) is the only one."""
+        return None
 
-        def relay(text: str) -> None:
-            answer = partial_answer(text)
-            if answer:
-                ctx.on_answer_text(answer)
+    def warm_up(self, *, system: str, model: str | None = None) -> None:
+        """Load the model and read a prompt's fixed start, where the backend can keep it."""
 
-        return relay
+    def available(self) -> bool:
+        raise NotImplementedError
 
-    def plan(self, query: str, ctx: CallContext) -> dict[str, Any]:
-        reply = self._call(
-            PLAN,
-            "planner",
-            prompts.PLANNER_SYSTEM,
-            prompts.fence("QUESTION", query),
-            ctx,
-            json_mode=True,
-        )
-        plan = parse_json(reply)
-        if "retrieve" not in plan:
-            raise ProviderError("the plan has no 'retrieve' decision", code="invalid_json")
-        return plan
+    def models(self) -> list[str]:
+        raise NotImplementedError
 
-    def compress(self, query: str, context: str, ctx: CallContext) -> str:
-        user = prompts.fence("QUESTION", query) + "\n\n" + prompts.fence("CONTEXT", context)
-        return self._call(
-            COMPRESS, "compressor", prompts.COMPRESS_SYSTEM, user, ctx, json_mode=False
-        ).strip()
+    def default_model(self) -> str:
+        raise NotImplementedError
 
-    def answer(self, query, context, sources, ctx, feedback=""):
-        reply = self._call(
-            ANSWER,
-            "reasoning",
-            prompts.ANSWER_SYSTEM,
-            prompts.answer_user(context, query, feedback),
-            ctx,
-            json_mode=True,
-            on_text=self._answer_stream(ctx, json_reply=True),
-        )
-        result = parse_json(reply)
-        if "answer" not in result:
-            raise ProviderError("the answer JSON has no 'answer'", code="invalid_json")
-        return result
 
-    def answer_plain(self, query, context, sources, ctx, feedback=""):
-        return self._call(
-            ANSWER_PLAIN,
-            "reasoning",
-            prompts.ANSWER_PLAIN_SYSTEM,
-            prompts.answer_user(context, query, feedback),
-            ctx,
-            json_mode=False,
-            on_text=self._answer_stream(ctx, json_reply=False),
-        )
+class OfflineBackend(ChatBackend):
+    """No model at all: the `extractive` provider answers by rules and quotes alone."""
 
-    def direct_answer(self, query: str, ctx: CallContext) -> str:
-        return self._call(
-            DIRECT,
-            "reasoning",
-            prompts.DIRECT_SYSTEM,
-            prompts.fence("QUESTION", query),
-            ctx,
-            json_mode=False,
-            on_text=self._answer_stream(ctx, json_reply=False),
-        ).strip()
+    name = "extractive"
+    label = "Extractive (offline)"
 
-    def reflect(
-        self, query: str, context: str, answer: str, sources: list[SourceBlock], ctx: CallContext
-    ):
-        user = (
-            prompts.fence("CONTEXT", context)
-            + "\n\n"
-            + prompts.fence("QUESTION", query)
-            + "\n\n"
-            + prompts.fence("ANSWER", answer)
-        )
-        verdict = parse_json(
-            self._call(REFLECT, "reflection", prompts.REFLECT_SYSTEM, user, ctx, json_mode=True)
-        )
-        if "grounded" not in verdict:
-            raise ProviderError("the verdict has no 'grounded'", code="invalid_json")
-        return verdict
+    async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ChatChunk]:
+        raise ProviderError("the extractive provider has no model to ask", permanent=True)
+        yield  # pragma: no cover
 
-    def rewrite_query(self, query: str, feedback: str, ctx: CallContext) -> str:
-        if not feedback:
-            return query
-        user = prompts.fence("QUESTION", query) + "\n\n" + prompts.fence("FEEDBACK", feedback)
-        rewritten = self._call(
-            REWRITE, "reflection", prompts.REWRITE_SYSTEM, user, ctx, json_mode=False
-        ).strip()
-        return rewritten.splitlines()[0][:500] if rewritten else query
+    def available(self) -> bool:
+        return True
 
-    def condense_query(self, query: str, history: list[dict[str, str]], ctx: CallContext) -> str:
-        if not history:
-            return query
-        user = (
-            prompts.fence("CONVERSATION", prompts.conversation_transcript(history))
-            + "\n\n"
-            + prompts.fence("QUESTION", query)
-            + "\n\n"
-            + prompts.CONDENSE_REMINDER
-        )
-        reply = self._call(
-            CONDENSE, "condense", prompts.CONDENSE_SYSTEM, user, ctx, json_mode=False
-        )
-        return standalone_line(reply) or query
+    def models(self) -> list[str]:
+        return ["extractive"]
+
+    def default_model(self) -> str:
+        return "extractive"

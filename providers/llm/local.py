@@ -5,7 +5,7 @@ folder) is loaded once per process and shared by its threads; one generation run
 since a llama.cpp context is not thread-safe. Generation runs in the calling thread and is
 cancellable between tokens: the run's cancel check and the deadline are read after every
 token, and closing the token stream stops llama.cpp at once. JSON tasks are constrained by a
-grammar built from their schema. The tasks are a small model's (`small.py`).
+grammar built from their schema.
 """
 
 from __future__ import annotations
@@ -20,10 +20,9 @@ from pathlib import Path
 
 from django.conf import settings
 
-from providers.llm import schemas
-from providers.llm.base import CallContext, ProviderError, RunCancelled, Usage
-from providers.llm.chat import ChatRequest, Generation
-from providers.llm.small import SmallModelTasks, answer_system
+from providers.llm.base import ProviderError, RunCancelled, Usage
+from providers.llm.chat import ChatBackend, ChatRequest, Generation
+from providers.llm.grammar import bounded
 
 logger = logging.getLogger(__name__)
 
@@ -202,7 +201,9 @@ def _acquire(is_cancelled: Callable[[], bool], deadline: float | None) -> None:
             raise ProviderError("the local model stayed busy with other runs", code="timeout")
 
 
-class LocalProvider(SmallModelTasks):
+class LlamaCppBackend(ChatBackend):
+    """llama.cpp in this process: any GGUF file, one generation at a time."""
+
     name = "local"
     label = "Local (llama.cpp)"
 
@@ -210,7 +211,7 @@ class LocalProvider(SmallModelTasks):
         self.timeout = settings.LLM_TIMEOUT_SECONDS
         self.json_format = settings.LOCAL_STRUCTURED_OUTPUT
 
-    def context_budget(self, context: str, ctx: CallContext) -> int | None:
+    def context_chars(self, context: str, model: str | None) -> int | None:
         """Return the characters of this context that fit the model's token budget.
 
         The budget is LOCAL_CONTEXT_TOKENS, else the catalogue's figure for the model (chosen
@@ -218,10 +219,10 @@ class LocalProvider(SmallModelTasks):
         The context is counted with the model's own tokenizer, so the budget holds whatever
         the language or the kind of text.
         """
-        tokens = context_tokens(ctx.model)
+        tokens = context_tokens(model)
         if not tokens or not context or not llama_cpp_installed():
             return None
-        path = model_path(ctx.model)
+        path = model_path(model)
         if path is None or not path.is_file():
             return None
         count = len(load_model(path).tokenize(context.encode("utf-8"), add_bos=False))
@@ -229,15 +230,15 @@ class LocalProvider(SmallModelTasks):
             return len(context)
         return max(int(len(context) * tokens / count), 1)
 
-    def warm_up(self, model: str | None = None) -> None:
-        """Load the model and read the answer prompt's fixed start into its cache, so the
-        first question pays neither."""
+    def warm_up(self, *, system: str, model: str | None = None) -> None:
+        """Load the model and read a prompt's fixed start (its system prompt) into its cache,
+        so the first question pays neither."""
         path = model_path(model)
         if path is None or not llama_cpp_installed():
             return
         llm = load_model(path)
         messages = [
-            {"role": "system", "content": answer_system()},
+            {"role": "system", "content": system},
             {"role": "user", "content": ""},
         ]
         tokens = prompt_tokens(llm, messages)
@@ -269,7 +270,7 @@ class LocalProvider(SmallModelTasks):
         kwargs: dict = {}
         if request.json_mode and request.constrain:
             kwargs["response_format"] = (
-                {"type": "json_object", "schema": schemas.bounded(request.schema[1])}
+                {"type": "json_object", "schema": bounded(request.schema[1])}
                 if request.schema is not None
                 else {"type": "json_object"}
             )

@@ -14,9 +14,9 @@ from typing import Any
 import requests
 from django.conf import settings
 
-from providers.llm import schemas
 from providers.llm.base import ProviderError, Usage
-from providers.llm.chat import ChatChunk, ChatModelProvider, ChatRequest, model_loop
+from providers.llm.chat import ChatBackend, ChatChunk, ChatRequest, model_loop
+from providers.llm.grammar import bounded
 
 PROBE_TIMEOUT_SECONDS = 1.5
 PROBE_CACHE_SECONDS = 30.0
@@ -38,7 +38,9 @@ def _client(host: str, timeout: float):
         return client
 
 
-class OllamaProvider(ChatModelProvider):
+class OllamaBackend(ChatBackend):
+    """A local Ollama server's streaming chat."""
+
     name = "ollama"
     label = "Ollama"
 
@@ -51,7 +53,7 @@ class OllamaProvider(ChatModelProvider):
 
         fmt: Any = None
         if request.json_mode and request.constrain:
-            fmt = schemas.bounded(request.schema[1]) if request.schema is not None else "json"
+            fmt = bounded(request.schema[1]) if request.schema is not None else "json"
         client = _client(settings.OLLAMA_BASE_URL, float(self.timeout or 120))
         try:
             stream = await client.chat(

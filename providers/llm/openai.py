@@ -9,21 +9,18 @@ and the format that worked is remembered for that server.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import threading
 import time
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import requests
 from django.conf import settings
 
-from providers.llm import schemas
-from providers.llm.base import CallContext, ProviderError, Usage
-from providers.llm.chat import ChatChunk, ChatRequest, model_loop
-from providers.llm.small import SmallModelTasks
+from providers.llm.base import ProviderError, Usage
+from providers.llm.chat import CHARS_PER_TOKEN, ChatBackend, ChatChunk, ChatRequest, model_loop
+from providers.llm.grammar import bounded
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +54,7 @@ def response_format(fmt: str, request: ChatRequest) -> dict[str, Any] | None:
             "type": "json_schema",
             "json_schema": {"name": name, "schema": schema, "strict": True},
         }
-    return {"type": "json_object", "schema": schemas.bounded(schema)}
+    return {"type": "json_object", "schema": bounded(schema)}
 
 
 def request_payload(request: ChatRequest, fmt: str) -> dict[str, Any]:
@@ -95,26 +92,6 @@ def cache_prompt() -> bool:
     return self_hosted()
 
 
-def on_private_network(url: str) -> bool:
-    """Return whether a URL's host is this machine or a private address, by its name or
-    literal address alone (no DNS lookup): `localhost`, 127.0.0.1, 10.x, 192.168.x, fd00::/8."""
-    host = (urlsplit(url or "").hostname or "").lower()
-    if not host:
-        return False
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return address.is_loopback or address.is_private
-
-
-# A small model's context budget in characters per token of LOCAL_CONTEXT_TOKENS: the server's
-# tokenizer is out of reach, and English runs about four characters to a token.
-CHARS_PER_TOKEN = 4
-
-
 def _client(base_url: str, api_key: str, timeout: float):
     """Return this process's async client for a server (bound to the model-call loop)."""
     from openai import AsyncOpenAI
@@ -150,7 +127,9 @@ def _usage(raw) -> Usage | None:
     )
 
 
-class OpenAIProvider(SmallModelTasks):
+class OpenAIBackend(ChatBackend):
+    """OpenAI's API, or any server that speaks its chat completions (OPENAI_BASE_URL)."""
+
     name = "openai"
     label = "OpenAI"
 
@@ -160,24 +139,11 @@ class OpenAIProvider(SmallModelTasks):
         configured = settings.OPENAI_STRUCTURED_OUTPUT
         self.json_format = {NO_FORMAT: "none", JSON_OBJECT: "json_object"}.get(configured, "schema")
 
-    def small_model(self) -> bool:
-        """Whether the server's model does the tasks as a small model (`small.py`):
-        OPENAI_SMALL_MODEL, by default on for a server on this machine or a private network
-        address (llama.cpp's beside the portal), never for a hosted API."""
-        configured = settings.OPENAI_SMALL_MODEL
-        if configured in ("true", "false"):
-            return configured == "true"
-        return on_private_network(self.base_url)
-
-    def context_budget(self, context: str, ctx: CallContext) -> int | None:
-        """A small model's budget: LOCAL_CONTEXT_TOKENS, else the default local model's
-        measured figure, at four characters a token."""
-        if not self.small_model():
-            return None
-        from providers.model_files import CATALOGUE
-
-        default = CATALOGUE.get(settings.LOCAL_MODEL)
-        tokens = settings.LOCAL_CONTEXT_TOKENS or (default.context_tokens if default else 0)
+    def context_chars(self, context: str, model: str | None) -> int | None:
+        """OPENAI_CONTEXT_TOKENS (0: none) at four characters a token: the server's tokenizer
+        is out of reach. A small model behind a server of one's own reads a long prompt
+        slowly; a hosted model needs no budget of its own."""
+        tokens = settings.OPENAI_CONTEXT_TOKENS
         return tokens * CHARS_PER_TOKEN if tokens else None
 
     def _formats(self, request: ChatRequest) -> list[str]:

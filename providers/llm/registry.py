@@ -1,10 +1,13 @@
-"""Providers looked up by name."""
+"""Model backends looked up by provider name; how each answers is queries/answering's choice."""
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from django.conf import settings
 
-from providers.llm.base import AnswerProvider, public_error
+from providers.llm.base import public_error
+from providers.llm.chat import ChatBackend, OfflineBackend
 
 BUILTIN_PROVIDERS = ("openai", "ollama", "local", "extractive")
 
@@ -14,7 +17,7 @@ class UnknownProvider(ValueError):
 
 
 def plugin_providers() -> dict[str, str]:
-    """Return extra providers from ADRAG_PROVIDER_PLUGINS ("name=package.module:Class,...")."""
+    """Return extra backends from ADRAG_PROVIDER_PLUGINS ("name=package.module:Class,...")."""
     plugins = {}
     for item in settings.ADRAG_PROVIDER_PLUGINS:
         name, _, path = item.partition("=")
@@ -28,31 +31,34 @@ def provider_names() -> tuple[str, ...]:
     return BUILTIN_PROVIDERS + tuple(n for n in plugin_providers() if n not in BUILTIN_PROVIDERS)
 
 
-def get_provider(name: str) -> AnswerProvider:
-    """Return a provider instance by name."""
+def get_backend(name: str) -> ChatBackend:
+    """Return the model backend of a provider name (the `extractive` one has no model)."""
     plugins = plugin_providers()
     if name in plugins and name not in BUILTIN_PROVIDERS:
-        from importlib import import_module
-
         module, _, attribute = plugins[name].partition(":")
-        return getattr(import_module(module), attribute)()
+        backend = getattr(import_module(module), attribute)()
+        backend.name = name
+        return backend
     if name == "openai":
-        from providers.llm.openai import OpenAIProvider
+        from providers.llm.openai import OpenAIBackend
 
-        return OpenAIProvider()
+        return OpenAIBackend()
     if name == "ollama":
-        from providers.llm.ollama import OllamaProvider
+        from providers.llm.ollama import OllamaBackend
 
-        return OllamaProvider()
+        return OllamaBackend()
     if name == "local":
-        from providers.llm.local import LocalProvider
+        from providers.llm.local import LlamaCppBackend
 
-        return LocalProvider()
+        return LlamaCppBackend()
     if name == "extractive":
-        from providers.llm.extractive import ExtractiveProvider
-
-        return ExtractiveProvider()
+        return OfflineBackend()
     raise UnknownProvider(name)
+
+
+def strategy_name(name: str) -> str:
+    """Return how a provider answers (ANSWER_STRATEGIES): model, quote_first or extractive."""
+    return settings.ANSWER_STRATEGIES.get(name, "model")
 
 
 def default_provider_name() -> str:
@@ -69,17 +75,18 @@ def default_provider_name() -> str:
 
 
 def providers_report() -> dict:
-    """Return each provider's availability and models, and the default provider."""
+    """Return each provider's availability, models and strategy, and the default provider."""
     report = {}
     for name in provider_names():
         try:
-            provider = get_provider(name)
+            backend = get_backend(name)
             report[name] = {
                 "name": name,
-                "label": provider.label,
-                "available": bool(provider.available()),
-                "models": provider.models(),
-                "default_model": provider.default_model(),
+                "label": backend.label or name,
+                "available": bool(backend.available()),
+                "models": backend.models(),
+                "default_model": backend.default_model(),
+                "strategy": strategy_name(name),
             }
         except Exception as exc:  # one misconfigured provider must not hide the others
             report[name] = {
@@ -88,6 +95,7 @@ def providers_report() -> dict:
                 "available": False,
                 "models": [],
                 "default_model": "",
+                "strategy": strategy_name(name),
                 "error": public_error(exc),
             }
     return {"providers": report, "default_provider": default_provider_name()}

@@ -1,4 +1,4 @@
-"""What a run gives its nodes besides the state: where events go, the provider, the limits."""
+"""What a run gives its nodes besides the state: where events go, the strategy, the limits."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Any
 
 from django.conf import settings
 
-from providers.llm.base import AnswerProvider, CallContext, RunCancelled
+from providers.llm.base import CallContext, RunCancelled
+from queries.answering.strategy import Strategy
 from queries.pipeline.events import EventSink, emit
 
 WebSearch = Callable[[str, int], list[dict[str, Any]]]
@@ -23,7 +24,8 @@ class RunContext:
     """The run's fixed inputs, read by every node through LangGraph's config."""
 
     sink: EventSink
-    provider: AnswerProvider
+    # How the run answers: the provider's strategy over its backend (queries/answering/).
+    strategy: Strategy
     call: CallContext
     kb_ids: list[int]
     retrieval_top_k: int = field(default_factory=lambda: settings.RETRIEVAL_TOP_K)

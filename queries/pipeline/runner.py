@@ -8,7 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from providers.llm.base import AnswerProvider, CallContext, RunCancelled, public_error
+from providers.llm.base import CallContext, RunCancelled, public_error
+from queries.answering.strategy import Strategy
 from queries.pipeline import codes, stages
 from queries.pipeline.context import RunContext
 from queries.pipeline.events import EventSink, emit
@@ -39,7 +40,7 @@ class Outcome:
 def run_pipeline(
     *,
     query: str,
-    provider: AnswerProvider | Callable[[], AnswerProvider],
+    strategy: Strategy | Callable[[], Strategy],
     kb_ids: list[int],
     sink: EventSink,
     model: str | None = None,
@@ -49,15 +50,15 @@ def run_pipeline(
 ) -> Outcome:
     """Run the eight nodes, then emit `done` (or `error`) and `stream_end` to the sink.
 
-    `provider` may be a factory, so that a provider that cannot be built fails the run with
+    `strategy` may be a factory, so that a provider that cannot be built fails the run with
     an error frame like any other pipeline failure.
     """
     call = CallContext(model=model, temperature=0.0, is_cancelled=is_cancelled)
-    run = RunContext(sink=sink, provider=None, call=call, kb_ids=list(kb_ids), **overrides)
+    run = RunContext(sink=sink, strategy=None, call=call, kb_ids=list(kb_ids), **overrides)
     started = time.perf_counter()
     outcome: Outcome
     try:
-        run.provider = provider if isinstance(provider, AnswerProvider) else provider()
+        run.strategy = strategy if isinstance(strategy, Strategy) else strategy()
         state = build_graph().invoke(
             {"query": query},
             config={"configurable": {"run": run}, "recursion_limit": RECURSION_LIMIT},

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from queries.answering.frame import QuestionFrame, frame_question
+
 
 class RAGState(TypedDict, total=False):
     query: str
     # The question rewritten to stand alone (a follow-up in a conversation), else the query.
     standalone_query: str
+    # The question's frame (queries/answering/frame.py), read once by the planner.
+    frame: dict[str, Any]
     retrieval_query: str
     retrieve: bool
     use_external: bool
@@ -27,8 +31,8 @@ class RAGState(TypedDict, total=False):
     key_facts: list[str]
     # The answer's own judgement of its evidence; None when it gave none (a plain answer).
     is_sufficient: bool | None
-    # Who wrote the attempt's answer when a provider has more than one way ("model", or
-    # "extractive": the passages quoted on a small model's retry); "" otherwise.
+    # Who wrote the attempt's answer when a strategy has more than one way ("model", or
+    # "extractive": the passages quoted); "" otherwise.
     answered_by: str
     grounded: bool
     # How many chunks the searched KBs hold, and how many hold each question term.
@@ -47,3 +51,10 @@ class RAGState(TypedDict, total=False):
 def question(state: RAGState) -> str:
     """Return the question the nodes work on: the standalone one once the planner has set it."""
     return state.get("standalone_query") or state["query"]
+
+
+def question_frame(state: RAGState) -> QuestionFrame:
+    """Return the question's frame as the planner read it (read now if no planner ran)."""
+    if state.get("frame"):
+        return QuestionFrame.from_dict(state["frame"])
+    return frame_question(question(state))

@@ -18,7 +18,7 @@ from knowledge.ingest.ocr import OVER_BUDGET, Box, OcrOptions, layout_text
 from knowledge.ingest.sandbox import extract_sandboxed
 from knowledge.ingest.structure import plain_structure
 from knowledge.models import Chunk, Document
-from providers.llm.registry import get_provider
+from queries.answering.registry import get_strategy
 from queries.pipeline.events import ListSink
 from queries.pipeline.runner import run_pipeline
 from tests.knowledge.conftest import FILES, run_ingestion
@@ -168,7 +168,7 @@ def test_a_question_is_answered_from_a_scanned_page_with_its_page_cited(upload, 
     sink = ListSink()
     outcome = run_pipeline(
         query="How much is a hotel night in Lisbon reimbursed?",
-        provider=get_provider("extractive"),
+        strategy=get_strategy("extractive"),
         kb_ids=[kb.id],
         sink=sink,
     )

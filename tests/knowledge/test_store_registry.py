@@ -9,7 +9,7 @@ from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.models import Chunk
 from knowledge.retrieval.stores import Store, StoreQuery, registered, store_names
 from knowledge.services import kb_create
-from providers.llm.registry import get_provider
+from queries.answering.registry import get_strategy
 from queries.inputs import RerunInput
 from queries.pipeline import stages
 from queries.pipeline.events import ListSink
@@ -52,7 +52,7 @@ def test_a_registered_store_is_searched_reported_and_fused(kb):
         assert store_names() == ["vector", "bm25", "graph", "titles"]
         outcome = run_pipeline(
             query="How tall was the lighthouse?",
-            provider=get_provider("extractive"),
+            strategy=get_strategy("extractive"),
             kb_ids=[kb.id],
             sink=sink,
         )

@@ -29,8 +29,8 @@ def test_the_answer_streams_into_the_page_as_the_local_model_writes_it(
     # streams in pieces.
     stack.env.update(
         LOCAL_MODEL_PATH=str(gguf_model),
-        # The model writes first (a plain lookup is otherwise quoted first).
-        LOCAL_ANSWER_FIRST="model",
+        # The model writes every answer (quote-first would quote this lookup).
+        ANSWER_STRATEGIES="local=model",
         MAX_REFLECTION_RETRIES="0",
         LLM_MAX_TOKENS_PLAN="64",
         LLM_MAX_TOKENS_ANSWER="64",

@@ -1,4 +1,5 @@
-"""The `local` provider: llama.cpp in-process, with the model fetched from the package registry."""
+"""The `local` provider: llama.cpp in-process (its backend), with the model fetched from the
+package registry, answering quote-first by default."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import time
 
 import pytest
 
-from providers.llm.base import CallContext, ProviderError, RunCancelled, SourceBlock
+from providers.llm.base import CallContext, ProviderError, RunCancelled
+from queries.answering.frame import frame_question
+from queries.answering.types import SourceBlock
 
 CONTEXT = (
     "[1] eiffel.txt\nThe Eiffel Tower is a wrought-iron lattice tower in Paris. It was designed "
@@ -18,26 +21,30 @@ CONTEXT = (
 
 @pytest.fixture
 def local(gguf_model, settings):
-    from providers.llm.local import LocalProvider
+    """The local provider as composed by default: quote-first over llama.cpp in-process."""
+    from queries.answering.registry import get_strategy
 
     settings.LOCAL_MODEL_PATH = str(gguf_model)
-    # These tests are of the model's own answers: no lookup is quoted first.
-    settings.LOCAL_ANSWER_FIRST = "model"
-    return LocalProvider()
+    return get_strategy("local")
 
 
-def test_plans_and_answers_under_the_schema_and_counts_real_tokens(local):
+@pytest.fixture
+def local_model(gguf_model, settings):
+    """The local backend under the model strategy: every task asked of the model."""
+    from queries.answering.registry import get_strategy
+
+    settings.LOCAL_MODEL_PATH = str(gguf_model)
+    settings.ANSWER_STRATEGIES = {**settings.ANSWER_STRATEGIES, "local": "model"}
+    return get_strategy("local")
+
+
+def test_plans_and_answers_under_the_schema_and_counts_real_tokens(local_model):
     ctx = CallContext()
-    plan = local.plan("Who led the design of the Eiffel Tower?", ctx)
-    assert set(plan) == {"retrieve", "use_external", "query_type", "reasoning", "planned_by"}
-    result = local.answer(
-        "Who led the design of the Eiffel Tower?", CONTEXT, [SourceBlock(1, "e.txt", CONTEXT)], ctx
-    )
-    assert set(result) == {
-        "answer", "confidence", "cited_sources", "key_facts", "is_sufficient", "answered_by"
-    }  # fmt: skip
-    assert result["answered_by"] == "model"
-    assert len(result["cited_sources"]) <= 6  # the grammar's bound on arrays
+    question = frame_question("Who led the design of the Eiffel Tower?")
+    plan = local_model.plan(question, ctx)
+    assert plan.planned_by == "model" and isinstance(plan.retrieve, bool)
+    result = local_model.answer(question, CONTEXT, [SourceBlock(1, "e.txt", CONTEXT)], ctx)
+    assert len(result.cited) <= 6  # the grammar's bound on arrays
     usage = ctx.usage["reasoning"].as_dict()
     assert usage["calls"] == 1 and "estimated" not in usage
     # The prompt holds the system text, the fenced context and the question: well over 100.
@@ -63,7 +70,7 @@ def test_cancel_stops_generation_between_tokens(local):
 
     threading.Thread(target=cancel_once_writing, daemon=True).start()
     with pytest.raises(RunCancelled):
-        local.direct_answer("Write a very long essay about the history of Paris.", ctx)
+        local.answer_direct(frame_question("Write a very long essay about Paris."), ctx)
     # Stopped a few tokens after the cancel, long before the 400-token budget.
     assert len(written[-1].split()) < 100
 
@@ -77,13 +84,13 @@ def test_a_model_name_picks_a_fetched_file_and_never_a_path_outside(local, gguf_
 
 
 def test_a_missing_model_file_is_a_permanent_provider_error(settings, tmp_path):
-    from providers.llm.local import LocalProvider
+    from queries.answering.registry import get_strategy
 
     settings.LOCAL_MODEL_PATH = str(tmp_path / "absent.gguf")
-    provider = LocalProvider()
+    provider = get_strategy("local")
     assert provider.available() is False
     with pytest.raises(ProviderError) as error:
-        provider.plan("hello", CallContext())
+        provider.answer_direct(frame_question("hello"), CallContext())
     assert error.value.permanent
 
 
@@ -108,36 +115,33 @@ def test_fetch_command_reports_a_present_model_without_downloading(gguf_model, s
     assert "is present and its sha256 matches" in result.stdout
 
 
-def test_the_deterministic_check_is_the_critic_unless_the_model_is_asked(settings, tmp_path):
-    from providers.llm.local import LocalProvider
+def test_quote_first_leaves_the_verdict_to_the_check_and_needs_no_model_for_it(settings, tmp_path):
+    from queries.answering.registry import get_strategy
 
     # No model file at all: a verdict that needed the model would fail.
     settings.LOCAL_MODEL_PATH = str(tmp_path / "missing.gguf")
     blocks = [SourceBlock(index=1, file_name="eiffel.txt", text=CONTEXT)]
-    verdict = LocalProvider().reflect(
-        "Who designed it?", CONTEXT, "Koechlin [1].", blocks, CallContext()
+    verdict = get_strategy("local").critique(
+        frame_question("Who designed it?"), CONTEXT, "Koechlin [1].", blocks, CallContext()
     )
-    assert verdict == {
-        "grounded": True, "confidence": 1.0, "issues": [], "feedback": "", "should_retry": False
-    }  # fmt: skip
-
-    settings.LOCAL_MODEL_CRITIC = True
-    with pytest.raises(ProviderError):
-        LocalProvider().reflect("Who designed it?", CONTEXT, "Koechlin [1].", blocks, CallContext())
+    assert verdict.grounded and not verdict.issues and not verdict.should_retry
 
 
 def test_a_plain_lookup_is_planned_by_rule_and_anything_more_by_the_model(local):
     ctx = CallContext()
-    lookup = local.plan("Who runs the Porto office?", ctx)
-    assert lookup["planned_by"] == "rules" and lookup["retrieve"] and "planner" not in ctx.usage
+    lookup = local.plan(frame_question("Who runs the Porto office?"), ctx)
+    assert lookup.planned_by == "rules" and lookup.retrieve
+    assert not ctx.usage["planner"].input_tokens
 
-    analytical = local.plan("Why did the Porto office grow faster than Lisbon?", ctx)
-    assert analytical["planned_by"] == "model" and ctx.usage["planner"].calls == 1
+    analytical = local.plan(
+        frame_question("Why did the Porto office grow faster than Lisbon?"), ctx
+    )
+    assert analytical.planned_by == "model" and ctx.usage["planner"].input_tokens > 0
 
 
-def test_a_cancel_while_the_prompt_is_read_stops_before_the_first_token(local, gguf_model):
-    from providers.llm import prompts
+def test_a_cancel_while_the_prompt_is_read_stops_before_the_first_token(local_model, gguf_model):
     from providers.llm.local import PROMPT_BATCH_MAX, load_model, prompt_tokens
+    from queries.answering import prompts
 
     checks = []
 
@@ -149,7 +153,7 @@ def test_a_cancel_while_the_prompt_is_read_stops_before_the_first_token(local, g
     ctx = CallContext(is_cancelled=cancelled_after_the_first_batch, on_answer_text=written.append)
     context = "\n".join([CONTEXT] * 24)  # many batches of prompt
     with pytest.raises(RunCancelled):
-        local.answer_plain("Who designed it?", context, [], ctx)
+        local_model.answer_plain(frame_question("Who designed it?"), context, [], ctx)
     llm = load_model(gguf_model)
     messages = [
         {"role": "system", "content": prompts.ANSWER_PLAIN_SYSTEM},
@@ -179,11 +183,11 @@ def test_a_prompt_that_starts_like_the_last_one_reads_only_the_rest(local, gguf_
 
 
 def test_warm_up_loads_the_model_and_reads_the_answer_prompt_s_start(local, gguf_model):
-    from providers.llm import prompts
     from providers.llm.chat import ChatRequest
     from providers.llm.local import load_model, prompt_tokens
+    from queries.answering import prompts
 
-    local.warm_up()
+    local.backend.warm_up(system=prompts.ANSWER_PLAIN_SYSTEM)
     llm = load_model(gguf_model)
     request = ChatRequest(
         "answer", "reasoning", prompts.ANSWER_PLAIN_SYSTEM, "[1] a.txt\nText.", None, 0, 1
@@ -194,26 +198,24 @@ def test_warm_up_loads_the_model_and_reads_the_answer_prompt_s_start(local, gguf
     assert len(held) > 100 and tokens[: len(held)] == held
 
 
-def test_a_retry_quotes_the_passages_unless_the_model_is_asked_again(local, settings):
+def test_a_lookup_is_quoted_first_and_its_retry_is_the_model_s(local, settings):
     blocks = [SourceBlock(1, "eiffel.txt", CONTEXT.split("\n", 1)[1])]
-    feedback = "The claim 'Eiffel designed it alone' is not supported by [1]."
+    question = frame_question("Who was the lead designer of the Eiffel Tower?")
     ctx = CallContext()
-    retry = local.answer(
-        "Who was the lead designer of the Eiffel Tower?", CONTEXT, blocks, ctx, feedback
-    )
-    assert retry["answered_by"] == "extractive"
-    assert "Maurice Koechlin" in retry["answer"] and "[1]" in retry["answer"]
+    first = local.answer(question, CONTEXT, blocks, ctx)
+    assert first.answered_by == "extractive"
+    assert "Maurice Koechlin" in first.text and "[1]" in first.text
     # No model call: the quoted answer counts as one offline call, no tokens.
     assert not ctx.usage["reasoning"].input_tokens
     # The retry searches with the question as asked, not the critique's words.
-    assert local.rewrite_query("Who designed it?", feedback, ctx) == "Who designed it?"
+    feedback = "The claim 'Eiffel designed it alone' is not supported by [1]."
+    assert local.rewrite_query(question, feedback, ctx) == question.text
 
-    settings.LOCAL_RETRY = "model"
     # A short budget: the small test model may ramble to the full one on a loaded machine.
     settings.LLM_MAX_TOKENS = {**settings.LLM_MAX_TOKENS, "answer_plain": 24}
     ctx = CallContext()
-    again = local.answer("Who was the lead designer?", CONTEXT, blocks, ctx, feedback)
-    assert again["answered_by"] == "model" and ctx.usage["reasoning"].input_tokens > 100
+    again = local.answer(question, CONTEXT, blocks, ctx, feedback)
+    assert again.answered_by == "model" and ctx.usage["reasoning"].input_tokens > 100
 
 
 def test_the_context_budget_is_counted_in_the_model_s_tokens(local, gguf_model, settings):

@@ -8,7 +8,9 @@ import time
 
 import pytest
 
-from providers.llm.base import CallContext, ProviderError, RunCancelled, SourceBlock
+from providers.llm.base import CallContext, ProviderError, RunCancelled
+from queries.answering.frame import frame_question
+from queries.answering.types import SourceBlock
 from tests.model_server import seconds_until_idle
 
 CONTEXT = (
@@ -21,79 +23,65 @@ LONG_TASK = "Write a very long essay about the history of Paris, in many paragra
 @pytest.fixture
 def provider(llama_server, settings):
     from providers.llm import openai
+    from queries.answering.registry import get_strategy
 
     settings.OPENAI_BASE_URL = llama_server.url
     settings.OPENAI_API_KEY = ""
     settings.OPENAI_STRUCTURED_OUTPUT = "auto"
-    # Every task asked of the model, as for a large one.
-    settings.OPENAI_SMALL_MODEL = "false"
     openai._accepted_format.pop(llama_server.url, None)
-    return openai.OpenAIProvider()
+    # The default strategy: every task asked of the model, as of a large one.
+    return get_strategy("openai")
 
 
-def test_a_self_hosted_server_s_model_does_the_tasks_as_a_small_one(llama_server, settings):
-    from providers.llm import openai
+def test_a_server_of_one_s_own_answers_quote_first_when_the_setting_says_so(llama_server, settings):
+    from queries.answering.quote_first import QuoteFirstStrategy
+    from queries.answering.registry import get_strategy
 
     settings.OPENAI_BASE_URL = llama_server.url
-    settings.OPENAI_SMALL_MODEL = "auto"
+    settings.ANSWER_STRATEGIES = {**settings.ANSWER_STRATEGIES, "openai": "quote_first"}
+    settings.OPENAI_CONTEXT_TOKENS = 300
     settings.LLM_MAX_TOKENS = {**settings.LLM_MAX_TOKENS, "answer_plain": 24}
-    provider = openai.OpenAIProvider()
-    assert provider.small_model() and provider.retries_other_way()
+    provider = get_strategy("openai")
+    assert isinstance(provider, QuoteFirstStrategy) and provider.retry == "other_way"
     ctx = CallContext()
-    question = "Who was the lead designer of the Eiffel Tower?"
+    question = frame_question("Who was the lead designer of the Eiffel Tower?")
     blocks = [SourceBlock(1, "eiffel.txt", CONTEXT.split("\n", 1)[1])]
 
-    assert provider.plan(question, ctx)["planned_by"] == "rules"
+    assert provider.plan(question, ctx).planned_by == "rules"
     # A plain lookup is quoted first, without the model.
     first = provider.answer(question, CONTEXT, blocks, ctx)
-    assert first["answered_by"] == "extractive" and "Maurice Koechlin" in first["answer"]
+    assert first.answered_by == "extractive" and "Maurice Koechlin" in first.text
     assert not ctx.usage["reasoning"].output_tokens
-    provider.reflect(question, CONTEXT, first["answer"], blocks, ctx)  # the check judges
+    provider.critique(question, CONTEXT, first.text, blocks, ctx)  # the check judges
     # The retry (the check did not verify the quote) is the model's.
     retry = provider.answer(question, CONTEXT, blocks, ctx, feedback="Not supported by [1].")
-    assert retry["answered_by"] == "model" and retry["key_facts"] == []
-    # One model call in all: the retry. No planner, no critic.
-    assert set(ctx.usage) == {"reasoning"} and ctx.usage["reasoning"].output_tokens > 0
+    assert retry.answered_by == "model" and retry.key_facts == ()
+    # One model call in all: the retry. No model planner, no critic.
+    model_calls = {stage for stage, usage in ctx.usage.items() if usage.output_tokens}
+    assert model_calls == {"reasoning"} and "reflection" not in ctx.usage
     assert ctx.usage["reasoning"].input_tokens > 50
-    from providers.model_files import CATALOGUE
-
-    tokens = CATALOGUE[settings.LOCAL_MODEL].context_tokens
-    assert tokens and provider.context_budget("x" * 10_000, ctx) == tokens * openai.CHARS_PER_TOKEN
-
-    # "auto": a server on this machine or a private address, never a hosted API.
-    for url, small in (
-        ("http://10.0.4.7:8080/v1", True),
-        ("http://localhost:8091/v1", True),
-        ("https://api.openai.com/v1", False),
-        ("https://openrouter.ai/api/v1", False),
-        ("https://example.openai.azure.com/openai", False),
-    ):
-        settings.OPENAI_BASE_URL = url
-        assert openai.OpenAIProvider().small_model() is small, url
-    settings.OPENAI_SMALL_MODEL = "true"
-    assert openai.OpenAIProvider().small_model()
+    # The backend's budget: OPENAI_CONTEXT_TOKENS at four characters a token.
+    assert provider.context_budget("x" * 10_000, ctx) == 300 * 4
 
 
 def test_every_json_stage_parses_with_the_schema_the_server_accepts(provider, llama_server):
     from providers.llm import openai
 
     ctx = CallContext()
-    plan = provider.plan("Who led the design of the Eiffel Tower?", ctx)
+    plan = provider.plan(frame_question("Who led the design of the Eiffel Tower?"), ctx)
     # llama-cpp-python's server refuses OpenAI's json_schema format; the schema goes in
     # json_object instead, and that is remembered for the server.
     assert openai._accepted_format[llama_server.url] == openai.JSON_OBJECT_SCHEMA
-    assert set(plan) == {"retrieve", "use_external", "query_type", "reasoning"}
-    assert isinstance(plan["retrieve"], bool)
+    assert plan.planned_by == "model" and isinstance(plan.retrieve, bool)
     answer = provider.answer(
-        "Who led the design of the Eiffel Tower?",
+        frame_question("Who led the design of the Eiffel Tower?"),
         CONTEXT,
         [SourceBlock(1, "eiffel.txt", CONTEXT)],
         ctx,
     )
-    assert set(answer) == {"answer", "confidence", "cited_sources", "key_facts", "is_sufficient"}
-    assert isinstance(answer["answer"], str) and answer["answer"].strip()
-    verdict = provider.reflect("Who?", CONTEXT, answer["answer"], [], ctx)
-    assert set(verdict) == {"grounded", "confidence", "issues", "feedback", "should_retry"}
+    assert isinstance(answer.text, str) and answer.text.strip()
+    verdict = provider.critique(frame_question("Who?"), CONTEXT, answer.text, [], ctx)
+    assert isinstance(verdict.grounded, bool)
     for stage in ("planner", "reasoning", "reflection"):
         usage = ctx.usage[stage].as_dict()
         assert usage["calls"] == 1
@@ -111,7 +99,7 @@ def test_cancel_during_generation_stops_the_model_server(provider, llama_server)
         target=lambda: (_wait_for(lambda: len(written) > 5, 60), cancelled.set()), daemon=True
     ).start()
     with pytest.raises(RunCancelled):
-        provider.direct_answer(LONG_TASK, ctx)
+        provider.answer_direct(frame_question(LONG_TASK), ctx)
     assert time.monotonic() - ctx_started < 60
     idle_after = seconds_until_idle(llama_server.pid)
     print(f"\nmodel server idle {idle_after:.1f}s after the cancel")
@@ -120,9 +108,9 @@ def test_cancel_during_generation_stops_the_model_server(provider, llama_server)
 
 def test_timeout_stops_the_model_server(provider, llama_server):
     # Half a second: on an idle machine SmolLM2 can finish a whole answer inside 3 s.
-    provider.timeout = 0.5
+    provider.backend.timeout = 0.5
     with pytest.raises(ProviderError) as error:
-        provider.direct_answer(LONG_TASK, CallContext())
+        provider.answer_direct(frame_question(LONG_TASK), CallContext())
     assert error.value.code == "timeout"
     assert seconds_until_idle(llama_server.pid) <= 5.0
 

@@ -32,7 +32,10 @@ def test_providers_report_availability_models_and_default(auth_client, settings)
         "available": True,
         "models": ["extractive"],
         "default_model": "extractive",
+        "strategy": "extractive",
     }
+    assert body["providers"]["openai"]["strategy"] == "model"
+    assert body["providers"]["local"]["strategy"] == "quote_first"
 
 
 def test_default_provider_without_a_key_is_extractive(settings):
@@ -46,9 +49,10 @@ def test_default_provider_without_a_key_is_extractive(settings):
 
 
 def test_openai_request_carries_model_override_budget_and_schema():
-    from providers.llm import schemas
     from providers.llm.chat import ChatRequest
+    from providers.llm.grammar import bounded
     from providers.llm.openai import JSON_OBJECT, JSON_OBJECT_SCHEMA, JSON_SCHEMA, request_payload
+    from queries.answering import schemas
 
     request = ChatRequest(
         task="plan", stage="planner", system="s", user="u", model="gpt-4o",
@@ -64,7 +68,7 @@ def test_openai_request_carries_model_override_budget_and_schema():
     }
     assert request_payload(request, JSON_OBJECT_SCHEMA)["response_format"] == {
         "type": "json_object",
-        "schema": schemas.bounded(schemas.PLAN),
+        "schema": bounded(schemas.PLAN),
     }
     assert request_payload(request, JSON_OBJECT)["response_format"] == {"type": "json_object"}
     plain = ChatRequest(
@@ -103,7 +107,7 @@ def test_a_self_hosted_server_is_asked_to_cache_the_prompt(settings, base_url, c
 
 
 def test_an_answer_prompt_puts_what_stays_first_and_the_question_last():
-    from providers.llm import prompts
+    from queries.answering import prompts
 
     first = prompts.answer_user("[1] a.txt\nThe context.", "Who?")
     retry = prompts.answer_user("[1] a.txt\nThe context.", "Who?", feedback="Cite [1].")
@@ -111,3 +115,55 @@ def test_an_answer_prompt_puts_what_stays_first_and_the_question_last():
     assert first.startswith(context) and retry.startswith(context)
     assert retry.index("Cite [1].") < retry.index("<<<BEGIN QUESTION>>>")
     assert retry.endswith(prompts.fence("QUESTION", "Who?"))
+
+
+def test_each_provider_name_gets_its_backend_and_the_strategy_the_setting_names(settings):
+    from providers.llm.chat import OfflineBackend
+    from providers.llm.local import LlamaCppBackend
+    from providers.llm.ollama import OllamaBackend
+    from providers.llm.openai import OpenAIBackend
+    from queries.answering.extractive import ExtractiveStrategy
+    from queries.answering.model import ModelStrategy
+    from queries.answering.quote_first import QuoteFirstStrategy
+    from queries.answering.registry import get_strategy
+
+    composed = {
+        name: (type(get_strategy(name)), type(get_strategy(name).backend))
+        for name in ("openai", "ollama", "local", "extractive")
+    }
+    assert composed == {
+        "openai": (ModelStrategy, OpenAIBackend),
+        "ollama": (ModelStrategy, OllamaBackend),
+        "local": (QuoteFirstStrategy, LlamaCppBackend),
+        "extractive": (ExtractiveStrategy, OfflineBackend),
+    }
+    # An operator puts a hosted model behind quotes by naming it, whatever its address.
+    settings.ANSWER_STRATEGIES = {**settings.ANSWER_STRATEGIES, "openai": "quote_first"}
+    settings.OPENAI_BASE_URL = "https://api.example.com/v1"
+    assert type(get_strategy("openai")) is QuoteFirstStrategy
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:8080/v1"
+    settings.ANSWER_STRATEGIES = {**settings.ANSWER_STRATEGIES, "openai": "model"}
+    assert type(get_strategy("openai")) is ModelStrategy
+
+
+def test_an_unknown_strategy_is_a_permanent_error_naming_the_choices(settings):
+    from providers.llm.base import ProviderError
+    from queries.answering.registry import get_strategy
+
+    settings.ANSWER_STRATEGIES = {**settings.ANSWER_STRATEGIES, "ollama": "guess"}
+    with pytest.raises(ProviderError) as error:
+        get_strategy("ollama")
+    assert error.value.permanent and "model, quote_first, extractive" in str(error.value)
+
+
+def test_a_plugin_backend_answers_with_the_model_strategy_unless_told(settings):
+    from queries.answering.model import ModelStrategy
+    from queries.answering.quote_first import QuoteFirstStrategy
+    from queries.answering.registry import get_strategy
+    from tests.queries.plugin import ScriptedFromFile
+
+    settings.ADRAG_PROVIDER_PLUGINS = ["scripted=tests.queries.plugin:ScriptedFromFile"]
+    strategy = get_strategy("scripted")
+    assert type(strategy) is ModelStrategy and isinstance(strategy.backend, ScriptedFromFile)
+    settings.ANSWER_STRATEGIES = {**settings.ANSWER_STRATEGIES, "scripted": "quote_first"}
+    assert type(get_strategy("scripted")) is QuoteFirstStrategy

@@ -13,7 +13,7 @@ import time
 from collections import defaultdict
 
 from providers.llm.base import ProviderError
-from tests.queries.pipeline.scripted import Script, ScriptedProvider
+from tests.queries.pipeline.scripted import Script, ScriptedBackend
 
 # Replies consumed per script: keyed by the query and the script's "_written" stamp, so that a
 # script written again (a later test or module asking the same question of a shared worker)
@@ -51,18 +51,19 @@ def _decode(reply):
     return reply
 
 
-class ScriptedFromFile(ScriptedProvider):
+class ScriptedFromFile(ScriptedBackend):
     name = "scripted"
     label = "Scripted (tests)"
 
     def __init__(self) -> None:
         super().__init__(FileScript())
 
-    def _call(self, task, stage, system, user, ctx, **kwargs):
+    def complete(self, request, ctx, on_text=None):
+        user = request.user
         query = user.split("<<<BEGIN QUESTION>>>\n", 1)[-1].split("\n<<<END QUESTION>>>", 1)[0]
         self.script.load(query)
-        _consumed[self.script.key][stage] += 1
-        return super()._call(task, stage, system, user, ctx, **kwargs)
+        _consumed[self.script.key][request.stage] += 1
+        return super().complete(request, ctx, on_text)
 
 
 class Broken:

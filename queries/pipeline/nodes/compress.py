@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import logging
 
-from providers.llm.base import SECTION_SEPARATOR, RunCancelled, log_failure, public_error
+from knowledge.chunk_kinds import SECTION_SEPARATOR
+from providers.llm.base import RunCancelled, log_failure, public_error
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
-from queries.pipeline.state import RAGState, question
+from queries.pipeline.state import RAGState, question_frame
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ def build_context(docs: list[dict]) -> str:
 
 
 def compress(state: RAGState, config) -> dict:
-    """Pass short context verbatim; compress long context with the provider, else truncate."""
+    """Pass short context verbatim; compress long context with the strategy, else truncate."""
     run = run_context(config)
     run.check_cancelled()
     run.emit(stages.STAGE_START, {"stage": stages.COMPRESSOR, "message": "Preparing context..."})
@@ -52,11 +53,11 @@ def compress(state: RAGState, config) -> dict:
     original = len(context)
     limit = run.max_context_chars
     try:
-        budget = run.provider.context_budget(context, run.call)
+        budget = run.strategy.context_budget(context, run.call)
     except RunCancelled:
         raise
     except Exception:
-        logger.warning("the provider's context budget failed; the run's limit holds", exc_info=True)
+        logger.warning("the strategy's context budget failed; the run's limit holds", exc_info=True)
         budget = None
     if budget:
         # The model's own budget (a small local model reads a long prompt slowly).
@@ -74,8 +75,8 @@ def compress(state: RAGState, config) -> dict:
         return {"context": context}
     run.call.context_chars = limit
     try:
-        compressed = run.provider.compress(
-            question(state), context[:COMPRESS_INPUT_CHARS], run.call
+        compressed = run.strategy.compress(
+            question_frame(state), context[:COMPRESS_INPUT_CHARS], run.call
         )
         if not compressed.strip():
             raise ValueError("compression returned no text")

@@ -1,18 +1,20 @@
-"""Planner: make a follow-up stand alone, then decide whether to retrieve, whether to search
-the web, and what kind of question it is."""
+"""Planner: make a follow-up stand alone, read the question once (its frame), then decide
+whether to retrieve, whether to search the web, and what kind of question it is."""
 
 from __future__ import annotations
 
 import logging
 
 from providers.llm.base import RunCancelled, log_failure, public_error
+from queries.answering.frame import frame_question
+from queries.answering.types import Plan
 from queries.pipeline import stages
 from queries.pipeline.context import RunContext, run_context
 from queries.pipeline.state import RAGState
 
 logger = logging.getLogger(__name__)
 
-FALLBACK = {"retrieve": True, "use_external": False, "query_type": "factual", "reasoning": ""}
+FALLBACK = Plan(retrieve=True, use_external=False, query_type="factual", reasoning="")
 
 
 def standalone_question(run: RunContext, query: str) -> str:
@@ -24,7 +26,7 @@ def standalone_question(run: RunContext, query: str) -> str:
     if not run.history:
         return query
     try:
-        standalone = run.provider.condense_query(query, run.history, run.call)
+        standalone = run.strategy.condense(query, run.history, run.call)
     except RunCancelled:
         raise
     except Exception as exc:
@@ -34,51 +36,49 @@ def standalone_question(run: RunContext, query: str) -> str:
 
 
 def planner(state: RAGState, config) -> dict:
-    """Ask the provider for a plan; on any failure, fail toward plain retrieval."""
+    """Ask the strategy for a plan; on any failure, fail toward plain retrieval."""
     run = run_context(config)
     run.check_cancelled()
     run.emit(stages.STAGE_START, {"stage": stages.PLANNER, "message": "Analyzing query..."})
     standalone = standalone_question(run, state["query"])
     run.standalone_query = standalone
+    frame = frame_question(standalone)
     try:
-        plan = run.provider.plan(standalone, run.call)
-        decision = {
-            "retrieve": bool(plan.get("retrieve", True)),
-            "use_external": bool(plan.get("use_external", False)),
-            "query_type": str(plan.get("query_type") or "factual"),
-            "reasoning": str(plan.get("reasoning") or ""),
-        }
-        # Which planner decided, when the provider has two: "rules" or "model" (additive).
-        planned_by = str(plan.get("planned_by") or "")
+        plan = run.strategy.plan(frame, run.call)
     except RunCancelled:
         raise
     except Exception as exc:
         log_failure(logger, "planner failed", exc)
         run.emit(stages.STAGE_ERROR, {"stage": stages.PLANNER, "error": public_error(exc)})
-        decision = dict(FALLBACK)
+        plan = FALLBACK
     else:
+        by = {"model": " — by the model", "rules": " — by rule"}.get(plan.planned_by or "", "")
         run.emit(
             stages.STAGE_COMPLETE,
             {
                 "stage": stages.PLANNER,
                 "message": (
-                    f"Plan: {'retrieve' if decision['retrieve'] else 'answer directly'}"
-                    f"{' + web search' if decision['use_external'] else ''} "
-                    f"({decision['query_type']})"
-                    f"{f' — by the {planned_by}' if planned_by == 'model' else ''}"
-                    f"{' — by rule' if planned_by == 'rules' else ''}"
+                    f"Plan: {'retrieve' if plan.retrieve else 'answer directly'}"
+                    f"{' + web search' if plan.use_external else ''} ({plan.query_type}){by}"
                 ),
-                **decision,
+                "retrieve": plan.retrieve,
+                "use_external": plan.use_external,
+                "query_type": plan.query_type,
+                "reasoning": plan.reasoning,
                 "standalone_query": standalone,
-                **({"planned_by": planned_by} if planned_by else {}),
+                # Additive: which planner decided, when the strategy has two ("rules" or
+                # "model"), and how the question was read.
+                **({"planned_by": plan.planned_by} if plan.planned_by else {}),
+                "frame": frame.to_dict(),
             },
         )
     return {
-        "retrieve": decision["retrieve"],
-        "use_external": decision["use_external"],
-        "query_type": decision["query_type"],
-        "planner_reasoning": decision["reasoning"],
+        "retrieve": plan.retrieve,
+        "use_external": plan.use_external,
+        "query_type": plan.query_type,
+        "planner_reasoning": plan.reasoning,
         "standalone_query": standalone,
+        "frame": frame.to_dict(),
         "retrieval_query": standalone,
         "retry_count": 0,
         "feedback": "",

@@ -5,19 +5,14 @@ from __future__ import annotations
 import logging
 import re
 
-from providers.llm.base import (
-    KIND_ROW,
-    KIND_TABLE,
-    RunCancelled,
-    SourceBlock,
-    log_failure,
-    public_error,
-)
+from knowledge.chunk_kinds import KIND_ROW, KIND_TABLE
+from providers.llm.base import RunCancelled, log_failure, public_error
+from queries.answering.types import BY_QUOTE, SourceBlock
 from queries.pipeline import stages
 from queries.pipeline.answer_stream import AnswerStream
 from queries.pipeline.context import RunContext, run_context
 from queries.pipeline.nodes.compress import block_label
-from queries.pipeline.state import RAGState, question
+from queries.pipeline.state import RAGState, question_frame
 
 logger = logging.getLogger(__name__)
 
@@ -82,7 +77,7 @@ def structure_keys(doc: dict) -> dict:
 
 
 def source_blocks(sources: list[dict], docs: list[dict]) -> list[SourceBlock]:
-    """Return the evidence blocks a provider reads, numbered as the sources are."""
+    """Return the evidence blocks a strategy reads, numbered as the sources are."""
     return [
         SourceBlock(
             index=source["index"],
@@ -140,21 +135,21 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
     blocks = source_blocks(sources, docs)
     feedback = state.get("feedback", "") if retrying else ""
     try:
-        result = run.provider.answer(
-            question(state), state.get("context", ""), blocks, run.call, feedback=feedback
+        result = run.strategy.answer(
+            question_frame(state), state.get("context", ""), blocks, run.call, feedback=feedback
         )
         stream.flush()
-        answer = str(result.get("answer") or "").strip()
-        confidence = round(float(result.get("confidence", 0.0)), 2)
-        is_sufficient = bool(result.get("is_sufficient", bool(answer)))
-        key_facts = [str(fact) for fact in (result.get("key_facts") or [])]
-        keep = cited_indices(answer, result.get("cited_sources"))
     except RunCancelled:
         raise
     except Exception as exc:
         log_failure(logger, "JSON answer failed", exc)
         run.emit(stages.STAGE_ERROR, {"stage": stages.REASONING, "error": public_error(exc)})
         return _plain(run, state, stream, sources, blocks, feedback)
+    answer = result.text.strip()
+    confidence = round(result.confidence, 2)
+    is_sufficient = bool(answer) if result.is_sufficient is None else result.is_sufficient
+    key_facts = list(result.key_facts)
+    keep = cited_indices(answer, result.cited)
     cited = [source for source in sources if source["index"] in keep]
     complete = {
         "stage": stages.REASONING,
@@ -163,12 +158,12 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         "is_sufficient": is_sufficient,
         "key_facts": key_facts,
     }
-    answered_by = str(result.get("answered_by") or "")
-    if answered_by:
-        # Additive: which of a provider's ways wrote the answer (the local provider's model,
-        # or the passages quoted on a retry).
-        complete["answered_by"] = answered_by
-        if answered_by == "extractive":
+    answered_by = result.answered_by or ""
+    if result.answered_by:
+        # Additive: which of a strategy's ways wrote the answer (quote-first's model, or the
+        # passages quoted).
+        complete["answered_by"] = result.answered_by
+        if result.answered_by == BY_QUOTE:
             complete["message"] += " — by quoting the passages"
     run.emit(stages.STAGE_COMPLETE, complete)
     return {
@@ -184,14 +179,15 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
 def _direct(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
     """Answer from the model's own knowledge: no passage was retrieved."""
     try:
-        answer = run.provider.direct_answer(question(state), run.call)
+        direct = run.strategy.answer_direct(question_frame(state), run.call)
         stream.flush()
+        answer, declined = direct.text, direct.is_sufficient is False
     except RunCancelled:
         raise
     except Exception as exc:
         log_failure(logger, "direct answer failed", exc)
         run.emit(stages.STAGE_ERROR, {"stage": stages.REASONING, "error": public_error(exc)})
-        answer = UNABLE
+        answer, declined = UNABLE, True
     run.emit(
         stages.STAGE_COMPLETE,
         {
@@ -205,7 +201,8 @@ def _direct(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         "sources": [],
         "confidence": 0.5,
         "key_facts": [],
-        "is_sufficient": False,
+        # A direct answer rests on no passage; one that declines is never shown as verified.
+        "is_sufficient": not declined,
         "answered_by": "",
     }
 
@@ -213,9 +210,9 @@ def _direct(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
 def _plain(run: RunContext, state: RAGState, stream: AnswerStream, sources, blocks, feedback):
     """Ask for the answer as plain text after the JSON answer failed (the spec's error path)."""
     try:
-        answer = run.provider.answer_plain(
-            question(state), state.get("context", ""), blocks, run.call, feedback=feedback
-        ).strip()
+        answer = run.strategy.answer_plain(
+            question_frame(state), state.get("context", ""), blocks, run.call, feedback=feedback
+        ).text.strip()
         stream.flush()
     except RunCancelled:
         raise

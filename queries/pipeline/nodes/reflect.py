@@ -15,12 +15,13 @@ import logging
 from dataclasses import dataclass, field
 
 from providers.llm.base import RunCancelled, public_error
-from providers.llm.checks import CAVEAT, AnswerCheck, check_answer, not_found_answer
 from providers.reranker import get_reranker
+from queries.answering.checks import CAVEAT, AnswerCheck, check_answer, not_found_answer
+from queries.answering.types import Critique
 from queries.pipeline import stages
 from queries.pipeline.context import RunContext, run_context
 from queries.pipeline.nodes.reason import UNABLE, build_sources, cited_indices, source_blocks
-from queries.pipeline.state import RAGState, question
+from queries.pipeline.state import RAGState, question, question_frame
 
 logger = logging.getLogger(__name__)
 
@@ -178,7 +179,7 @@ def _next_step(run: RunContext, state: RAGState, verdict: Verdict) -> tuple[bool
     """Return whether to try again, and whether that try adds web search (weak evidence)."""
     retry_count = state.get("retry_count", 0)
     will_retry = (not verdict.grounded) and verdict.should_retry and retry_count < run.max_retries
-    if not will_retry or state.get("use_external", False) or run.provider.retries_other_way():
+    if not will_retry or state.get("use_external", False) or run.strategy.retry == "other_way":
         # A retry the other way reads the same passages: it never sends the question to the web.
         return will_retry, False
     docs = state.get("context_docs", [])
@@ -189,12 +190,18 @@ def _next_step(run: RunContext, state: RAGState, verdict: Verdict) -> tuple[bool
 
 
 def _judge(run: RunContext, state: RAGState) -> Verdict:
-    """Return the provider's verdict combined with the deterministic check."""
+    """Return the strategy's critique combined with the deterministic check."""
     docs = state.get("context_docs", [])
     answer = (state.get("answer") or "").strip()
     if not state.get("retrieve", True) and not docs:
-        # Direct-answer mode: there is no evidence to check the answer against.
-        return Verdict(grounded=True, confidence=state.get("confidence", 0.5))
+        # Direct-answer mode: there is no evidence to check the answer against. An answer
+        # that declines (the extractive strategy's to a general question) is not verified.
+        declined = state.get("is_sufficient") is False
+        return Verdict(
+            grounded=not declined,
+            confidence=state.get("confidence", 0.5),
+            issues=["The question was not answered."] if declined else [],
+        )
     if not answer or answer == UNABLE:
         # An empty answer is a failed attempt; the budget, not the recursion limit, ends it.
         return Verdict(
@@ -206,18 +213,18 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
         )
     blocks = source_blocks(build_sources(docs), docs)
     critic, error = _critic(run, state, answer, blocks)
-    check = check_answer(question(state), answer, blocks, term_stats=state.get("term_stats"))
-    return _combine(state, critic, check, error, other_way=run.provider.retries_other_way())
+    check = check_answer(question_frame(state), answer, blocks, term_stats=state.get("term_stats"))
+    return _combine(state, critic, check, error, other_way=run.strategy.retry == "other_way")
 
 
-def _critic(run: RunContext, state: RAGState, answer: str, blocks) -> tuple[dict, str]:
-    """Return the provider's verdict, and its failure as a user may read it ("" if none).
+def _critic(run: RunContext, state: RAGState, answer: str, blocks) -> tuple[Critique, str]:
+    """Return the strategy's critique, and its failure as a user may read it ("" if none).
 
     A critic that fails leaves the check to decide alone: its verdict is read as grounded.
     """
     try:
-        critic = run.provider.reflect(
-            question(state),
+        critic = run.strategy.critique(
+            question_frame(state),
             (state.get("context") or "")[:REFLECT_CONTEXT_CHARS],
             answer,
             blocks,
@@ -227,46 +234,44 @@ def _critic(run: RunContext, state: RAGState, answer: str, blocks) -> tuple[dict
         raise
     except Exception as exc:
         logger.warning("the critic failed; the check decides alone", exc_info=True)
-        return {"grounded": True, "confidence": state.get("confidence", 0.0)}, public_error(exc)
+        failed = Critique(grounded=True, confidence=float(state.get("confidence", 0.0)))
+        return failed, public_error(exc)
     return critic, ""
 
 
 def _combine(
-    state: RAGState, critic: dict, check: AnswerCheck, error: str, *, other_way: bool = False
+    state: RAGState, critic: Critique, check: AnswerCheck, error: str, *, other_way: bool = False
 ) -> Verdict:
     """Return the verdict of the critic and the deterministic check together.
 
-    `other_way`: the provider's retry answers the other way (a small model's: a quote after
-    the model, the model after a quote). Then a first answer the check does not verify (a
+    `other_way`: the strategy's retry answers the other way (quote-first's: the model after
+    a quote). Then a first answer the check does not verify (a
     refusal, a word no passage holds, an unsupported claim) is answered once the other way.
     """
-    issues = [str(issue) for issue in (critic.get("issues") or [])]
+    issues = list(critic.issues)
     issues += [issue for issue in check.issues if issue not in issues]
     # The answer's own judgement counts too: an answer written as not sufficient is no
     # verified one, whatever the critic says afterwards.
     self_doubt = state.get("is_sufficient") is False and check.sufficient
     if self_doubt:
         issues.append("The answer itself found the evidence insufficient.")
-    critic_grounded = bool(critic.get("grounded", False))
     grounded = (
-        critic_grounded
+        critic.grounded
         and not check.unsupported
         and check.sufficient
         and not check.doubtful
         and not self_doubt
     )
-    confidence = min(float(critic.get("confidence", 0.0)), check.supported_share)
+    confidence = min(critic.confidence, check.supported_share)
     if not check.sufficient:
         confidence = min(confidence, NOT_FOUND_CONFIDENCE)
-    feedback = str(critic.get("feedback") or "")
+    feedback = critic.feedback
     if check.unsupported and not feedback:
         feedback = "; ".join(check.issues)
     # A word no document holds cannot be found by searching again, and an answer that says
     # the documents do not hold it is tried again only if its critic asks.
     own_doubt = (bool(check.unsupported) or not check.sufficient) and not check.refusal
-    should_retry = (
-        not grounded and not check.absent and (bool(critic.get("should_retry", False)) or own_doubt)
-    )
+    should_retry = not grounded and not check.absent and (critic.should_retry or own_doubt)
     if other_way:
         should_retry = not grounded and not state.get("retry_count", 0)
     return Verdict(
@@ -299,7 +304,7 @@ def _retry(run: RunContext, state: RAGState, verdict: Verdict, *, escalate: bool
         },
     )
     try:
-        retrieval_query = run.provider.rewrite_query(question(state), reason, run.call)
+        retrieval_query = run.strategy.rewrite_query(question_frame(state), reason, run.call)
     except RunCancelled:
         raise
     except Exception:

@@ -47,8 +47,9 @@ ADDITIVE = {
     # The hits of each store and the fused order, by chunk id (for comparing runs).
     ("retrieval_result", "retrieval"): {"hits"},
     ("stage_complete", "aggregator"): {"ranked"},
-    ("stage_complete", "planner"): {"standalone_query", "planned_by"},
-    # Which of the local provider's ways wrote the answer: "model" or "extractive" (a retry).
+    # The question as it stands alone, which planner decided, and the question's frame.
+    ("stage_complete", "planner"): {"standalone_query", "planned_by", "frame"},
+    # Which of quote-first's ways wrote the answer: "extractive" (the quote) or "model".
     ("stage_complete", "reasoning"): {"answered_by"},
     # Whether the answer addresses the question, and what the answer card says.
     ("stage_complete", "reflection"): {"sufficient"},

@@ -8,8 +8,9 @@ from collections import defaultdict
 from collections.abc import AsyncIterator
 
 from providers.llm.base import Usage
-from providers.llm.chat import ChatChunk, ChatModelProvider, ChatRequest
-from providers.llm.small import SmallModelTasks
+from providers.llm.chat import ChatBackend, ChatChunk, ChatRequest
+from queries.answering.model import ModelStrategy
+from queries.answering.quote_first import QuoteFirstStrategy
 
 # A scripted reply is streamed in pieces of this many characters, like a server's tokens.
 PIECE_CHARS = 12
@@ -41,8 +42,8 @@ class Script:
         return reply if isinstance(reply, str) else json.dumps(reply)
 
 
-class ScriptedProvider(ChatModelProvider):
-    """The chat-model provider with a scripted model in place of a remote one.
+class ScriptedBackend(ChatBackend):
+    """A chat backend with a scripted model in place of a remote one.
 
     Replies stream through the same cancellable reader as real servers' replies, in pieces,
     after the script's delay and paced by its token delay.
@@ -80,10 +81,14 @@ class ScriptedProvider(ChatModelProvider):
         return "scripted"
 
 
-class ScriptedSmallProvider(SmallModelTasks, ScriptedProvider):
-    """The scripted model doing the tasks as a small one (the local provider's way)."""
+def scripted_model(script: Script) -> ModelStrategy:
+    """The model strategy over the scripted model (a hosted model's way)."""
+    return ModelStrategy("scripted", ScriptedBackend(script))
 
-    name = "scripted-small"
+
+def scripted_quote_first(script: Script) -> QuoteFirstStrategy:
+    """The quote-first strategy over the scripted model (the local provider's way)."""
+    return QuoteFirstStrategy("scripted-small", ScriptedBackend(script))
 
 
 PLAN_RETRIEVE = {
@@ -127,8 +132,8 @@ def verdict(grounded=True, should_retry=False, issues=(), feedback=""):
 
 
 def run_scripted(kb, script: Script, query: str, *, small: bool = False, **overrides):
-    """Run the pipeline on one KB with the scripted model (as a small one when `small`);
-    check every frame's keys."""
+    """Run the pipeline on one KB with the scripted model (quote-first when `small`); check
+    every frame's keys."""
     from providers.reranker import FallbackReranker
     from queries.pipeline.events import ListSink
     from queries.pipeline.runner import run_pipeline
@@ -138,7 +143,7 @@ def run_scripted(kb, script: Script, query: str, *, small: bool = False, **overr
     overrides.setdefault("reranker", FallbackReranker())
     outcome = run_pipeline(
         query=query,
-        provider=(ScriptedSmallProvider if small else ScriptedProvider)(script),
+        strategy=(scripted_quote_first if small else scripted_model)(script),
         kb_ids=[kb.id],
         sink=sink,
         **overrides,

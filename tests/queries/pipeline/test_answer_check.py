@@ -172,24 +172,8 @@ def test_the_small_model_answers_a_lookup_whose_quote_the_check_does_not_verify(
     assert finalize(sink)["verdict"] == "unverified"
 
 
-def test_a_small_model_s_refusal_is_answered_by_quoting_the_passage_that_holds_it(kb, settings):
-    # The model first (LOCAL_ANSWER_FIRST=model): the script's one reply is the only model
-    # call, and the retry asks nothing of the model (no reply is left for it).
-    settings.LOCAL_ANSWER_FIRST = "model"
-    script = Script(reasoning=["The documents do not say how much annual leave there is."])
-
-    sink, outcome = run(kb, script, "How many days of annual leave do I get?", small=True)
-
-    assert [stage for stage, _ in script.calls] == ["reasoning"]
-    assert [f["type"] for f in sink.frames()].count("retry") == 1
-    assert [c.get("answered_by") for c in reasoning_completes(sink)] == ["model", "extractive"]
-    assert "25 working days" in outcome.answer and "[1]" in outcome.answer
-    assert finalize(sink)["verdict"] == "verified"
-
-
-def test_a_small_model_s_claim_with_a_word_no_document_holds_is_quoted_instead(kb, settings):
-    # "surrender" is the question's word and in no document: a new search cannot mend that,
-    # so a large model's answer is not tried again; a small model's is quoted instead.
+def test_a_large_model_s_claim_with_a_word_no_document_holds_is_not_tried_again(kb):
+    # "surrender" is the question's word and in no document: a new search cannot mend that.
     query = "How many days of annual leave do full-time employees surrender per year?"
     sink, outcome = run(
         kb,
@@ -202,17 +186,7 @@ def test_a_small_model_s_claim_with_a_word_no_document_holds_is_quoted_instead(k
     )
     assert "retry" not in [f["type"] for f in sink.frames()]
     assert outcome.answer.startswith("They surrender 25 days [1].")
-
-    settings.LOCAL_ANSWER_FIRST = "model"
-    sink, outcome = run(kb, Script(reasoning=["They surrender 25 days [1]."]), query, small=True)
-
-    assert [c.get("answered_by") for c in reasoning_completes(sink)] == ["model", "extractive"]
-    assert outcome.answer.startswith(
-        "Full-time employees get 25 working days of annual leave per calendar year. [1]"
-    )
-    # Still not verified: no passage speaks of surrendering leave.
     assert finalize(sink)["verdict"] == "unverified"
-    assert outcome.metadata["issues"] == ['No document mentions "surrender".']
 
 
 def test_a_question_neither_way_answers_ends_not_found_after_one_try_each_way(kb):

@@ -8,7 +8,7 @@ import pytest
 
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
-from providers.llm.registry import get_provider
+from queries.answering.registry import get_strategy
 from queries.pipeline.events import ListSink
 from queries.pipeline.runner import run_pipeline
 from tests.knowledge.conftest import FILES, is_image
@@ -40,7 +40,7 @@ def test_extractive_answers_with_a_cited_evidence_sentence(kb):
     sink = ListSink()
     outcome = run_pipeline(
         query="How tall was the Alexandria lighthouse?",
-        provider=get_provider("extractive"),
+        strategy=get_strategy("extractive"),
         kb_ids=[kb.id],
         sink=sink,
     )
@@ -56,7 +56,7 @@ def test_extractive_answers_with_a_cited_evidence_sentence(kb):
 def test_extractive_answers_arithmetic_directly(kb):
     sink = ListSink()
     outcome = run_pipeline(
-        query="what is 12 * 7", provider=get_provider("extractive"), kb_ids=[kb.id], sink=sink
+        query="what is 12 * 7", strategy=get_strategy("extractive"), kb_ids=[kb.id], sink=sink
     )
     check_frames(sink.frames())
     assert "84" in outcome.answer and outcome.sources == []
@@ -67,7 +67,7 @@ def test_extractive_retries_then_says_not_found_when_nothing_answers(kb):
     sink = ListSink()
     outcome = run_pipeline(
         query="Which submarine did the zeppelin crew repaint in 1812?",
-        provider=get_provider("extractive"),
+        strategy=get_strategy("extractive"),
         kb_ids=[kb.id],
         sink=sink,
     )
@@ -103,7 +103,7 @@ def test_extractive_retries_then_says_not_found_when_nothing_answers(kb):
 def test_a_spreadsheet_row_and_a_slide_answer_questions(kb, question, expected, file_name):
     sink = ListSink()
     outcome = run_pipeline(
-        query=question, provider=get_provider("extractive"), kb_ids=[kb.id], sink=sink
+        query=question, strategy=get_strategy("extractive"), kb_ids=[kb.id], sink=sink
     )
     check_frames(sink.frames())
     assert expected in outcome.answer, outcome.answer

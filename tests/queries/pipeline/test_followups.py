@@ -8,17 +8,18 @@ import pytest
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from providers.llm.base import ProviderError
-from providers.llm.chat import standalone_line
-from providers.llm.extractive import ExtractiveProvider
+from providers.llm.chat import OfflineBackend
 from providers.reranker import FallbackReranker
+from queries.answering.extractive import ExtractiveStrategy
+from queries.answering.model import standalone_line
 from queries.pipeline.events import ListSink
 from queries.pipeline.runner import run_pipeline
 from tests.queries.pipeline.contract import CLEAN_PASS, check_frames
 from tests.queries.pipeline.scripted import (
     PLAN_RETRIEVE,
     Script,
-    ScriptedProvider,
     answer,
+    scripted_model,
     verdict,
 )
 
@@ -53,10 +54,10 @@ def kb(user):
     return kb
 
 
-def run(kb, provider, query=FOLLOW_UP, **overrides):
+def run(kb, strategy, query=FOLLOW_UP, **overrides):
     sink = ListSink()
     overrides.setdefault("reranker", FallbackReranker())
-    outcome = run_pipeline(query=query, provider=provider, kb_ids=[kb.id], sink=sink, **overrides)
+    outcome = run_pipeline(query=query, strategy=strategy, kb_ids=[kb.id], sink=sink, **overrides)
     check_frames(sink.frames())
     return sink, outcome
 
@@ -81,7 +82,7 @@ def test_the_model_rewrites_a_follow_up_and_the_run_works_on_the_rewrite(kb):
         reasoning=[answer("Maria Santos deployed it first [1].")],
         reflection=[verdict()],
     )
-    sink, outcome = run(kb, ScriptedProvider(script), history=HISTORY)
+    sink, outcome = run(kb, scripted_model(script), history=HISTORY)
     assert sink.sequence() == CLEAN_PASS
     assert planner_complete(sink)["standalone_query"] == STANDALONE
     assert outcome.standalone_query == STANDALONE
@@ -112,7 +113,7 @@ def test_a_first_question_asks_no_model_to_rewrite_it(kb):
     script = Script(
         planner=[PLAN_RETRIEVE], reasoning=[answer(FALCON_ANSWER, cited=())], reflection=[verdict()]
     )
-    sink, outcome = run(kb, ScriptedProvider(script), query="What does Project Falcon do?")
+    sink, outcome = run(kb, scripted_model(script), query="What does Project Falcon do?")
     assert [r.stage for r in script.requests] == ["planner", "reasoning", "reflection"]
     assert planner_complete(sink)["standalone_query"] == "What does Project Falcon do?"
     assert outcome.standalone_query == "What does Project Falcon do?"
@@ -125,7 +126,7 @@ def test_a_failed_rewrite_leaves_the_question_as_asked_and_the_run_goes_on(kb):
         reasoning=[answer(DEPLOYED_ANSWER, cited=())],
         reflection=[verdict()],
     )
-    sink, outcome = run(kb, ScriptedProvider(script), history=HISTORY)
+    sink, outcome = run(kb, scripted_model(script), history=HISTORY)
     assert sink.sequence() == CLEAN_PASS
     assert planner_complete(sink)["standalone_query"] == FOLLOW_UP
     assert outcome.status == "succeeded" and outcome.standalone_query == FOLLOW_UP
@@ -138,7 +139,7 @@ def test_a_failed_plan_still_retrieves_with_the_standalone_question(kb):
         reasoning=[answer("Maria Santos [1].")],
         reflection=[verdict()],
     )
-    sink, outcome = run(kb, ScriptedProvider(script), history=HISTORY)
+    sink, outcome = run(kb, scripted_model(script), history=HISTORY)
     assert ("stage_error", "planner") in sink.sequence()
     assert outcome.standalone_query == STANDALONE
     reasoning = next(p for stage, p in script.prompts if stage == "reasoning")
@@ -158,7 +159,7 @@ def test_a_retry_rewrites_from_the_standalone_question(kb):
             verdict(),
         ],
     )
-    sink, outcome = run(kb, ScriptedProvider(script), history=HISTORY)
+    sink, outcome = run(kb, scripted_model(script), history=HISTORY)
     assert sink.types().count("retry") == 1
     rewrite = [p for stage, p in script.prompts if stage == "reflection"][1]
     assert question_in(rewrite) == STANDALONE
@@ -166,13 +167,13 @@ def test_a_retry_rewrites_from_the_standalone_question(kb):
 
 
 def test_the_extractive_provider_answers_a_follow_up_from_the_first_turns_subject(kb):
-    sink, outcome = run(kb, ExtractiveProvider(), history=HISTORY)
+    sink, outcome = run(kb, ExtractiveStrategy("extractive", OfflineBackend()), history=HISTORY)
     assert sink.sequence() == CLEAN_PASS
     assert outcome.standalone_query == STANDALONE
     assert "Maria Santos" in outcome.answer and "Kenji" not in outcome.answer
     assert outcome.sources[0]["file_name"] == "falcon.md"
     # Asked on its own words, the same follow-up cannot tell Falcon from Heron.
-    _, alone = run(kb, ExtractiveProvider())
+    _, alone = run(kb, ExtractiveStrategy("extractive", OfflineBackend()))
     assert alone.standalone_query == FOLLOW_UP
     assert "Kenji Watanabe" in alone.answer
 

@@ -411,14 +411,15 @@ def test_cancel_inside_a_long_model_call_stops_the_run(kb):
     assert ("stage_complete", "reasoning") not in sink.sequence()
 
 
-def test_a_provider_s_own_context_budget_compresses_below_the_run_s_limit(kb):
+def test_a_backend_s_own_context_budget_compresses_below_the_run_s_limit(kb):
+    from queries.answering.model import ModelStrategy
     from queries.pipeline.events import ListSink
     from queries.pipeline.runner import run_pipeline
     from tests.queries.pipeline.contract import check_frames
-    from tests.queries.pipeline.scripted import ScriptedProvider
+    from tests.queries.pipeline.scripted import ScriptedBackend
 
-    class SmallModel(ScriptedProvider):
-        def context_budget(self, context, ctx):
+    class SmallModel(ScriptedBackend):
+        def context_chars(self, context, model):
             return 60  # a small local model's budget, in characters of this context
 
     script = Script(
@@ -429,7 +430,8 @@ def test_a_provider_s_own_context_budget_compresses_below_the_run_s_limit(kb):
     )
     sink = ListSink()
     run_pipeline(
-        query="What did Marie Curie discover?", provider=SmallModel(script), kb_ids=[kb.id],
+        query="What did Marie Curie discover?", strategy=ModelStrategy("small", SmallModel(script)),
+        kb_ids=[kb.id],
         sink=sink, reranker=FallbackReranker(),
     )  # fmt: skip
     check_frames(sink.frames())

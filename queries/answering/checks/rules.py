@@ -1,0 +1,491 @@
+"""The rules every answer passes, whatever wrote it: one class each, in one registered list.
+
+Each rule reads the question's frame, the answer's claims and the passages, and adds findings:
+`NOT_FOUND` when the documents do not answer the question (the answer card says so and lists
+the closest passages), `DOUBT` when the answer may miss it (shown unverified). Claims a passage
+does not support are the claims module's business (`claims.py`); a rule may add a problem to
+a claim too (`ListItemAsked`). Each rule's docstring names the failure it catches; its tests
+ask several phrasings of its class of question (tests/queries/answering/test_rules.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from knowledge.chunk_kinds import KIND_LIST
+from providers.tokenize import bm25_tokens
+from queries.answering.checks import subject
+from queries.answering.checks.lists import list_items
+from queries.answering.frame import QuestionFrame
+from queries.answering.lexicon import words
+from queries.answering.sentences import split_sentences
+from queries.answering.types import SourceBlock
+from queries.answering.values import Value, holds, values
+
+if TYPE_CHECKING:
+    from queries.answering.checks import AnswerCheck
+
+NOT_FOUND = "not_found"
+DOUBT = "doubt"
+
+# Below this share of the question's words (by weight) in the passages an answer rests on,
+# the answer is left unverified: they may be about something else.
+COVERAGE_MIN = 0.5
+# A passage holding at least this share of the question's words (by weight), and every name
+# the question asks about, is about the question. Below it for every passage, the documents
+# do not speak of what is asked.
+ABOUT_MIN = 0.35
+
+_TYPE_WORDS = {
+    "person": "person or organisation",
+    "organisation": "organisation",
+    "place": "place",
+    "date": "date",
+    "duration": "length of time",
+    "number": "number",
+    "amount": "amount",
+    "name": "name",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a rule found: how serious, and what a reader should know ("" says nothing)."""
+
+    rule: str
+    severity: str
+    message: str = ""
+    # Only the first such finding's message is shown: they explain the same doubt.
+    exclusive: bool = False
+
+
+@dataclass
+class Reading:
+    """What the rules read: the frame, the answer's claims, the passages and their statistics."""
+
+    frame: QuestionFrame
+    result: AnswerCheck
+    blocks: dict[int, SourceBlock]
+    term_stats: dict
+    _evidence: list[SourceBlock] | None = field(default=None, repr=False)
+    _about: dict[int, bool] = field(default_factory=dict, repr=False)
+
+    @property
+    def evidence(self) -> list[SourceBlock]:
+        """Return what the answer rests on: the passages that support it, else those it cites
+        (a misquote of the right passage still shows the documents address the question)."""
+        if self._evidence is None:
+            cited = [n for claim in self.result.claims for n in claim.cited]
+            order = self.result.supporting or list(dict.fromkeys(cited))
+            self._evidence = [self.blocks[i] for i in order if i in self.blocks]
+        return self._evidence
+
+    @property
+    def evidence_text(self) -> str:
+        return "\n".join(block.context_text for block in self.evidence)
+
+    def nearby_text(self, blocks: list[SourceBlock]) -> str:
+        """Return the text of the passages' sections and their files' names: a name may sit in
+        the document's own name or in another passage of the same section (the paragraph goes
+        on there), not elsewhere in the document."""
+        places = {(block.file_name, tuple(block.section)) for block in blocks}
+        nearby = [
+            b.context_text
+            for b in self.blocks.values()
+            if (b.file_name, tuple(b.section)) in places
+        ]
+        files = {re.sub(r"[_.-]+", " ", file_name) for file_name, _ in places}
+        return "\n".join([*files, *nearby])
+
+    def about(self, block: SourceBlock) -> bool:
+        """Return whether a passage is about the question: it (or its section) names every
+        name the question asks about, and holds ABOUT_MIN of its words by weight (of the words
+        some searched document uses)."""
+        if block.index not in self._about:
+            text = f"{re.sub(r'[_.-]+', ' ', block.file_name)}\n{block.context_text}"
+            share = subject.coverage(self.frame, text, self.term_stats, known_words_only=True)
+            self._about[block.index] = not subject.unnamed(
+                self.frame.entities, self.nearby_text([block])
+            ) and (share.share >= ABOUT_MIN)
+        return self._about[block.index]
+
+    def says_focus(self, sentence: str, block: SourceBlock, found: list[Value] = ()) -> bool:
+        """Return whether a sentence (with its passage's caption and column headers) says
+        the question's focus: what "how many" counts, and the question's own verbs when it
+        asks for a date or a length of time. A passage holds several such values; "kept for
+        35 days" is no answer to how long a restore takes. A value that a heading above the
+        passage gives ("v3.1.0 — 4 June 2024") is said by the headings: they count too."""
+        if not self.frame.focus:
+            return True
+        structure = block.structure or {}
+        frame = [
+            str(structure.get("caption") or ""),
+            " ".join(map(str, structure.get("headers") or ())),
+        ]
+        headings = "\n".join(block.section)
+        if headings and any(holds(headings, value) for value in found):
+            frame.append(headings)
+        return subject.says_all(self.frame.focus, "\n".join([*frame, sentence]))
+
+
+class Rule:
+    """A check of an answer against its question and passages; `apply` adds findings."""
+
+    name: ClassVar[str] = ""
+
+    def apply(self, reading: Reading) -> None:
+        raise NotImplementedError
+
+    def find(
+        self, reading: Reading, severity: str, message: str = "", *, exclusive: bool = False
+    ) -> None:
+        reading.result.findings.append(Finding(self.name, severity, message, exclusive))
+
+
+class ListItemAsked(Rule):
+    """ "Step 3" answered with step 4, "the step after X" answered with X itself, or step 9
+    of an eight-step list answered at all.
+
+    A claim that repeats another item of the list it cites better than the item asked for
+    gets a problem; a list known to end before that item makes the answer not found.
+    """
+
+    name = "list_item"
+
+    def apply(self, reading: Reading) -> None:
+        asked = reading.frame.constraint("item")
+        relative = reading.frame.constraint("relative")
+        if asked is None and relative is None:
+            return
+        for claim in reading.result.claims:
+            block = reading.blocks.get(claim.supported_by or (claim.cited[0] if claim.cited else 0))
+            if block is None or block.kind != KIND_LIST:
+                continue
+            structure = block.structure or {}
+            items = list_items(block.text, structure)
+            total = int(structure.get("last") or 0)
+            if asked is not None:
+                wanted = total if asked.get("last") else int(asked.get("number") or 0)
+            else:
+                anchor = _best_item(relative["anchor"], items)
+                if anchor is None:
+                    continue
+                wanted = anchor + (1 if relative["side"] == "after" else -1)
+            if wanted not in items:
+                if structure.get("numbered") and 0 < total < wanted:
+                    self.find(
+                        reading,
+                        NOT_FOUND,
+                        f"The list has {total} items: there is no item {wanted}.",
+                    )
+                continue
+            tokens = set(bm25_tokens(claim.text))
+            overlaps = {
+                number: len(tokens & set(bm25_tokens(text))) / max(len(set(bm25_tokens(text))), 1)
+                for number, text in items.items()
+            }
+            said = max(overlaps, key=lambda number: overlaps[number])
+            if said != wanted and overlaps[said] > overlaps[wanted]:
+                claim.problem = f"Gives item {said} of the list, not item {wanted}"
+
+
+class AnswerRefuses(Rule):
+    """An answer that says the documents do not hold the answer, shown as if it answered."""
+
+    name = "refusal"
+
+    def apply(self, reading: Reading) -> None:
+        if reading.result.refusal:
+            reading.result.coverage = 0.0
+            self.find(reading, NOT_FOUND, "The answer says the documents do not hold it.")
+
+
+class RestsOnPassages(Rule):
+    """An answer that cites no passage and that no passage supports, verified nonetheless."""
+
+    name = "no_evidence"
+
+    def apply(self, reading: Reading) -> None:
+        if not reading.result.refusal and not reading.evidence:
+            self.find(reading, NOT_FOUND, "No passage supports the answer.")
+
+
+class WordsNoDocumentUses(Rule):
+    """An answer verified though the question asks about a word no searched document uses.
+
+    That may be the documents' silence or the question's own wording ("surrender" for "gave
+    up"): the answer stays, unverified; a new search cannot mend it, so it is not retried.
+    """
+
+    name = "absent_words"
+
+    def apply(self, reading: Reading) -> None:
+        if not reading.evidence or reading.result.refusal:
+            return
+        result = reading.result
+        found = subject.coverage(reading.frame, reading.evidence_text, reading.term_stats)
+        result.coverage, result.terms, result.missing = found.share, found.terms, found.missing
+        result.absent = subject.absent_words(
+            found.missing, reading.evidence_text, reading.term_stats
+        )
+        if result.absent:
+            words = ", ".join(f'"{word}"' for word in result.absent)
+            self.find(reading, DOUBT, f"No document mentions {words}.", exclusive=True)
+
+
+class NamesMentioned(Rule):
+    """An answer about Lisbon to a question about Barcelona, or about v3.2.0 asked of v3.5.0.
+
+    Every name and version the question asks about must be mentioned (in some spelling close
+    enough: "Brazilian" for Brazil, "US" for United States) by the passages the answer rests
+    on, their section, or their file's name.
+    """
+
+    name = "names"
+
+    def apply(self, reading: Reading) -> None:
+        if not reading.evidence or reading.result.refusal:
+            return
+        missing = subject.unnamed(reading.frame.entities, reading.nearby_text(reading.evidence))
+        reading.result.unnamed = missing
+        if missing:
+            words = ", ".join(f'"{word}"' for word in missing)
+            self.find(
+                reading, NOT_FOUND, f"The cited passages are not about {words}.", exclusive=True
+            )
+
+
+class NearMiss(Rule):
+    """ "Sabbatical leave" asked and "annual leave" answered: a modifier no document uses where
+    the passages put another before the same noun is a near miss, not a paraphrase."""
+
+    name = "near_miss"
+
+    def apply(self, reading: Reading) -> None:
+        result = reading.result
+        if not reading.evidence or result.refusal:
+            return
+        result.contrasts = subject.contrasts(
+            reading.frame.text, result.absent, reading.evidence_text
+        )
+        for asked, found in result.contrasts:
+            self.find(reading, NOT_FOUND, f'The passages speak of "{found}", not "{asked}".')
+
+
+class ThingAsked(Rule):
+    """An answer about the question's other words, not the thing it asks for.
+
+    "What is the <thing> of/for ...?" (the frame's `asked`, an `attribute` of what it names):
+    when the passages the answer rests
+    on hold none of the thing's words in any form (stem, synonym, spelling, a word near in
+    meaning), and one at least is not a common word, they are about the rest of the question
+    ("a software engineer in Porto"), not about what is asked ("the salary range").
+    """
+
+    name = "thing_asked"
+
+    def apply(self, reading: Reading) -> None:
+        result = reading.result
+        frame = reading.frame
+        if not reading.evidence or result.refusal or not frame.attribute or not frame.asked:
+            return
+        unasked = subject.unaddressed(frame.asked, reading.evidence_text)
+        # A word no searched document uses is the question's own wording, or the documents'
+        # silence: it leaves the answer unverified (WordsNoDocumentUses), not unanswered.
+        result.unasked = [] if set(unasked) & set(result.absent) else unasked
+        if result.unasked:
+            words = " ".join(f'"{word}"' for word in result.unasked)
+            self.find(
+                reading, NOT_FOUND, f"The cited passages do not speak of {words}.", exclusive=True
+            )
+
+
+class AnswerValue(Rule):
+    """An answer verified though its first sentence does not give what the question asks for.
+
+    A "who" answer must name a person or organisation, "when" a date, "how many" a number,
+    "how much" an amount, "how long" a length of time, ... (the frame's answer type), taken
+    from a passage it cites, and that passage must be about the question (`Reading.about`);
+    for a date or a length of time, the sentence must say what it is of (the frame's focus).
+    Otherwise the answer is not found when no passage is about the question, and unverified
+    when one is. Questions that ask for a reason, a description, a list or a yes or no need
+    no value, only a cited passage about the question.
+    """
+
+    name = "answer_value"
+
+    def apply(self, reading: Reading) -> None:
+        result = reading.result
+        if result.refusal or not result.claims or not reading.evidence:
+            return
+        frame = reading.frame
+        first = result.claims[0]
+        cited = [
+            reading.blocks[i]
+            for i in (first.cited or ([first.supported_by] if first.supported_by else []))
+            if i in reading.blocks
+        ]
+        typed = frame.wants_value
+        kind = _TYPE_WORDS.get(frame.answer_type, "answer")
+        found = values(first.text, frame.answer_type, frame.text) if typed else []
+        near = False
+        for block in cited:
+            if typed and not any(holds(_passage(block), value) for value in found):
+                continue
+            if reading.about(block):
+                if reading.says_focus(first.text, block, found):
+                    return
+                near = True
+        result.unfitting = True
+        about = [block for block in reading.blocks.values() if reading.about(block)]
+        if not about:
+            message = "No passage is about what the question asks."
+            self.find(reading, NOT_FOUND, message, exclusive=True)
+            return
+        if not typed:
+            message = "The answer's first sentence is not from a passage about the question."
+        elif any(_gives_value(reading, block) for block in about):
+            message = (
+                f"The {kind} the answer gives is not said of what the question asks about."
+                if near
+                else f"The answer's first sentence does not give the {kind} asked for from a "
+                "passage about the question."
+            )
+        else:
+            # Passages about the question, none with such a value: the documents may not say,
+            # or the question asks in another way than its words read ("When does X occur?"
+            # asks for a condition): unverified, not "not found".
+            message = f"No passage about the question gives a {kind}."
+        self.find(reading, DOUBT, message, exclusive=True)
+
+
+class LimitAsked(Rule):
+    """What someone may spend, claim or take answered with what was spent or paid.
+
+    "How much can I spend on a phone?" asks for a limit or an entitlement; the yearly cost of
+    the phone contract is no answer. The sentence giving the value, or its passage's headings
+    and column headers, must state a limit (`wordlists/limit_words.txt`); when no passage about
+    the question does, the documents do not say.
+    """
+
+    name = "limit"
+
+    def apply(self, reading: Reading) -> None:
+        result = reading.result
+        if reading.frame.constraint("limit") is None or result.refusal or not result.claims:
+            return
+        first = result.claims[0]
+        cited = [reading.blocks[i] for i in first.cited if i in reading.blocks]
+        if any(_states_limit(f"{first.text}\n{_headers(block)}") for block in cited):
+            return
+        if any(_limit_about(reading, block) for block in reading.blocks.values()):
+            self.find(reading, DOUBT, "The answer does not state a limit.", exclusive=True)
+            return
+        self.find(
+            reading, NOT_FOUND, "No passage about the question states a limit.", exclusive=True
+        )
+
+
+class QuestionCoverage(Rule):
+    """An answer verified from passages that hold under half of the question's words.
+
+    Weighted by how rare each word is in the searched knowledge bases: such passages may be
+    about something else, so the answer is left unverified.
+    """
+
+    name = "coverage"
+
+    def apply(self, reading: Reading) -> None:
+        result = reading.result
+        if not reading.evidence or result.refusal or result.coverage >= COVERAGE_MIN:
+            return
+        words = ", ".join(f'"{word}"' for word in result.missing)
+        self.find(
+            reading,
+            DOUBT,
+            f"The cited passages do not mention {words}: they may not answer the question.",
+            exclusive=True,
+        )
+
+
+def _best_item(text: str, items: dict[int, str]) -> int | None:
+    """Return the number of the list item a text repeats best (None when it shares nothing)."""
+    tokens = set(bm25_tokens(text))
+    scores = {
+        number: len(tokens & set(bm25_tokens(item))) / max(len(set(bm25_tokens(item))), 1)
+        for number, item in items.items()
+    }
+    best = max(scores, key=lambda number: scores[number], default=None)
+    return best if best is not None and scores[best] > 0 else None
+
+
+def _states_limit(text: str) -> bool:
+    """Return whether a text states a limit or an entitlement ("capped at", "up to")."""
+    found = {word.lower() for word in re.findall(r"[\w]+", text.replace("up to", "upto"))}
+    return bool(found & words("limit_words"))
+
+
+def _limit_about(reading: Reading, block: SourceBlock) -> bool:
+    """Return whether a passage states a limit of the type asked for about the question: one
+    sentence (read with the passage's headings and headers) that states a limit, gives such a
+    value and holds COVERAGE_MIN of the question's words: a limit on home-office items is no
+    limit on phones."""
+    if not reading.about(block):
+        return False
+    frame = reading.frame
+    for sentence in split_sentences(block.text) or [block.text]:
+        text = f"{sentence}\n{_frame_text(block)}"
+        if not _states_limit(text) or not values(sentence, frame.answer_type, frame.text):
+            continue
+        found = subject.coverage(frame, text, reading.term_stats, known_words_only=True)
+        if found.share >= COVERAGE_MIN:
+            return True
+    return False
+
+
+def _headers(block: SourceBlock) -> str:
+    """Return a table passage's caption and column headers ("" for prose)."""
+    structure = block.structure or {}
+    return f"{structure.get('caption') or ''}\n{' '.join(map(str, structure.get('headers') or ()))}"
+
+
+def _frame_text(block: SourceBlock) -> str:
+    """Return what frames a passage: its section path, caption and column headers."""
+    structure = block.structure or {}
+    headers = " ".join(map(str, structure.get("headers") or ()))
+    return "\n".join([*block.section, str(structure.get("caption") or ""), headers])
+
+
+def _gives_value(reading: Reading, block: SourceBlock) -> bool:
+    """Return whether a passage holds a value of the type asked for in a sentence that says
+    the question's focus ("a restore takes 40 minutes"; not "backups are kept for 35 days").
+    The headings above the passage count with each sentence: release notes date a release
+    in its heading ("v3.1.0 — 4 June 2024" over "Hotfix release.")."""
+    frame = reading.frame
+    headings = "\n".join(block.section)
+    for sentence in split_sentences(block.text) or [block.text]:
+        found = values(f"{headings}\n{sentence}", frame.answer_type, frame.text)
+        if found and reading.says_focus(sentence, block, found):
+            return True
+    return False
+
+
+def _passage(block: SourceBlock) -> str:
+    return f"{block.file_name}\n{block.context_text}"
+
+
+# The rules every answer passes, in this order (a later rule reads what an earlier found).
+RULES: tuple[Rule, ...] = (
+    ListItemAsked(),
+    AnswerRefuses(),
+    RestsOnPassages(),
+    WordsNoDocumentUses(),
+    NamesMentioned(),
+    NearMiss(),
+    ThingAsked(),
+    AnswerValue(),
+    LimitAsked(),
+    QuestionCoverage(),
+)

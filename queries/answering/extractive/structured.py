@@ -1,0 +1,451 @@
+"""Answers read from a document's structure: a table row's cell, rows that match, a list's item.
+
+- **Row lookup.** The question names a row by one of its cells ("the Porto office", "payroll")
+  and asks for a column by its header or a word that means the same ("how many people" for
+  "head count", "who runs" for "office manager", "how much" for "annual cost"). The answer
+  leads with the cell's value and cites the row: "42 is the head count for Porto [1]."
+- **Several rows.** "Which offices opened before 2015?" keeps the rows whose cell passes the
+  condition (a comparison with a number or a year, or a value the question names) and answers
+  with a small Markdown table, each row citing its passage.
+- **Ordinal lookup.** "Step 3 of rolling back a deploy", "the second item", "the last step":
+  the numbered list under the heading that best matches the rest of the question, read at
+  that number.
+
+Each returns None when the structure does not clearly answer, and the sentence quoting of
+the provider takes over.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from knowledge.chunk_kinds import KIND_LIST, KIND_ROW, KIND_TABLE
+from providers.tokenize import bm25_tokens
+from queries.answering.checks import SYNONYM_GROUPS, question_terms
+from queries.answering.checks.lists import list_items
+from queries.answering.frame import (
+    AMOUNT,
+    DATE,
+    DURATION,
+    LIST,
+    NUMBER,
+    PERSON,
+    PLACE,
+    QuestionFrame,
+)
+from queries.answering.lexicon import words
+from queries.answering.types import SourceBlock
+
+_COMPARISON = re.compile(
+    r"\b(?P<op>before|after|earlier than|later than|since|more than|over|above|at least|"
+    r"greater than|larger than|less than|under|below|fewer than|at most|up to)\s+"
+    r"(?P<value>\d[\d,.]*)",
+    re.IGNORECASE,
+)
+_LOWER = {"before", "earlier than", "less than", "under", "below", "fewer than", "at most", "up to"}
+_INCLUSIVE = {"since", "at least", "at most", "up to"}
+_NUMERIC = re.compile(r"\d[\d,.]*")
+_DATE_LIKE = re.compile(r"\b(?:1[89]|20)\d\d\b|\b\d{1,2}\s+[A-Z][a-z]+\b|\b[A-Z][a-z]+\s+\d{1,2}\b")
+_PERSON_LIKE = re.compile(r"^[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)+$")
+_PERSON_HEADERS = frozenset(bm25_tokens("name contact manager owner lead head person responsible"))
+_PLACE_HEADERS = frozenset(bm25_tokens("city country location office site address region"))
+MIN_ROWS_FOR_LIST = 2
+
+
+@dataclass(frozen=True)
+class StructuredAnswer:
+    """An answer read from structure: its text with [n] markers, and what it rests on."""
+
+    text: str
+    cited: list[int]
+    facts: list[str] = field(default_factory=list)
+    confidence: float = 0.9
+
+
+@dataclass(frozen=True)
+class _Row:
+    block: int
+    rank: int
+    table: tuple[str, str]  # the file and the caption: rows of one table share it
+    headers: tuple[str, ...]
+    cells: tuple[str, ...]
+    number: int
+    # The stems of what frames the table: its file name, caption and section path.
+    frame: frozenset[str] = frozenset()
+
+
+# Words a question about a row may hold besides the row's and the table's own: what kind of
+# value it wants, and the verbs questions about people and places use.
+_ROW_QUESTION_WORDS = frozenset(
+    bm25_tokens(
+        "year date day time number amount name value total work works working worked based "
+        "located sit sits find reach person people someone current currently listed list "
+        "include includes included cover covers covered offer offers offered have has get"
+    )
+)
+
+
+def structured_answer(frame: QuestionFrame, blocks: list[SourceBlock]) -> StructuredAnswer | None:
+    """Return the answer a table or a numbered list gives the question, or None."""
+    if frame.constraint("item") or frame.constraint("relative"):
+        answer = ordinal_answer(frame, blocks)
+        # "the first point of contact" names no list: a table may still answer it.
+        if answer is not None:
+            return answer
+    rows = _rows(blocks)
+    if not rows:
+        return None
+    if frame.plural or frame.answer_type == LIST:
+        answer = rows_answer(frame.text, rows)
+        if answer:
+            return answer
+    return row_answer(frame, rows)
+
+
+# --- one row ---------------------------------------------------------------------------
+
+
+def _rows(blocks: list[SourceBlock]) -> list[_Row]:
+    """Return every table row the blocks hold, once each, in the blocks' order."""
+    rows: dict[tuple, _Row] = {}
+    for rank, block in enumerate(blocks):
+        structure = block.structure or {}
+        headers = tuple(str(h) for h in structure.get("headers") or ())
+        # Two tables of one file are told apart by their caption, else by their section.
+        caption = str(structure.get("caption") or "")
+        table = (block.file_name, caption or " › ".join(block.section))
+        if block.kind == KIND_ROW and structure.get("cells"):
+            found = [(int(structure.get("row") or 0), structure["cells"])]
+        elif block.kind == KIND_TABLE and structure.get("rows"):
+            first = int(structure.get("first_row") or 1)
+            found = list(enumerate(structure["rows"], start=first))
+        else:
+            continue
+        frame = frozenset(
+            bm25_tokens(" ".join([re.sub(r"[._-]", " ", block.file_name), *table, *block.section]))
+        )
+        for number, cells in found:
+            # Rows and headers of one width, so a column index reads every row of the table.
+            width = max(len(headers), len(cells))
+            padded = headers + ("",) * (width - len(headers))
+            key = (table, padded, number)
+            if key not in rows:
+                cells = tuple(map(str, cells)) + ("",) * (width - len(cells))
+                rows[key] = _Row(block.index, rank, table, padded, cells, number, frame)
+    return list(rows.values())
+
+
+def row_answer(frame: QuestionFrame, rows: list[_Row]) -> StructuredAnswer | None:
+    """Answer with the cell of the row the question names, in the column it asks for."""
+    query = frame.text
+    stems = set(bm25_tokens(query))
+    best: tuple[tuple, _Row, list[int]] | None = None
+    for row in rows:
+        keys, score = _named_cells(row, rows, stems)
+        if keys and (best is None or (score, -row.rank) > (best[0], -best[1].rank)):
+            best = (score, row, keys)
+    if best is None:
+        return None
+    _, row, keys = best
+    same = [
+        other
+        for other in rows
+        if (other.table, other.headers) == (row.table, row.headers)
+        and other.cells[keys[0]].strip().lower() == row.cells[keys[0]].strip().lower()
+    ]
+    if len(same) >= MIN_ROWS_FOR_LIST and len(keys) == 1:
+        # "Who works from the Munich office?": every row with that value answers.
+        return _table_answer(row.headers, keys[0], same)
+    column = _asked_column(frame, stems, row, keys)
+    if column is None or not row.cells[column].strip():
+        return None
+    if frame.constraint("limit") and not set(row.headers[column].lower().split()) & words(
+        "limit_words"
+    ):
+        # "How much can I spend on a phone?" asks for a limit, not what a contract costs.
+        return None
+    if _unexplained(query, row, keys, column):
+        # The question says more than "this row, this column" ("when was it signed?").
+        return None
+    value, header = row.cells[column].strip(), row.headers[column]
+    subject = row.cells[keys[0]].strip()
+    header = header.lower()
+    if header.split()[-1].endswith("ed"):
+        # "opened", "signed": a verb, not a noun the value could be.
+        text = f"{value}: {header} for {subject} [{row.block}]."
+    else:
+        text = f"{value} is the {header} for {subject} [{row.block}]."
+    return StructuredAnswer(text, [row.block], [f"{row.headers[column]}: {value}"])
+
+
+def _unexplained(query: str, row: _Row, keys: list[int], column: int) -> list[str]:
+    """Return the question's words that neither the row, its table nor the column explain."""
+    explained = set(row.frame) | _ROW_QUESTION_WORDS
+    explained |= set(bm25_tokens(" ".join(row.headers)))
+    for index in keys:
+        explained |= set(bm25_tokens(row.cells[index]))
+    asked = set(bm25_tokens(row.headers[column]))
+    explained |= {stem for group in SYNONYM_GROUPS if group & asked for stem in group}
+    return [word for word, stem in question_terms(query) if stem not in explained]
+
+
+def _named_cells(row: _Row, rows: list[_Row], stems: set[str]) -> tuple[list[int], tuple]:
+    """Return the cells of a row the question names, and how well it names them.
+
+    A cell is named when the question holds all its words ("Porto"), or a word of it that no
+    other row of its column holds ("payslip" of "Payroll and payslips"); a number alone never
+    names a row.
+    """
+    header_stems = set(bm25_tokens(" ".join(row.headers)))
+    keys, whole, partial = [], 0, 0
+    for index, cell in enumerate(row.cells):
+        if "@" in cell or "://" in cell:
+            continue  # an address is what a question asks for, never how it names a row
+        cell_stems = {s for s in bm25_tokens(cell) if not _NUMERIC.fullmatch(s)}
+        shared = (cell_stems & stems) - header_stems
+        if not shared:
+            continue
+        if cell_stems <= stems:
+            keys.append(index)
+            whole += len(cell_stems)
+            continue
+        others = [
+            other
+            for other in rows
+            if other is not row and other.headers == row.headers and index < len(other.cells)
+        ]
+        unique = {
+            s for s in shared if not any(s in set(bm25_tokens(o.cells[index])) for o in others)
+        }
+        if unique:
+            keys.append(index)
+            partial += len(unique)
+    return keys, (whole, partial)
+
+
+def _asked_column(frame: QuestionFrame, stems: set[str], row: _Row, keys: list[int]) -> int | None:
+    """Return the column the question asks for: by its header, a synonym, the answer type."""
+    wanted = frame.answer_type
+    scores: list[tuple[float, int]] = []
+    for index, header in enumerate(row.headers):
+        if index in keys or index >= len(row.cells) or not header:
+            continue
+        header_stems = set(bm25_tokens(header))
+        score = 2.0 * len(header_stems & stems)
+        score += sum(
+            1.0
+            for group in SYNONYM_GROUPS
+            if group & header_stems and group & (stems - header_stems)
+        )
+        if score == 0:
+            continue
+        scores.append((score + _type_fit(wanted, header_stems, row.cells[index]), index))
+    if not scores:
+        return None
+    scores.sort(key=lambda pair: (-pair[0], pair[1]))
+    return scores[0][1]
+
+
+def _type_fit(wanted: str, header_stems: set[str], cell: str) -> float:
+    """Return how well a cell holds the kind of answer the question asks for."""
+    cell = cell.strip()
+    if wanted == PERSON:
+        return 1.5 * bool(_PERSON_LIKE.match(cell)) + 0.5 * bool(header_stems & _PERSON_HEADERS)
+    if wanted in (NUMBER, AMOUNT, DURATION):
+        digits = sum(ch.isdigit() for ch in cell)
+        return 1.5 if digits and digits * 2 >= len(cell.replace(" ", "")) else 0.3 * bool(digits)
+    if wanted == DATE:
+        return 1.5 * bool(_DATE_LIKE.search(cell))
+    if wanted == PLACE:
+        return 1.0 * bool(header_stems & _PLACE_HEADERS)
+    return 0.0
+
+
+# --- several rows ----------------------------------------------------------------------
+
+
+def rows_answer(query: str, rows: list[_Row]) -> StructuredAnswer | None:
+    """Answer "which X ..." with the rows of one table that pass the question's condition."""
+    tables: dict[tuple, list[_Row]] = {}
+    for row in rows:
+        tables.setdefault((row.table, row.headers), []).append(row)
+    stems = set(bm25_tokens(query))
+    for (_, headers), table_rows in sorted(tables.items(), key=lambda kv: kv[1][0].rank):
+        if len(table_rows) < MIN_ROWS_FOR_LIST:
+            continue
+        condition = _condition(query, stems, headers, table_rows)
+        if condition is None:
+            continue
+        column, keep = condition
+        matching = [row for row in table_rows if keep(row.cells[column])]
+        if len(matching) < MIN_ROWS_FOR_LIST or len(matching) == len(table_rows):
+            continue
+        return _table_answer(headers, column, matching)
+    return None
+
+
+def _condition(query: str, stems: set[str], headers: tuple[str, ...], rows: list[_Row]):
+    """Return (column, test) for the condition the question puts on a table's rows."""
+    comparison = _COMPARISON.search(query)
+    if comparison:
+        limit = _number(comparison.group("value"))
+        op = comparison.group("op").lower()
+        column = _best_header(stems, headers, rows, numeric=True)
+        if column is None or limit is None:
+            return None
+
+        def compare(cell: str) -> bool:
+            value = _number((_NUMERIC.findall(cell) or [""])[0])
+            if value is None:
+                return False
+            if op in _LOWER:
+                return value <= limit if op in _INCLUSIVE else value < limit
+            return value >= limit if op in _INCLUSIVE else value > limit
+
+        return column, compare
+    # A value the question names that some rows hold in one column ("end in 2027", "Portugal"):
+    # numbers and names first, and never a word of the headers ("contracts" of "contract end").
+    header_stems = set(bm25_tokens(" ".join(headers)))
+    terms = [(word, stem) for word, stem in question_terms(query) if stem not in header_stems]
+    names = {word.lower() for word in re.findall(r"(?<!^)\b[A-Z][\w'’-]+|\d[\d.,]*", query)}
+    terms.sort(key=lambda pair: pair[0] not in names)
+    for term in [stem for _, stem in terms]:
+        for column in range(len(headers)):
+            holding = [r for r in rows if term in set(bm25_tokens(r.cells[column]))]
+            if 0 < len(holding) < len(rows):
+                return column, (lambda cell, term=term: term in set(bm25_tokens(cell)))
+    return None
+
+
+def _best_header(stems: set[str], headers: tuple[str, ...], rows: list[_Row], numeric: bool):
+    best, best_score = None, 0.0
+    for index, header in enumerate(headers):
+        values = [row.cells[index] for row in rows if index < len(row.cells)]
+        if numeric and not all(_NUMERIC.search(value) for value in values if value.strip()):
+            continue
+        header_stems = set(bm25_tokens(header))
+        score = 2.0 * len(header_stems & stems) + sum(
+            1.0 for group in SYNONYM_GROUPS if group & header_stems and group & stems
+        )
+        if score > best_score:
+            best, best_score = index, score
+    return best
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _table_answer(headers: tuple[str, ...], column: int, rows: list[_Row]) -> StructuredAnswer:
+    shown = list(dict.fromkeys([0, column]))
+    names = ", ".join(row.cells[0] for row in rows)
+    caption = rows[0].table[1] or rows[0].table[0] or "the table"
+    # A lead-in (it ends with a colon), so the rows below are the claims the check reads.
+    lead = f"{len(rows)} rows of {caption} match [{rows[0].block}]:"
+    lines = [
+        "| " + " | ".join(headers[i] or f"column {i + 1}" for i in shown) + " |",
+        "|" + "---|" * len(shown),
+    ]
+    for row in rows:
+        cells = [row.cells[i].replace("|", "/") for i in shown]
+        cells[-1] = f"{cells[-1]} [{row.block}]"
+        lines.append("| " + " | ".join(cells) + " |")
+    cited = list(dict.fromkeys(row.block for row in rows))
+    return StructuredAnswer(lead + "\n\n" + "\n".join(lines), cited, [names])
+
+
+# --- a list's item ---------------------------------------------------------------------
+
+
+def ordinal_answer(frame: QuestionFrame, blocks: list[SourceBlock]) -> StructuredAnswer | None:
+    """Answer "step N of X" with item N of the numbered list whose heading best matches X,
+    and "the step after Y" with the item after the one Y repeats.
+
+    When that list is known to end before N, the answer is an empty StructuredAnswer: the
+    documents hold no such step.
+    """
+    asked = frame.constraint("item")
+    if asked is None:
+        relative = frame.constraint("relative")
+        return next_item_answer(frame, relative, blocks) if relative else None
+    query = frame.text
+    topic = (query[: asked["start"]] + " " + query[asked["end"] :]).strip()
+    topic_stems = {stem for _, stem in question_terms(topic)}
+    ranked = []
+    for rank, block in enumerate(blocks):
+        if block.kind != KIND_LIST:
+            continue
+        heading_stems = set(bm25_tokens(block.section[-1])) if block.section else set()
+        section_stems = set(bm25_tokens(" ".join(block.section)))
+        text_stems = set(bm25_tokens(block.text))
+        score = 2.0 * len(topic_stems & section_stems) + 0.5 * len(topic_stems & text_stems)
+        if heading_stems and heading_stems <= topic_stems:
+            # "the first step of your first day": the list under "Your first day", not the one
+            # under "Before your first day", which holds the same words and one more.
+            score += 1.0
+        ranked.append((score - 0.01 * rank, block))
+    ranked.sort(key=lambda pair: -pair[0])
+    if not ranked or (topic_stems and ranked[0][0] <= 0):
+        return None
+    best_score = ranked[0][0]
+    for score, block in ranked:
+        if score < best_score - 1.0:
+            break
+        wanted = _wanted(asked, block.structure)
+        item = list_items(block.text, block.structure or {}).get(wanted)
+        if item:
+            heading = block.section[-1] if block.section else "the list"
+            item = item if item.rstrip().endswith((".", "!", "?")) else item.rstrip() + "."
+            text = f"Step {wanted} of “{heading}”: {item} [{block.index}]"
+            return StructuredAnswer(text, [block.index], [item])
+    structure = ranked[0][1].structure or {}
+    if structure.get("numbered") and asked["number"] > int(structure.get("last") or 0) > 0:
+        return StructuredAnswer("", [], confidence=0.0)
+    return None
+
+
+def _wanted(asked: dict, structure: dict | None) -> int:
+    """Return the item's number in a list of this structure (the last one's, if asked)."""
+    if asked.get("last"):
+        return int((structure or {}).get("last") or 0)
+    return int(asked.get("number") or 0)
+
+
+# An item repeats the anchor when it holds this share of the anchor's words.
+ANCHOR_OVERLAP = 0.6
+
+
+def next_item_answer(
+    frame: QuestionFrame, relative: dict, blocks: list[SourceBlock]
+) -> StructuredAnswer | None:
+    """Answer "what comes after Y" with the list item after the one that repeats Y (before it,
+    for "what comes before Y"), from the same list, in this passage or the next of it."""
+    anchor = set(bm25_tokens(relative["anchor"]))
+    if not anchor:
+        return None
+    step = 1 if relative["side"] == "after" else -1
+    lists = [block for block in blocks if block.kind == KIND_LIST]
+    for block in lists:
+        items = list_items(block.text, block.structure or {})
+        overlaps = {
+            number: len(anchor & set(bm25_tokens(text))) / len(anchor)
+            for number, text in items.items()
+        }
+        if not overlaps:
+            continue
+        found = max(overlaps, key=lambda number: overlaps[number])
+        if overlaps[found] < ANCHOR_OVERLAP:
+            continue
+        wanted = found + step
+        for other in [block, *(b for b in lists if b.section == block.section and b is not block)]:
+            item = list_items(other.text, other.structure or {}).get(wanted)
+            if item:
+                heading = other.section[-1] if other.section else "the list"
+                item = item if item.rstrip().endswith((".", "!", "?")) else item.rstrip() + "."
+                text = f"Step {wanted} of “{heading}”: {item} [{other.index}]"
+                return StructuredAnswer(text, [other.index], [item])
+    return None

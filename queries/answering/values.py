@@ -1,0 +1,162 @@
+"""Values of an answer type in a text: the people, places, dates, numbers and amounts it names.
+
+Read from spaCy's named entities (`language.py`), with what a table cell or a terse line holds
+that a tagger trained on news misses: digits for numbers and amounts, ISO dates and years,
+e-mail addresses for whom to contact, and runs of capitalised words for names. A value the
+question itself holds is not new: "When did the office open in 2015?" is not answered by 2015.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from queries.answering import language
+from queries.answering.frame import (
+    AMOUNT,
+    DATE,
+    DURATION,
+    NAME,
+    NUMBER,
+    ORGANISATION,
+    PERSON,
+    PLACE,
+    noun_type,
+)
+from queries.answering.lexicon import words
+
+# spaCy's entity labels that carry a value of each type. A "who" answer may name a person or
+# an organisation ("Who provides the SMS gateway?"); a place may be a facility or a body.
+LABELS: dict[str, frozenset[str]] = {
+    PERSON: frozenset({"PERSON", "ORG", "NORP"}),
+    ORGANISATION: frozenset({"ORG", "PERSON", "PRODUCT", "NORP", "FAC"}),
+    PLACE: frozenset({"GPE", "LOC", "FAC", "ORG"}),
+    DATE: frozenset({"DATE", "TIME"}),
+    DURATION: frozenset({"DATE", "TIME", "QUANTITY", "CARDINAL"}),
+    NUMBER: frozenset({"CARDINAL", "QUANTITY", "PERCENT", "MONEY", "ORDINAL"}),
+    AMOUNT: frozenset({"MONEY", "QUANTITY", "PERCENT", "CARDINAL"}),
+    NAME: frozenset(
+        {
+            "PERSON",
+            "ORG",
+            "GPE",
+            "LOC",
+            "FAC",
+            "EVENT",
+            "PRODUCT",
+            "WORK_OF_ART",
+            "LAW",
+            "LANGUAGE",
+            "NORP",
+        }
+    ),  # fmt: skip
+}
+# What a table cell or a terse line holds that the tagger may not label.
+_DIGITS = re.compile(
+    r"(?<![\w.])[$€£¥]?\d[\d,]*(?:\.\d+)?%?(?![\w])|(?<![\w.])\d+(?:\.\d+)?(?=[a-zA-Z])"
+)
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b")
+_YEAR = re.compile(r"\b(?:1[5-9]|20)\d\d\b")
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_NAME_RUN = re.compile(
+    r"\b[A-Z][\w'’.-]*(?:\s+(?:(?:of|van|von|de|da|la|le|del)\s+)?[A-Z][\w'’.-]*)+"
+)
+_WORD = re.compile(r"[\w'’-]+")
+# A number and the word after it: "40 minutes", "3 business days".
+_COUNTED = re.compile(r"\b\d+(?:[.,]\d+)?\s+(?:[a-z]+\s+)?(?P<unit>[A-Za-z]+)\b")
+
+
+@dataclass(frozen=True)
+class Value:
+    """A value found in a text: its words as written."""
+
+    text: str
+
+    @property
+    def key(self) -> str:
+        """Return the value as compared: lowercased, without thousands separators."""
+        return normalise(self.text)
+
+
+def normalise(text: str) -> str:
+    """Return text lowercased with spaces collapsed and no thousands separators."""
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text.lower())
+    return " ".join(text.split()).strip(" .,;:'’\"()")
+
+
+def values(text: str, answer_type: str, question: str = "") -> list[Value]:
+    """Return the values of a type the text holds that the question does not."""
+    if answer_type not in LABELS or not text.strip():
+        return []
+    doc = language.parse(text)
+    found: list[Value] = []
+    labels = LABELS[answer_type]
+    for entity in doc.ents:
+        if entity.label_ not in labels or not _fits(entity.text, answer_type):
+            continue
+        if answer_type in (NUMBER, AMOUNT) and entity.label_ in ("DATE", "TIME"):
+            continue
+        found.append(Value(entity.text))
+    # A calendar date's digits are no count ("12 March 2025" for "how many"), and no length
+    # of time is an amount ("within 7 days" for "how much can I spend").
+    dates = [
+        (entity.start_char, entity.end_char)
+        for entity in doc.ents
+        if entity.label_ in ("DATE", "TIME")
+        and (answer_type == AMOUNT or not _fits(entity.text, DURATION))
+    ]
+    for match in _fallback_matches(text, answer_type):
+        inside = any(start <= match.start() < end for start, end in dates)
+        if not (inside and answer_type in (NUMBER, AMOUNT)):
+            found.append(Value(match.group(0)))
+    if answer_type in (PERSON, ORGANISATION):
+        # "Your line manager approves ...", "The finance team handles ...": a role or a group
+        # answers "who" as well as a name does.
+        for chunk in doc.noun_chunks:
+            if chunk.root.pos_ == "NOUN" and noun_type(chunk.root.lemma_.lower()) in (
+                PERSON,
+                ORGANISATION,
+            ):
+                found.append(Value(chunk.text))
+    asked = normalise(question)
+    asked_words = set(_WORD.findall(asked))
+    result: list[Value] = []
+    seen: set[str] = set()
+    for value in found:
+        key = value.key
+        words = set(_WORD.findall(key))
+        if not key or key in seen or (words and words <= asked_words):
+            continue
+        seen.add(key)
+        result.append(value)
+    return result
+
+
+def _fits(text: str, answer_type: str) -> bool:
+    """Return whether an entity of a fitting label really holds the type (a duration has a
+    unit of time; a number or an amount has a digit or a number word)."""
+    if answer_type == DURATION:
+        return bool(set(_WORD.findall(text.lower())) & words("time_units"))
+    return True
+
+
+def _fallback_matches(text: str, answer_type: str) -> list[re.Match]:
+    if answer_type in (NUMBER, AMOUNT):
+        return list(_DIGITS.finditer(text))
+    if answer_type == DATE:
+        return [*_ISO_DATE.finditer(text), *_YEAR.finditer(text)]
+    if answer_type == DURATION:
+        units = words("time_units")
+        return [m for m in _COUNTED.finditer(text) if m.group("unit").lower() in units]
+    if answer_type in (PERSON, ORGANISATION):
+        return [*_EMAIL.finditer(text), *_NAME_RUN.finditer(text)]
+    if answer_type == NAME:
+        return [*_EMAIL.finditer(text), *_NAME_RUN.finditer(text)]
+    if answer_type == PLACE:
+        return list(_NAME_RUN.finditer(text))
+    return []
+
+
+def holds(passage: str, value: Value) -> bool:
+    """Return whether a passage holds a value (as compared: case, spaces, separators)."""
+    return value.key in normalise(passage)

@@ -1,0 +1,179 @@
+"""Words of a question and of the evidence: which matter, which mean the same, which are rare.
+
+The answer check (this package) compares words, not strings: stems (Snowball, as BM25 does),
+small synonym groups for what tables and questions call the same thing, spellings a letter
+apart (a typo, "Brazil" and "Brazilian"), single-word embeddings for words that mean nearly the
+same, and wordfreq's Zipf frequency for how common a word is in English.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import numpy as np
+
+from providers import embedder
+from providers.tokenize import STOP_WORDS, bm25_tokens, raw_tokens
+
+# Words that say what kind of answer is wanted, not what it is about.
+QUESTION_WORDS = frozenset(
+    {
+        "who", "whom", "whose", "what", "when", "where", "which", "why", "how", "many",
+        "much", "does", "do", "did", "is", "are", "was", "were", "can", "could", "should",
+        "would", "will", "tell", "me", "us", "please", "explain", "describe", "list", "give",
+        "show", "name", "know", "find", "say", "said", "says", "according", "documents",
+        "document", "docs", "doc", "file", "files", "information", "info", "details",
+        "detail", "exactly", "kind", "type", "thing", "things", "way", "ways", "main",
+        "current", "currently", "policy", "policies", "process", "procedure", "rule", "rules",
+        "guideline", "guidelines", "step", "steps", "item", "items", "happen", "happened",
+        "mentioned", "mention", "need", "needs", "get", "got", "use", "used", "team's",
+        "company", "company's", "our", "we", "i", "my", "there", "any", "ever", "about",
+        "regarding", "concerning", "question", "questions", "someone", "somebody", "anyone",
+        "per", "each", "every", "its", "his", "her", "hers", "them", "you", "your", "yours",
+        "he", "she", "him",
+    }
+)  # fmt: skip
+
+
+# Words that name the same thing in a question and in a table or a passage. One group per
+# meaning; matched on stems.
+SYNONYM_GROUPS: tuple[frozenset[str], ...] = tuple(
+    frozenset(bm25_tokens(" ".join(group)))
+    for group in (
+        ("people", "employees", "staff", "headcount", "head count", "persons", "personnel",
+         "workers", "team members", "fte", "size"),
+        ("manager", "manages", "managed", "runs", "run", "leads", "lead", "head", "heads",
+         "owner", "owns", "responsible", "charge"),
+        ("contact", "email", "address", "mail", "reach", "ask", "talk", "write", "handles",
+         "handle", "deals"),
+        ("cost", "costs", "price", "priced", "fee", "fees", "pay", "paid", "amount", "spend",
+         "charge", "much", "budget", "allowance", "limit", "cap"),
+        ("opened", "open", "founded", "started", "established", "since", "launched"),
+        ("phone", "extension", "ext", "telephone", "call", "dial"),
+        ("located", "location", "city", "country", "address", "based", "site"),
+        ("date", "day", "deadline", "due", "when"),
+        ("end", "ends", "expires", "expiry", "until", "renewal", "renews"),
+        ("response", "respond", "reply", "replies", "sla"),
+        ("chose", "choose", "chosen", "picked", "selected", "select", "decided", "decide",
+         "decision", "went"),
+        ("moved", "move", "postponed", "pushed", "delayed", "rescheduled", "shifted"),
+        ("role", "title", "job", "position"),
+    )
+)  # fmt: skip
+
+
+# Words at least this common in English (Zipf scale: 4.5 is once per 30,000 words) are often
+# said in other words, so they weigh less and their absence proves nothing.
+COMMON_ZIPF = 4.5
+
+
+MAX_EVIDENCE_WORDS = 400
+
+
+# A question word counts as found when an evidence word means nearly the same...
+NEAR_WORD_COSINE = 0.45
+
+
+# ... or is spelled nearly the same (a typo: "ARPNET" for "ARPANET", "Brazilian").
+SHARED_PREFIX = 5
+
+
+NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+def question_terms(question: str) -> list[tuple[str, str]]:
+    """Return the question's content words with their stems: what the answer must address."""
+    terms: dict[str, str] = {}
+    for word in raw_tokens(question):
+        if word in STOP_WORDS or word in QUESTION_WORDS or len(word) < 2:
+            continue
+        stems = bm25_tokens(word)
+        if stems and stems[0] not in terms.values():
+            terms[word] = stems[0]
+    return list(terms.items())
+
+
+def evidence_words(text: str, limit: int | None = MAX_EVIDENCE_WORDS) -> list[str]:
+    words = [
+        w
+        for w in dict.fromkeys(raw_tokens(text.replace("%", " percent ")))
+        if w not in STOP_WORDS and len(w) > 2 and not NUMBER.fullmatch(w)
+    ]
+    return words[:limit] if limit else words
+
+
+def spelled_like(word: str, words) -> bool:
+    """Return whether a word shares its first five letters with one of the words, or differs
+    from it by one edit or swap (two for long words): "Brazil" and "Brazilian", a typo."""
+    for other in words:
+        prefix = min(len(word), len(other), SHARED_PREFIX)
+        if prefix >= SHARED_PREFIX and word[:prefix] == other[:prefix]:
+            return True
+        allowed = 1 if len(word) < 8 else 2
+        if len(word) >= 5 and abs(len(other) - len(word)) <= allowed and other[:1] == word[:1]:
+            if edit_distance(word, other, allowed) <= allowed:
+                return True
+    return False
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Return the optimal string alignment distance of two words (swaps count once)."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+def near_in_meaning(word: str, words: list[str], cosine: float) -> bool:
+    if not words:
+        return False
+    vectors = word_vectors([word, *words])
+    return bool(np.max(vectors[1:] @ vectors[0]) >= cosine)
+
+
+_word_cache: dict[str, np.ndarray] = {}
+
+
+MAX_CACHED_WORDS = 50_000
+
+
+def word_vectors(words: list[str]) -> np.ndarray:
+    """Return the embeddings of single words, computing the new ones in one batch."""
+    # A local copy: another run's thread may clear the shared cache meanwhile.
+    known = {word: _word_cache.get(word) for word in dict.fromkeys(words)}
+    new = [word for word, vector in known.items() if vector is None]
+    if new:
+        if len(_word_cache) + len(new) > MAX_CACHED_WORDS:
+            _word_cache.clear()
+        for word, vector in zip(new, embedder.embed_texts(new)):
+            known[word] = _word_cache[word] = vector
+    return np.stack([known[word] for word in words])
+
+
+# A capitalised word this common ("Earth", "Prime", "States") is as often a plain word.
+COMMON_NAME_ZIPF = 4.5
+
+
+@lru_cache(maxsize=20_000)
+def is_common_name(word: str) -> bool:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") >= COMMON_NAME_ZIPF
+
+
+@lru_cache(maxsize=20_000)
+def is_common(word: str) -> bool:
+    """Return whether a word is common in English (said in other words as often as not)."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") >= COMMON_ZIPF

@@ -1,0 +1,188 @@
+"""Answers read from structure: a table row's cell, rows that match, a numbered list's item."""
+
+from __future__ import annotations
+
+import pytest
+
+from providers.llm.base import CallContext
+from providers.llm.chat import OfflineBackend
+from queries.answering.extractive import NOT_FOUND, ExtractiveStrategy
+from queries.answering.extractive.structured import structured_answer
+from queries.answering.frame import frame_question
+from queries.answering.types import SourceBlock
+
+OFFICE_HEADERS = ["office", "country", "head count", "opened", "office manager"]
+OFFICES = [
+    ["Lisbon", "Portugal", "212", "2009", "Catarina Mendes"],
+    ["Porto", "Portugal", "64", "2016", "Rui Lopes"],
+    ["Dublin", "Ireland", "31", "2019", "Aoife Brennan"],
+    ["Munich", "Germany", "58", "2013", "Lukas Brenner"],
+]
+CONTACT_HEADERS = ["Topic", "Contact", "Email"]
+CONTACTS = [
+    ["Payroll and payslips", "Gemma Whitlock", "payroll@corvane.com"],
+    ["Benefits, pension and health insurance", "Lukas Brenner", "benefits@corvane.com"],
+]
+
+
+def row(index: int, headers, cells, number: int, caption: str = "", file_name: str = "t.csv"):
+    return SourceBlock(
+        index=index,
+        file_name=file_name,
+        text=" · ".join(f"{h}: {c}" for h, c in zip(headers, cells)),
+        kind="row",
+        structure={
+            "headers": headers, "cells": cells, "row": number, "rows": 4, "caption": caption
+        },
+    )  # fmt: skip
+
+
+def office_rows() -> list[SourceBlock]:
+    return [
+        row(i, OFFICE_HEADERS, cells, i, "offices", "offices.csv")
+        for i, cells in enumerate(OFFICES, start=1)
+    ]
+
+
+def listing(index: int, section: tuple[str, ...], steps: list[str]) -> SourceBlock:
+    text = "\n".join(f"{n}. {step}" for n, step in enumerate(steps, start=1))
+    return SourceBlock(
+        index=index,
+        file_name="runbook.md",
+        text=text,
+        section=section,
+        kind="list",
+        structure={"items": len(steps), "numbered": True, "last": len(steps)},
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("How many people work in the Porto office?", "64 is the head count for Porto [2]."),
+        ("Who runs the Dublin office?", "Aoife Brennan is the office manager for Dublin [3]."),
+        ("In which year did the Munich office open?", "2013: opened for Munich [4]."),
+    ],
+)
+def test_a_row_named_by_a_cell_answers_with_the_column_asked_for(question, answer) -> None:
+    result = structured_answer(frame_question(question), office_rows())
+
+    assert result is not None and result.text == answer and result.cited == [int(answer[-3])]
+
+
+def test_a_word_of_a_cell_no_other_row_holds_names_the_row() -> None:
+    blocks = [
+        row(i, CONTACT_HEADERS, cells, i, file_name="policy.md")
+        for i, cells in enumerate(CONTACTS, start=1)
+    ]
+
+    contact = structured_answer(frame_question("Who should I contact about my payslip?"), blocks)
+    email = structured_answer(
+        frame_question("Which email address handles pension questions?"), blocks
+    )
+
+    assert contact.text == "Gemma Whitlock is the contact for Payroll and payslips [1]."
+    # An address is what a question asks for, never how it names a row.
+    assert email.text == (
+        "benefits@corvane.com is the email for Benefits, pension and health insurance [2]."
+    )
+
+
+def test_a_question_that_says_more_than_row_and_column_is_left_to_the_sentences() -> None:
+    # "signed" is no column of the table: the row lookup must not answer with "opened".
+    assert (
+        structured_answer(frame_question("When was the Porto office lease signed?"), office_rows())
+        is None
+    )
+    assert (
+        structured_answer(frame_question("What is the weather like in Lisbon?"), office_rows())
+        is None
+    )
+
+
+def test_several_rows_that_pass_a_comparison_answer_as_a_small_table() -> None:
+    result = structured_answer(frame_question("Which offices opened before 2016?"), office_rows())
+
+    assert result is not None
+    lines = result.text.split("\n")
+    assert lines[0] == "2 rows of offices match [1]:"
+    assert lines[2:4] == ["| office | opened |", "|---|---|"]
+    assert lines[4:] == ["| Lisbon | 2009 [1] |", "| Munich | 2013 [4] |"]
+
+
+def test_several_rows_that_hold_the_value_asked_for_answer_together() -> None:
+    result = structured_answer(frame_question("Which offices are in Portugal?"), office_rows())
+
+    assert result is not None and result.cited == [1, 2]
+    assert "| Lisbon | Portugal [1] |" in result.text and "Porto" in result.text
+    assert "Dublin" not in result.text
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "What is step 3 of rolling back a deploy?",
+            "Step 3 of “Rolling back a deploy”: Redeploy.",
+        ),
+        (
+            "What is the second step of rotating credentials?",
+            "Step 2 of “Rotating credentials”: Store.",
+        ),
+        (
+            "What is the last step of rolling back a deploy?",
+            "Step 4 of “Rolling back a deploy”: Tell.",
+        ),
+    ],
+)
+def test_an_ordinal_reads_the_list_under_the_heading_that_matches(question, expected) -> None:
+    blocks = [
+        listing(
+            1, ("Runbook", "Rotating credentials"), ["Create.", "Store.", "Restart.", "Revoke."]
+        ),
+        listing(
+            2, ("Runbook", "Rolling back a deploy"), ["Announce.", "Freeze.", "Redeploy.", "Tell."]
+        ),
+    ]
+
+    result = structured_answer(frame_question(question), blocks)
+
+    assert result is not None and result.text.startswith(expected)
+
+
+def test_a_step_past_the_end_of_the_list_is_not_found(monkeypatch) -> None:
+    blocks = [listing(1, ("Runbook", "Rolling back a deploy"), ["Announce.", "Freeze.", "Tell."])]
+    provider = ExtractiveStrategy("extractive", OfflineBackend())
+
+    answer = provider.answer(
+        frame_question("What is step 9 of rolling back a deploy?"), "", blocks, CallContext()
+    )
+
+    assert answer.text == NOT_FOUND and answer.is_sufficient is False
+
+
+def test_the_provider_never_quotes_a_table_row_as_a_sentence() -> None:
+    provider = ExtractiveStrategy("extractive", OfflineBackend())
+
+    answer = provider.answer(
+        frame_question("What is the weather like in Lisbon?"), "", office_rows(), CallContext()
+    )
+
+    assert answer.text == NOT_FOUND
+
+
+def test_how_much_i_can_spend_is_a_limit_not_what_a_contract_costs() -> None:
+    headers = ["vendor", "service", "annual cost eur"]
+    blocks = [
+        row(1, headers, ["Northpeak Telecom", "Company mobile contracts", "39800"], 1),
+        row(2, headers, ["Stratus Hosting", "Cloud hosting", "684000"], 2),
+    ]
+
+    assert (
+        structured_answer(frame_question("How much can I spend on a company mobile phone?"), blocks)
+        is None
+    )
+    answer = structured_answer(
+        frame_question("How much do we pay Northpeak Telecom per year?"), blocks
+    )
+    assert answer.text == "39800 is the annual cost eur for Northpeak Telecom [1]."
