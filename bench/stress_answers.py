@@ -31,7 +31,8 @@ case, quotes, dashes, spaces and [n] markers normalised:
   the first sentence instead, compared with thousands separators removed and currency symbols
   and codes ignored ("EUR 3,200", "€3200" and "3200" are the same); for a duration, its leading
   "<number> <unit>" ("8 business hours").
-- a step: the first sentence holds at least 80% of the item's first 8 content words (words
+- a step: the first sentence holds at least 80% of the first 8 content words of the item's
+  first sentence (an answer's first sentence cannot hold two of the item's) (words
   lowercased, punctuation stripped, stopwords left out; every content word when the item has
   fewer than 8).
 
@@ -513,7 +514,11 @@ def words_of(text: str) -> list[str]:
 def fact_first(question: Question, sentence: str) -> bool:
     """Return whether an answer's first sentence holds the question's gold."""
     if question.match == "step":
-        wanted = words_of(question.gold)[:8]
+        # The item's first sentence: the answer's first sentence cannot hold two.
+        from queries.answering.sentences import split_sentences
+
+        opening = (split_sentences(question.gold) or [question.gold])[0]
+        wanted = words_of(opening)[:8]
         held = set(words_of(sentence))
         return bool(wanted) and sum(word in held for word in wanted) / len(wanted) >= 0.8
     if question.match == "numbers":

@@ -127,9 +127,13 @@ class QuestionFrame:
     entities: tuple[str, ...] = ()
     # Content words (lowercased lemmas) that say what the question is about.
     terms: tuple[str, ...] = ()
-    # What the sentence giving a value must itself say (lemmas): the noun "how many" counts,
-    # and the question's own verbs when it asks for a date or a length of time ("restore" in
-    # "How long does a restore take?").
+    # The question's proper names and numbers as written (lowercased): what it names.
+    specifics: tuple[str, ...] = ()
+    # What "how many/much" counts (a lemma): the sentence giving the number must speak of it,
+    # in its words or others near in meaning ("inhabitants" for "people").
+    counted: str = ""
+    # What the sentence giving a date or a length of time must itself say (lemmas): the
+    # question's own verbs ("restore" in "How long does a restore take?").
     focus: tuple[str, ...] = ()
     # {"kind": "item", "number": 3, "last": False}, {"kind": "relative", "side": "after",
     # "anchor": "..."}, {"kind": "compare", "op": "more than", "value": "50"},
@@ -142,6 +146,7 @@ class QuestionFrame:
         data["entities"] = list(self.entities)
         data["terms"] = list(self.terms)
         data["focus"] = list(self.focus)
+        data["specifics"] = list(self.specifics)
         data["constraints"] = [dict(c) for c in self.constraints]
         return data
 
@@ -149,7 +154,7 @@ class QuestionFrame:
     def from_dict(cls, data: dict[str, Any]) -> QuestionFrame:
         known = {f.name for f in fields(cls)}
         values = {key: value for key, value in data.items() if key in known}
-        for key in ("entities", "terms", "focus", "constraints"):
+        for key in ("entities", "terms", "specifics", "focus", "constraints"):
             if key in values:
                 values[key] = tuple(values[key])
         return cls(**values)
@@ -193,7 +198,11 @@ def frame_question(text: str) -> QuestionFrame:
         attribute=attribute,
         entities=tuple(_entities(text, doc, topic if asked_part != text else "")),
         terms=tuple(_terms(tokens, asked_indices, wh_index, topic if asked_part != text else "")),
-        focus=tuple(_focus(tokens, answer_type, wh, asked)),
+        specifics=tuple(
+            dict.fromkeys(t.lower_ for t in tokens if t.pos_ in ("PROPN", "NUM") and not t.is_stop)
+        ),
+        counted=(doc[asked[-1]].lemma_.lower() if wh in ("how many", "how much") and asked else ""),
+        focus=tuple(_focus(tokens, answer_type)),
         constraints=tuple(_constraints(text, tokens, answer_type)),
     )
 
@@ -466,13 +475,11 @@ def _terms(tokens, asked: set[int], wh_index: int | None, topic: str = "") -> li
 _FOCUSED_TYPES = frozenset({DATE, DURATION})
 
 
-def _focus(tokens, answer_type: str, wh: str, asked: list[int]) -> list[str]:
-    """Return what the sentence giving the value must say: the noun "how many/much" counts,
-    and, for a date or a length of time, the question's own verbs (not the light ones spaCy
-    counts as stop words: be, have, do, take, get, make, ...)."""
+def _focus(tokens, answer_type: str) -> list[str]:
+    """Return what the sentence giving a date or a length of time must say: the question's
+    own verbs (not the light ones spaCy counts as stop words: be, have, do, take, get, ...),
+    else the event a light verb's subject names ("a database restore")."""
     focus: list[str] = []
-    if wh in ("how many", "how much") and asked:
-        focus.append(tokens[asked[-1]].lemma_.lower())
     if answer_type in _FOCUSED_TYPES:
         verbs = [
             token.lemma_.lower()

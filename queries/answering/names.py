@@ -36,7 +36,13 @@ def question_names(question: str) -> list[str]:
 
 def describes(name: str) -> bool:
     """Return whether capitalised words describe rather than name: every word a demonym
-    ("British") or a common word ("Earth's", "Prime", "United States")."""
-    words = [re.sub(r"['’]s$", "", word).lower() for word in name.split()]
-    words = [word for word in words if word not in ("of", "the", "de", "van", "von", "and")]
-    return all(_DEMONYM.search(word) or is_common_name(word) for word in words)
+    ("British", "French Catholic"), or one common word alone ("Earth's", "Prime"). Common
+    words together name a thing ("Engineering News-Record", "Super Bowl"); the check holds a
+    passage to most of them (checks/subject.py)."""
+    words = [re.sub(r"['’]s$", "", word).lower() for word in re.split(r"[\s-]+", name)]
+    words = [
+        word for word in words if word and word not in ("of", "the", "de", "van", "von", "and")
+    ]
+    if all(_DEMONYM.search(word) for word in words):
+        return True
+    return len(words) == 1 and is_common_name(words[0])

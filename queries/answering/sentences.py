@@ -22,7 +22,7 @@ MAX_SUBJECT_WORDS = 8
 
 _ABBREVIATIONS = frozenset(
     {
-        "e.g", "i.e", "etc", "vs", "cf", "al", "approx", "ca", "dr", "mr", "mrs", "ms", "prof",
+        "e.g", "i.e", "etc", "vs", "cf", "al", "approx", "ca", "ext", "tel", "dr", "mr", "mrs", "ms", "prof",
         "sr", "jr", "st", "mt", "no", "nos", "fig", "figs", "vol", "pp", "ed", "eds", "inc",
         "ltd", "co", "corp", "dept", "est", "min", "max", "jan", "feb", "mar", "apr", "jun",
         "jul", "aug", "sep", "sept", "oct", "nov", "dec", "u.s", "u.k", "a.m", "p.m", "ph.d",

@@ -8,6 +8,7 @@ question itself holds is not new: "When did the office open in 2015?" is not ans
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ from queries.answering.frame import (
     noun_type,
 )
 from queries.answering.lexicon import words
+from queries.answering.sentences import CITATION
 
 # spaCy's entity labels that carry a value of each type. A "who" answer may name a person or
 # an organisation ("Who provides the SMS gateway?"); a place may be a facility or a body.
@@ -55,7 +57,8 @@ LABELS: dict[str, frozenset[str]] = {
 _DIGITS = re.compile(
     r"(?<![\w.])[$€£¥]?\d[\d,]*(?:\.\d+)?%?(?![\w])|(?<![\w.])\d+(?:\.\d+)?(?=[a-zA-Z])"
 )
-_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b")
+# A calendar date in digits, or a time of day ("09:00"): what a table cell holds.
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b|\b\d{1,2}:\d{2}\b")
 _YEAR = re.compile(r"\b(?:1[5-9]|20)\d\d\b")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _NAME_RUN = re.compile(
@@ -88,6 +91,8 @@ def values(text: str, answer_type: str, question: str = "") -> list[Value]:
     """Return the values of a type the text holds that the question does not."""
     if answer_type not in LABELS or not text.strip():
         return []
+    # The [n] markers are citations, not values.
+    text = CITATION.sub(" ", text)
     doc = language.parse(text)
     found: list[Value] = []
     labels = LABELS[answer_type]
@@ -95,7 +100,8 @@ def values(text: str, answer_type: str, question: str = "") -> list[Value]:
         if entity.label_ not in labels or not _fits(entity.text, answer_type):
             continue
         if answer_type in (NUMBER, AMOUNT) and entity.label_ in ("DATE", "TIME"):
-            continue
+            if _calendar(entity.text):
+                continue
         found.append(Value(entity.text))
     # A calendar date's digits are no count ("12 March 2025" for "how many"), and no length
     # of time is an amount ("within 7 days" for "how much can I spend").
@@ -103,6 +109,7 @@ def values(text: str, answer_type: str, question: str = "") -> list[Value]:
         (entity.start_char, entity.end_char)
         for entity in doc.ents
         if entity.label_ in ("DATE", "TIME")
+        and _calendar(entity.text)
         and (answer_type == AMOUNT or not _fits(entity.text, DURATION))
     ]
     for match in _fallback_matches(text, answer_type):
@@ -130,6 +137,22 @@ def values(text: str, answer_type: str, question: str = "") -> list[Value]:
         seen.add(key)
         result.append(value)
     return result
+
+
+_CALENDAR_WORDS = frozenset(
+    name.lower()
+    for name in [*calendar.month_name, *calendar.month_abbr, *calendar.day_name, *calendar.day_abbr]
+    if name
+)
+
+
+def _calendar(text: str) -> bool:
+    """Return whether a text the tagger calls a date is one (a year, a month or a day, a
+    time of day, a length of time), not a number it mislabels ("1250000")."""
+    if _YEAR.search(text) or _ISO_DATE.search(text):
+        return True
+    found = set(_WORD.findall(text.lower()))
+    return bool(found & (_CALENDAR_WORDS | words("time_units")))
 
 
 def _fits(text: str, answer_type: str) -> bool:

@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 
 import numpy as np
+from spacy.lang.en.stop_words import STOP_WORDS as SPACY_STOP_WORDS
 
 from providers import embedder
 from providers.tokenize import STOP_WORDS, bm25_tokens, raw_tokens
@@ -83,10 +84,15 @@ NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 
 
 def question_terms(question: str) -> list[tuple[str, str]]:
-    """Return the question's content words with their stems: what the answer must address."""
+    """Return the question's content words with their stems: what the answer must address.
+
+    Not its function words: BM25's short stop list, spaCy's English stop words ("from",
+    "himself", "put"), and the words that say what kind of answer is wanted."""
     terms: dict[str, str] = {}
     for word in raw_tokens(question):
-        if word in STOP_WORDS or word in QUESTION_WORDS or len(word) < 2:
+        if word in STOP_WORDS or word in SPACY_STOP_WORDS or word in QUESTION_WORDS:
+            continue
+        if len(word) < 2:
             continue
         stems = bm25_tokens(word)
         if stems and stems[0] not in terms.values():

@@ -38,6 +38,8 @@ COVERAGE_MIN = 0.5
 # do not speak of what is asked.
 ABOUT_MIN = 0.35
 
+# The answer types only a quantity answers.
+QUANTITIES = frozenset({"number", "amount", "duration"})
 _TYPE_WORDS = {
     "person": "person or organisation",
     "organisation": "organisation",
@@ -104,20 +106,22 @@ class Reading:
         name the question asks about, and holds ABOUT_MIN of its words by weight (of the words
         some searched document uses)."""
         if block.index not in self._about:
-            text = f"{re.sub(r'[_.-]+', ' ', block.file_name)}\n{block.context_text}"
+            # With the passages of its section: a paragraph cut in two speaks of the plea in
+            # one chunk and of the court in the other.
+            text = self.nearby_text([block])
             share = subject.coverage(self.frame, text, self.term_stats, known_words_only=True)
-            self._about[block.index] = not subject.unnamed(
-                self.frame.entities, self.nearby_text([block])
-            ) and (share.share >= ABOUT_MIN)
+            self._about[block.index] = not subject.unnamed(self.frame.entities, text) and (
+                share.share >= ABOUT_MIN
+            )
         return self._about[block.index]
 
     def says_focus(self, sentence: str, block: SourceBlock, found: list[Value] = ()) -> bool:
         """Return whether a sentence (with its passage's caption and column headers) says
-        the question's focus: what "how many" counts, and the question's own verbs when it
-        asks for a date or a length of time. A passage holds several such values; "kept for
+        the question's focus: what "how many" counts (or a word near it in meaning), and the
+        question's own verbs when it asks for a date or a length of time. A passage holds several such values; "kept for
         35 days" is no answer to how long a restore takes. A value that a heading above the
         passage gives ("v3.1.0 — 4 June 2024") is said by the headings: they count too."""
-        if not self.frame.focus:
+        if not self.frame.focus and not self.frame.counted:
             return True
         structure = block.structure or {}
         frame = [
@@ -127,7 +131,10 @@ class Reading:
         headings = "\n".join(block.section)
         if headings and any(holds(headings, value) for value in found):
             frame.append(headings)
-        return subject.says_all(self.frame.focus, "\n".join([*frame, sentence]))
+        text = "\n".join([*frame, sentence])
+        if self.frame.counted and not subject.speaks_of(self.frame.counted, text):
+            return False
+        return subject.says_all(self.frame.focus, text)
 
 
 class Rule:
@@ -275,7 +282,7 @@ class NearMiss(Rule):
 
 
 class ThingAsked(Rule):
-    """An answer about the question's other words, not the thing it asks for.
+    """An answer about the question's other words, not the thing it asks for, verified.
 
     "What is the <thing> of/for ...?" (the frame's `asked`, an `attribute` of what it names):
     when the passages the answer rests
@@ -291,14 +298,19 @@ class ThingAsked(Rule):
         frame = reading.frame
         if not reading.evidence or result.refusal or not frame.attribute or not frame.asked:
             return
+        if frame.constraint("item") or frame.constraint("relative"):
+            # "What is step 3 of X?": the thing asked is an item of a list, not a word.
+            return
         unasked = subject.unaddressed(frame.asked, reading.evidence_text)
         # A word no searched document uses is the question's own wording, or the documents'
         # silence: it leaves the answer unverified (WordsNoDocumentUses), not unanswered.
         result.unasked = [] if set(unasked) & set(result.absent) else unasked
         if result.unasked:
+            # Unverified, not "not found": the passages may say it in other words ("the
+            # largest city" for a ranking, "called" for a nickname).
             words = " ".join(f'"{word}"' for word in result.unasked)
             self.find(
-                reading, NOT_FOUND, f"The cited passages do not speak of {words}.", exclusive=True
+                reading, DOUBT, f"The cited passages do not speak of {words}.", exclusive=True
             )
 
 
@@ -354,10 +366,14 @@ class AnswerValue(Rule):
                 "passage about the question."
             )
         else:
-            # Passages about the question, none with such a value: the documents may not say,
-            # or the question asks in another way than its words read ("When does X occur?"
-            # asks for a condition): unverified, not "not found".
-            message = f"No passage about the question gives a {kind}."
+            message = f"No passage about the question gives {_a(kind)}."
+            if frame.answer_type in QUANTITIES:
+                # "How many", "how much", "how long": only a quantity answers, and no passage
+                # about the question holds one.
+                self.find(reading, NOT_FOUND, message, exclusive=True)
+                return
+            # Other types are read less surely from a question's words ("When does X occur?"
+            # asks for a condition, not a date): unverified, not "not found".
         self.find(reading, DOUBT, message, exclusive=True)
 
 
@@ -470,6 +486,11 @@ def _gives_value(reading: Reading, block: SourceBlock) -> bool:
         if found and reading.says_focus(sentence, block, found):
             return True
     return False
+
+
+def _a(noun: str) -> str:
+    """Return a noun with its indefinite article ("an amount", "a date")."""
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
 
 
 def _passage(block: SourceBlock) -> str:

@@ -47,15 +47,24 @@ def coverage(
     """Return which question words a text holds, and their share by weight: a word weighs its
     rarity in the searched knowledge bases, a common English word less. The question words
     ("how long") are not among them; with `known_words_only`, neither is a word no searched
-    document uses (no passage can hold it: it is the question's own wording)."""
+    document uses, but for a name or a number (no passage can hold it: it may be the
+    question's own wording)."""
     frequencies = term_stats.get("df") or {}
     chunks = int(term_stats.get("chunks") or 0)
     stems = set(bm25_tokens(text))
     asking = set(frame.wh.split())
+    item = frame.constraint("item")
+    if item:
+        # "the second step": which item is asked for, not what the list is about.
+        asking |= set(raw_tokens(frame.text[item["start"] : item["end"]]))
     result = Coverage()
     total = covered_weight = 0.0
     for word, stem in question_terms(frame.text):
-        if word in asking or (known_words_only and frequencies.get(stem) == 0):
+        if word in asking:
+            continue
+        if known_words_only and frequencies.get(stem) == 0 and word not in frame.specifics:
+            # A word no document uses may be the question's own wording ("surrender" for
+            # "gave up"); a name or a year no document uses is a thing they do not speak of.
             continue
         weight = _idf(frequencies.get(stem), chunks) * (COMMON_WEIGHT if is_common(word) else 1.0)
         total += weight
@@ -113,17 +122,21 @@ def unaddressed(asked: str, evidence_text: str) -> list[str]:
 def contrasts(question: str, absent: list[str], evidence_text: str) -> list[tuple[str, str]]:
     """Return (asked, found) pairs where the question's modifier of a noun is a word no
     document uses and the evidence puts another in its place: "sabbatical leave" asked,
-    "annual leave" found. That is a near miss, not a paraphrase."""
+    "annual leave" found. That is a near miss, not a paraphrase. Only a modifier of a noun
+    counts ("entity has" is no noun phrase)."""
     missing = set(absent)
     if not missing:
         return []
-    asked_words = raw_tokens(question)
-    asked_set = set(asked_words)
+    tokens = [token for token in language.parse(question) if not token.is_space]
+    asked_set = {token.lower_ for token in tokens}
     said = raw_tokens(evidence_text)
     said_stems = [bm25_tokens(word)[:1] for word in said]
     found: list[tuple[str, str]] = []
-    for modifier, head in zip(asked_words, asked_words[1:]):
-        if modifier not in missing or head in STOP_WORDS:
+    for first, second in zip(tokens, tokens[1:]):
+        modifier, head = first.lower_, second.lower_
+        if modifier not in missing or head in STOP_WORDS or second.pos_ != "NOUN":
+            continue
+        if first.pos_ not in ("ADJ", "NOUN", "PROPN"):
             continue
         head_stem = bm25_tokens(head)[:1]
         for index in range(1, len(said)):
@@ -136,6 +149,11 @@ def contrasts(question: str, absent: list[str], evidence_text: str) -> list[tupl
                 found.append((f"{modifier} {head}", f"{other} {said[index]}"))
                 break
     return found
+
+
+# A name of common words ("Engineering News-Record", "General Board of Church and Society")
+# is named when this share of its words is mentioned; a rare word of it names it alone.
+NAMED_PARTS = 0.75
 
 
 def unnamed(names: list[str] | tuple[str, ...], text: str) -> list[str]:
@@ -151,7 +169,8 @@ def unnamed(names: list[str] | tuple[str, ...], text: str) -> list[str]:
                 missing.append(name)
             continue
         parts = [part for part in raw_tokens(name) if len(part) > 1 and part not in STOP_WORDS]
-        if not parts:
+        if not parts or len(name) <= 2:
+            # "UN", "EU": two letters name too many things to hold a passage to.
             continue
         # "Thomas Davis" is named by "Davis", "Brazil" by "Brazilian", "ARPNET" by "ARPANET",
         # "United States" by "US", "ABC" by "American Broadcasting Company". A name of
@@ -159,7 +178,9 @@ def unnamed(names: list[str] | tuple[str, ...], text: str) -> list[str]:
         # names no such thing.
         said = [p in words or (len(p) > 2 and spelled_like(p, spelled)) for p in parts]
         rare = [not (is_common(p) or p.isdigit()) for p in parts]
-        named = all(said) or any(s and r for s, r in zip(said, rare))
+        named = any(s and r for s, r in zip(said, rare)) or sum(said) >= max(
+            1, math.ceil(NAMED_PARTS * len(parts))
+        )
         initials = "".join(part[0] for part in parts) if len(parts) > 1 else ""
         if not (named or initials in words or "".join(parts) in acronyms):
             missing.append(name)
@@ -196,7 +217,8 @@ def _covered(word: str, stem: str, evidence_stems: set[str], evidence_text: str)
     if any(stem in group and group & evidence_stems for group in SYNONYM_GROUPS):
         return True
     if NUMBER.fullmatch(word):
-        return False
+        # "1980" is said by "1980s": the decade, as a passage says it.
+        return bool(re.search(rf"(?<![\d.,]){re.escape(word)}(?:s|'s|’s)\b", evidence_text))
     return spelled_like(word, evidence_words(evidence_text))
 
 
@@ -219,3 +241,12 @@ def says_all(words: tuple[str, ...] | list[str], text: str) -> bool:
             continue
         return False
     return True
+
+
+def speaks_of(noun: str, text: str) -> bool:
+    """Return whether a text speaks of a thing: says the word (`says_all`) or one near it in
+    meaning ("inhabitants", "population" for "people"; "staff" for "employees")."""
+    if says_all([noun], text):
+        return True
+    found = evidence_words(text)
+    return bool(found) and near_in_meaning(noun, found, NEAR_WORD_COSINE)

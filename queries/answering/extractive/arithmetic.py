@@ -16,16 +16,19 @@ _ARITHMETIC_PREFIX = re.compile(
     r"^(?:please |can you |could you )?(?:what(?: is|'s)|whats|calculate|compute|evaluate|"
     r"solve|how much is|work out|tell me)\s+"
 )
-_WORD_OPERATORS = (
-    (re.compile(r"\bsquare root of\b|√"), " sqrt "),
-    (re.compile(r"\b(?:multiplied by|times)\b|×|(?<=[\d)\s])x(?=[\s\d(])"), "*"),
-    (re.compile(r"\bdivided by\b|÷|\bover\b"), "/"),
-    (re.compile(r"\bplus\b"), "+"),
-    (re.compile(r"\bminus\b"), "-"),
-    (re.compile(r"\b(?:to the power of|raised to(?: the power of)?)\b|\^"), "**"),
-    (re.compile(r"\bsquared\b"), "**2"),
-    (re.compile(r"\bcubed\b"), "**3"),
-    (re.compile(r"\bmod(?:ulo)?\b"), "%"),
+# The words and signs that stand for an operator.
+_OPERATORS = {
+    "square root of": " sqrt ", "√": " sqrt ", "multiplied by": "*", "times": "*", "×": "*",
+    "x": "*", "divided by": "/", "÷": "/", "over": "/", "plus": "+", "minus": "-",
+    "to the power of": "**", "raised to the power of": "**", "raised to": "**", "^": "**",
+    "squared": "**2", "cubed": "**3", "mod": "%", "modulo": "%",
+}  # fmt: skip
+# One pattern for all of them, longest first; a word stands alone ("x" between numbers).
+_OPERATOR = re.compile(
+    "|".join(
+        rf"(?<![\w]){re.escape(word)}(?![\w])" if word[0].isalpha() else re.escape(word)
+        for word in sorted(_OPERATORS, key=len, reverse=True)
+    )
 )
 _PERCENT_OF = re.compile(r"^(\d+(?:\.\d+)?)\s*%\s*of\s+(\d+(?:\.\d+)?)$")
 _SQRT_OPERAND = re.compile(r"\bsqrt\s+(\d+(?:\.\d+)?|\([^()]*\))")
@@ -50,8 +53,9 @@ def arithmetic_expression(query: str) -> str | None:
     percent = _PERCENT_OF.match(text)
     if percent:
         return f"{percent.group(1)} / 100 * {percent.group(2)}"
-    for pattern, replacement in _WORD_OPERATORS:
-        text = pattern.sub(replacement, text)
+    # "3x5": an x between numbers is a times sign too.
+    text = re.sub(r"(?<=\d)x(?=\d)", " x ", text)
+    text = _OPERATOR.sub(lambda match: _OPERATORS[match.group(0)], text)
     text = _SQRT_OPERAND.sub(r"sqrt(\1)", text).strip()
     if not text or len(text) > MAX_EXPRESSION_CHARS or not _ARITHMETIC_CHARS.match(text):
         return None

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 
+from spacy.lang.en.stop_words import STOP_WORDS as SPACY_STOP_WORDS
+
 from providers.tokenize import STOP_WORDS, bm25_tokens
 from queries.answering.sentences import CITATION
 
@@ -38,19 +40,6 @@ _META_WORDS = frozenset(
         "none", "nothing", "widen", "weaker", "search", "here", "there", "those", "these",
         "this", "that", "then", "into", "onto", "over", "under", "between", "without",
         "drop", "keep", "remove", "appear", "appears", "pass", "passed", "passes",
-    }
-)  # fmt: skip
-
-_COMMON_WORDS = frozenset(
-    {
-        "i", "me", "my", "we", "us", "he", "she", "him", "her", "his", "hers", "it", "its",
-        "can", "may", "might", "must", "shall", "do", "done", "doing", "get", "got", "give",
-        "given", "take", "taken", "try", "tried", "well", "much", "many", "most", "few", "one",
-        "two", "own", "per", "via", "yes", "yet", "still", "even", "again", "because", "since",
-        "while", "though", "although", "whether", "either", "neither", "both", "too", "now",
-        "instead", "rather", "better", "worse", "good", "bad", "new", "old", "first", "last",
-        "correct", "incorrect", "wrong", "right", "true", "false", "clear", "unclear", "details",
-        "detail", "part", "point", "points", "way", "thing", "things", "issue", "issues",
     }
 )  # fmt: skip
 
@@ -97,7 +86,12 @@ def query_with_feedback(query: str, feedback: str) -> str:
     ):
         word = match.group(0)
         lower = word.lower()
-        if len(lower) < 3 or lower in STOP_WORDS or lower in _META_WORDS or lower in _COMMON_WORDS:
+        if (
+            len(lower) < 3
+            or lower in STOP_WORDS
+            or lower in _META_WORDS
+            or lower in SPACY_STOP_WORDS
+        ):
             continue
         stems = bm25_tokens(word)
         if not stems or stems[0] in known or stems[0] in seen:

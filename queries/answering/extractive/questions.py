@@ -91,7 +91,7 @@ _WORLD_LIVE = re.compile(
     r"\bnews (?:today|this week)\b|\b(?:current|latest|live) (?:price|value) of\b|"
     r"\bprice of (?:bitcoin|ethereum|gold|oil|silver)\b|"
     r"\bweather\b|\b(?:stock|share) price\b|\bexchange rate\b|\bbitcoin price\b|"
-    r"\b(?:live|final) score\b"
+    r"\blive score\b"
 )
 _LIVE = re.compile(
     r"\b(?:latest|breaking) (?:news|headlines|updates?|developments?)\b|\btoday(?:'s)?\b|"

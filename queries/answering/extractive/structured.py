@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from knowledge.chunk_kinds import KIND_LIST, KIND_ROW, KIND_TABLE
-from providers.tokenize import bm25_tokens
+from providers.tokenize import bm25_tokens, raw_tokens
 from queries.answering.checks import SYNONYM_GROUPS, question_terms
 from queries.answering.checks.lists import list_items
 from queries.answering.frame import (
@@ -51,6 +51,8 @@ _PERSON_LIKE = re.compile(r"^[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)+$")
 _PERSON_HEADERS = frozenset(bm25_tokens("name contact manager owner lead head person responsible"))
 _PLACE_HEADERS = frozenset(bm25_tokens("city country location office site address region"))
 MIN_ROWS_FOR_LIST = 2
+# The words that ask ("what is the ... of"), as stems: no topic of a list.
+_QUESTION_STEMS = frozenset(bm25_tokens("what which who how is are was were the step item of"))
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,7 @@ def row_answer(frame: QuestionFrame, rows: list[_Row]) -> StructuredAnswer | Non
     ):
         # "How much can I spend on a phone?" asks for a limit, not what a contract costs.
         return None
-    if _unexplained(query, row, keys, column):
+    if _unexplained(frame, row, keys, column):
         # The question says more than "this row, this column" ("when was it signed?").
         return None
     value, header = row.cells[column].strip(), row.headers[column]
@@ -179,9 +181,11 @@ def row_answer(frame: QuestionFrame, rows: list[_Row]) -> StructuredAnswer | Non
     return StructuredAnswer(text, [row.block], [f"{row.headers[column]}: {value}"])
 
 
-def _unexplained(query: str, row: _Row, keys: list[int], column: int) -> list[str]:
-    """Return the question's words that neither the row, its table nor the column explain."""
-    explained = set(row.frame) | _ROW_QUESTION_WORDS
+def _unexplained(frame: QuestionFrame, row: _Row, keys: list[int], column: int) -> list[str]:
+    """Return the question's words that neither the row, its table nor the column explain
+    (nor the question words: "long" of "how long")."""
+    query = frame.text
+    explained = set(row.frame) | _ROW_QUESTION_WORDS | set(bm25_tokens(frame.wh))
     explained |= set(bm25_tokens(" ".join(row.headers)))
     for index in keys:
         explained |= set(bm25_tokens(row.cells[index]))
@@ -199,6 +203,11 @@ def _named_cells(row: _Row, rows: list[_Row], stems: set[str]) -> tuple[list[int
     """
     header_stems = set(bm25_tokens(" ".join(row.headers)))
     keys, whole, partial = [], 0, 0
+    named: set[str] = set()
+    for cell in row.cells:
+        cell_stems = {s for s in bm25_tokens(cell) if not _NUMERIC.fullmatch(s)}
+        if "@" not in cell and "://" not in cell and cell_stems and cell_stems <= stems:
+            named |= cell_stems
     for index, cell in enumerate(row.cells):
         if "@" in cell or "://" in cell:
             continue  # an address is what a question asks for, never how it names a row
@@ -218,6 +227,9 @@ def _named_cells(row: _Row, rows: list[_Row], stems: set[str]) -> tuple[list[int
         unique = {
             s for s in shared if not any(s in set(bm25_tokens(o.cells[index])) for o in others)
         }
+        # A word a whole named cell of the row already holds names it there: "Travel
+        # bookings" names the row, and "TravelNest travel desk" is what is asked of it.
+        unique -= named
         if unique:
             keys.append(index)
             partial += len(unique)
@@ -374,7 +386,8 @@ def ordinal_answer(frame: QuestionFrame, blocks: list[SourceBlock]) -> Structure
         return next_item_answer(frame, relative, blocks) if relative else None
     query = frame.text
     topic = (query[: asked["start"]] + " " + query[asked["end"] :]).strip()
-    topic_stems = {stem for _, stem in question_terms(topic)}
+    # Every word of the topic, "first" of "your first day" included.
+    topic_stems = set(bm25_tokens(topic)) - _QUESTION_STEMS
     ranked = []
     for rank, block in enumerate(blocks):
         if block.kind != KIND_LIST:
@@ -429,10 +442,14 @@ def next_item_answer(
         return None
     step = 1 if relative["side"] == "after" else -1
     lists = [block for block in blocks if block.kind == KIND_LIST]
+    opening = " ".join(raw_tokens(relative["anchor"]))
     for block in lists:
         items = list_items(block.text, block.structure or {})
+        # An item the anchor opens ("In Helmsman, open ...") beats one that only holds its
+        # words ("Check the calendar in Helmsman").
         overlaps = {
             number: len(anchor & set(bm25_tokens(text))) / len(anchor)
+            + (0.5 if " ".join(raw_tokens(text)).startswith(opening) else 0.0)
             for number, text in items.items()
         }
         if not overlaps:

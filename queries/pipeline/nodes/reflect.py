@@ -72,7 +72,34 @@ def _metadata(state: RAGState, *, verdict: str, confidence: float, issues: list)
     }
 
 
+def _rank(verdict: Verdict) -> int:
+    """Return how good an attempt's outcome is: verified 3, unverified 2, not found 1."""
+    return 3 if verdict.grounded else 2 if verdict.sufficient else 1
+
+
+def _kept(state: RAGState, verdict: Verdict) -> dict:
+    """Return what a later finalize needs of an attempt: its answer, sources and verdict."""
+    return {
+        "answer": state.get("answer", ""),
+        "sources": state.get("sources", []),
+        "context_docs": state.get("context_docs", []),
+        "verdict": {
+            "grounded": verdict.grounded,
+            "confidence": verdict.confidence,
+            "issues": list(verdict.issues),
+            "sufficient": verdict.sufficient,
+            "answer": verdict.answer,
+        },
+    }
+
+
 def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "") -> dict:
+    best = state.get("best_attempt")
+    if best and _rank(Verdict(**best["verdict"])) > _rank(verdict):
+        # An earlier attempt did better than the last (a retry lowers its relevance bar and
+        # reads other passages): the run's answer is the best, the first of equals.
+        state = {**state, **{key: best[key] for key in ("answer", "sources", "context_docs")}}
+        verdict = Verdict(**best["verdict"])
     answer = (verdict.answer or state.get("answer") or "").strip() or UNABLE
     sources = state.get("sources", [])
     if verdict.answer:
@@ -310,7 +337,11 @@ def _retry(run: RunContext, state: RAGState, verdict: Verdict, *, escalate: bool
     except Exception:
         logger.warning("query rewrite failed", exc_info=True)
         retrieval_query = question(state)
+    best = state.get("best_attempt")
+    if not best or _rank(verdict) > _rank(Verdict(**best["verdict"])):
+        best = _kept(state, verdict)
     return {
+        "best_attempt": best,
         "retry_count": retry_count + 1,
         "feedback": reason,
         "use_external": state.get("use_external", False) or escalate,

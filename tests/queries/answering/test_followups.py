@@ -367,3 +367,41 @@ def test_when_was_that_decided_asks_about_the_previous_question_as_a_whole():
     assert condense("And when was that decided?", [moving]) == (
         "When was it decided which building the Rotterdam office is moving to?"
     )
+
+
+STEP_3 = [{"query": "What is step 3 of rolling back a deploy?", "answer": "Step 3 of ..."}]
+PREMIER = [{"query": "What does the Premier support plan cost?", "answer": "890 ... [1]."}]
+VENDORS = [{"query": "How many vendors do we have?", "answer": "We have 12 vendors."}]
+
+
+@pytest.mark.parametrize(
+    ("history", "follow_up", "standalone"),
+    [
+        # another item of the same list, by "one"
+        (STEP_3, "and the next one?", "What is step 4 of rolling back a deploy?"),
+        (STEP_3, "What about the previous one?", "What is step 2 of rolling back a deploy?"),
+        (STEP_3, "And the last one?", "What is the last step of rolling back a deploy?"),
+        # another of the same kind, named
+        (PREMIER, "and the Priority one?", "What does the Priority support plan cost?"),
+        (
+            PREMIER,
+            "What about the Enterprise Care one?",
+            "What does the Enterprise Care support plan cost?",
+        ),
+        # "them" for what the previous question asked for, when it named no subject
+        (
+            VENDORS,
+            "and how many of them are in Portugal?",
+            "How many of the vendors are in Portugal?",
+        ),
+        (
+            [{"query": "Which offices opened before 2015?", "answer": "Lisbon, Porto."}],
+            "Who runs them?",
+            "Who runs the offices?",
+        ),
+    ],
+)
+def test_a_short_follow_up_is_rewritten_from_what_the_last_question_asked(
+    history, follow_up, standalone
+):
+    assert condense(follow_up, history) == standalone

@@ -147,17 +147,17 @@ CASES = {
         (
             "What is the salary range for a software engineer in Porto?",
             "The Porto team has grown from 5 to 9 engineers since the hiring freeze was lifted. [1]",
-            NOT_FOUND,
+            DOUBT,
         ),
         (
             "What is the pension scheme for engineers in Porto?",
             "The Porto team has grown from 5 to 9 engineers since the hiring freeze was lifted. [1]",
-            NOT_FOUND,
+            DOUBT,
         ),
         (
             "What was the bonus plan of the Porto engineers?",
             "The Porto team has grown from 5 to 9 engineers since the hiring freeze was lifted. [1]",
-            NOT_FOUND,
+            DOUBT,
         ),
     ],
     "answer_value": [

@@ -45,6 +45,7 @@ from queries.answering.extractive.followups.subjects import (
     subject_in,
     subject_of,
 )
+from queries.answering.frame import frame_question
 
 __all__ = ["condense", "person_in", "subject_of"]
 
@@ -58,6 +59,12 @@ def condense(query: str, history: list[dict[str, str]]) -> str:
     subject = next(
         (s for s in (subject_in(_asked(t)) for t in reversed(history)) if s.phrase), Subject()
     )
+    if not subject.phrase and previous:
+        # "How many vendors do we have?" names no subject; what it asks for is one: "them"
+        # in "And how many of them are in Portugal?" stands for the vendors.
+        asked = frame_question(previous).asked
+        if asked:
+            subject = Subject(f"the {asked}", "", asked.split()[-1])
     if previous:
         rewritten = with_context(question, previous, subject)
         if rewritten:

@@ -111,7 +111,7 @@ _ORDINAL_FOLLOW_UP = re.compile(
     + r"|(?P<direction>next|following|previous|prior|preceding|first|last|final)\s+"
     + r"(?P<noun_after>"
     + _ORDINAL_NOUN
-    + r")"
+    + r"|one)"
     + r"|(?P<noun_before>"
     + _ORDINAL_NOUN
     + r")\s+(?P<side>after|before)(?:\s+(?:that|this|it))?"
@@ -197,34 +197,48 @@ def _as_clause(question: str, subject: Subject) -> str:
 def _with_ordinal(previous: str, match: re.Match[str]) -> str:
     """Ask the previous question about another numbered step, or return ""."""
     noun = match.group("noun") or match.group("noun_after") or match.group("noun_before")
-    found = re.search(rf"\b{noun}\s+(\d+)\b", previous, re.I)
+    if noun.lower() == "one":
+        # "And the next one?": the numbered part the previous question asked about.
+        noun = _ORDINAL_NOUN
+    found = re.search(rf"\b({noun})\s+(\d+)\b", previous, re.I)
     if not found:
         return ""
     direction = (match.group("direction") or "").lower()
     if direction in ("last", "final", "first"):
         # "the last step" is no number; the previous question is asked about it by name.
         the = "" if re.search(r"\bthe\s+$", previous[: found.start()], re.I) else "the "
-        return previous[: found.start()] + f"{the}{direction} {noun}" + previous[found.end() :]
+        named = found.group(1)
+        return previous[: found.start()] + f"{the}{direction} {named}" + previous[found.end() :]
     if match.group("number"):
         number = int(match.group("number"))
     else:
         direction = (match.group("direction") or match.group("side")).lower()
-        number = int(found.group(1)) + (1 if direction in _FORWARD else -1)
+        number = int(found.group(2)) + (1 if direction in _FORWARD else -1)
     # Lists start at 1: "the previous step" of step 1 asks about step 1 again.
     number = max(number, 1)
-    return previous[: found.start(1)] + str(number) + previous[found.end(1) :]
+    return previous[: found.start(2)] + str(number) + previous[found.end(2) :]
+
+
+# "the Priority one", "the Berlin ones": another of the same kind, named.
+_NAMED_ONE = re.compile(r"^(?:the\s+)?(?P<name>.+?)\s+ones?$", re.I)
 
 
 def _new_subject(question: str) -> str:
-    """Return the subject "What about X?" or "And X?" brings in, or ""."""
+    """Return the subject "What about X?" or "And X?" brings in, or "". "The Priority one"
+    brings in "Priority": another of the kind the previous question asked about."""
+    subject = ""
     match = _WHAT_ABOUT.match(question)
     if match:
         subject = match.group("subject").strip()
-        return "" if _PRONOUN.fullmatch(subject) else subject
-    match = _AND_SUBJECT.match(question)
-    if match and is_short_noun_phrase(match.group("subject")):
-        return match.group("subject").strip()
-    return ""
+        subject = "" if _PRONOUN.fullmatch(subject) else subject
+    else:
+        match = _AND_SUBJECT.match(question)
+        if match and is_short_noun_phrase(match.group("subject")):
+            subject = match.group("subject").strip()
+    named = _NAMED_ONE.match(subject)
+    if named and is_bare_name(named.group("name")):
+        return named.group("name")
+    return subject
 
 
 def _with_subject(previous: str, subject: Subject, new_subject: str) -> str:
