@@ -10,7 +10,7 @@ patterns. It is read from spaCy's parse of the question (`language.py`):
   "how long" a duration, "why" a reason, "how do I" a description, "is/does/can ..." yes or
   no, "summarize/describe" a description, "what/which <noun>" the noun's type (a list file,
   else the type whose prototypes the noun is nearest to in meaning);
-- the thing asked ("salary range" in "What is the salary range for ..."), and whether several
+- the thing asked ("shift pattern" in "What is the shift pattern for ..."), and whether several
   are asked for ("Which offices ...");
 - the names it asks about (which the evidence must mention), and its content terms (what the
   evidence must be about);
@@ -57,17 +57,14 @@ _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
 _HOW_DEGREE = {"many": NUMBER, "much": AMOUNT, "long": DURATION, "often": ""}
 # Verbs whose "what" asks for money: "What does the plan cost?".
 _MONEY_VERBS = frozenset({"cost", "pay", "charge", "earn", "spend", "price", "fund", "bill"})
-# Verbs that ask for a summary or an account rather than a value.
-_DESCRIBE_VERBS = frozenset(
-    {"summarize", "summarise", "describe", "explain", "outline", "overview", "tell", "detail"}
-)
+# Words that ask for a summary or an account rather than a value (verbs, and the nouns
+# "give" or "show" takes: "Give an overview of ...").
+_DESCRIBE_WORDS = frozenset(
+    {"summarize", "summarise", "summary", "describe", "description", "explain", "explanation",
+     "outline", "overview", "tell", "detail", "rundown"}
+)  # fmt: skip
 # Verbs that ask for items by name: "List the offices", "Name the vendors".
 _LIST_VERBS = frozenset({"list", "name", "enumerate", "give", "show", "identify", "mention"})
-# "how long is the river?" asks for a length; "how long does it take/last?" for a time.
-_TIME_VERBS = frozenset(
-    {"take", "last", "wait", "need", "keep", "stay", "run", "spend", "remain", "retain", "live",
-     "serve", "reign", "hold", "be", "have"}
-)  # fmt: skip
 # A noun this near (cosine) to a type's prototypes takes that type, when no list names it.
 PROTOTYPE_COSINE = 0.42
 _PROTOTYPES = {
@@ -116,12 +113,12 @@ class QuestionFrame:
     answer_type: str = ""
     # The question word(s): "who", "how many", "which", "" (a yes/no or imperative question).
     wh: str = ""
-    # The thing asked for, as the question words it: "salary range", "head count".
+    # The thing asked for, as the question words it: "shift pattern", "head count".
     asked: str = ""
     # Several things are asked for ("Which offices ...", "List the steps").
     plural: bool = False
-    # The question asks for an attribute of something it names: "What is the <salary range>
-    # for <a software engineer in Porto>?" (the thing asked, then a preposition).
+    # The question asks for an attribute of something it names: "What is the <shift pattern>
+    # for <the night nurses>?" (the thing asked, then a preposition).
     attribute: bool = False
     # Names and versions the question asks about: the evidence must mention them.
     entities: tuple[str, ...] = ()
@@ -133,7 +130,7 @@ class QuestionFrame:
     # in its words or others near in meaning ("inhabitants" for "people").
     counted: str = ""
     # What the sentence giving a date or a length of time must itself say (lemmas): the
-    # question's own verbs ("restore" in "How long does a restore take?").
+    # question's own verbs ("migrate" in "How long does it take to migrate?").
     focus: tuple[str, ...] = ()
     # {"kind": "item", "number": 3, "last": False}, {"kind": "relative", "side": "after",
     # "anchor": "..."}, {"kind": "compare", "op": "more than", "value": "50"},
@@ -261,10 +258,13 @@ def _no_wh(tokens) -> tuple[str, str, list[int], bool]:
         return YES_NO, "", [], False
     root = next((t for t in tokens if t.dep_ == "ROOT"), first)
     verb = root.lemma_.lower()
-    if verb in _DESCRIBE_VERBS or first.lemma_.lower() in _DESCRIBE_VERBS:
+    if verb in _DESCRIBE_WORDS or first.lemma_.lower() in _DESCRIBE_WORDS:
         return DESCRIPTION, "", [], False
     if verb in _LIST_VERBS or first.lemma_.lower() in _LIST_VERBS:
         noun = next((t for t in root.children if t.dep_ in ("dobj", "attr", "nsubj")), None)
+        if noun is not None and noun.lemma_.lower() in _DESCRIBE_WORDS:
+            # "Give an overview of ...", "Give me a summary of ...".
+            return DESCRIPTION, "", [], False
         if noun is not None and noun.pos_ in ("NOUN", "PROPN"):
             plural = noun.tag_ in ("NNS", "NNPS")
             return (LIST if plural else phrase_type(noun)), "", _phrase(noun), plural
@@ -332,9 +332,8 @@ def _what(tokens, wh_index: int) -> tuple[str, str, list[int], bool]:
                 (
                     t
                     for t in root.children
-                    if t.dep_ in ("nsubj", "attr", "nsubjpass")
-                    and t.i != wh.i
-                    and t.pos_ in ("NOUN", "PROPN")
+                    # "What was Tesla famous for?": a name is what it asks about, not for.
+                    if t.dep_ in ("nsubj", "attr", "nsubjpass") and t.i != wh.i and t.pos_ == "NOUN"
                 ),
                 None,
             )
@@ -355,7 +354,8 @@ def _what(tokens, wh_index: int) -> tuple[str, str, list[int], bool]:
     ):
         # "the response time", "the lead time": how long, not when.
         kind = DURATION
-    if noun.pos_ == "PROPN" and not kind:
+    if noun.pos_ == "PROPN" and not kind and wh.dep_ == "det":
+        # "Which Beatles album ...": one of a named kind.
         kind = NAME
     if plural and kind in ("", NAME, PERSON, ORGANISATION, PLACE):
         return LIST, word, _phrase(noun), True
@@ -375,7 +375,7 @@ def _of_noun(noun, heads: tuple[str, ...]):
 
 
 def _phrase(noun) -> list[int]:
-    """Return the indices of a noun with the words that make it a phrase ("salary range")."""
+    """Return the indices of a noun with the words that make it a phrase ("shift pattern")."""
     if noun is None:
         return []
     parts = [t.i for t in noun.lefts if t.dep_ in ("compound", "amod", "nmod", "nummod")]
@@ -478,7 +478,7 @@ _FOCUSED_TYPES = frozenset({DATE, DURATION})
 def _focus(tokens, answer_type: str) -> list[str]:
     """Return what the sentence giving a date or a length of time must say: the question's
     own verbs (not the light ones spaCy counts as stop words: be, have, do, take, get, ...),
-    else the event a light verb's subject names ("a database restore")."""
+    else the event a light verb's subject names ("a data migration")."""
     focus: list[str] = []
     if answer_type in _FOCUSED_TYPES:
         verbs = [
@@ -488,7 +488,7 @@ def _focus(tokens, answer_type: str) -> list[str]:
         ]
         verbs = [verb for verb in verbs if verb not in QUESTION_WORDS]
         if not verbs:
-            # "How long does a database restore take?", "When is the deadline?": the event is
+            # "How long does a data migration take?", "When is the deadline?": the event is
             # the subject of a light verb.
             root = next((token for token in tokens if token.dep_ == "ROOT"), None)
             subjects = [
@@ -515,7 +515,7 @@ _PERMISSION_WORDS = frozenset({"allowed", "permitted", "entitled", "allow"})
 
 def _asks_limit(tokens, answer_type: str) -> bool:
     """Return whether a question asks how much someone may spend, claim or take: a limit,
-    not what was spent ("How much can I spend on a phone?", "How many days may I work
+    not what was spent ("How much can I claim for a taxi?", "How many days may I work
     abroad?", "How long am I allowed to stay?")."""
     if answer_type not in (AMOUNT, NUMBER, DURATION):
         return False

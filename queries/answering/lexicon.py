@@ -34,6 +34,15 @@ def mapping(name: str) -> dict[str, str]:
     return pairs
 
 
+@cache
+def groups(name: str) -> tuple[tuple[str, ...], ...]:
+    """Return the groups of a list file that holds one group per line, comma-separated."""
+    return tuple(
+        tuple(word.strip().lower() for word in line.split(",") if word.strip())
+        for line in _lines(name)
+    )
+
+
 def sources() -> dict[str, str]:
     """Return each list file's first comment line: where the list came from."""
     found = {}

@@ -14,20 +14,14 @@ from dataclasses import dataclass
 
 from knowledge.chunk_kinds import SECTION_SEPARATOR
 from providers.tokenize import STOP_WORDS, raw_tokens
+from queries.answering.lexicon import words
 from queries.answering.types import SourceBlock
 
 MIN_SENTENCE_WORDS = 3
 MAX_HEADING_WORDS = 10
 MAX_SUBJECT_WORDS = 8
 
-_ABBREVIATIONS = frozenset(
-    {
-        "e.g", "i.e", "etc", "vs", "cf", "al", "approx", "ca", "ext", "tel", "dr", "mr", "mrs", "ms", "prof",
-        "sr", "jr", "st", "mt", "no", "nos", "fig", "figs", "vol", "pp", "ed", "eds", "inc",
-        "ltd", "co", "corp", "dept", "est", "min", "max", "jan", "feb", "mar", "apr", "jun",
-        "jul", "aug", "sep", "sept", "oct", "nov", "dec", "u.s", "u.k", "a.m", "p.m", "ph.d",
-    }
-)  # fmt: skip
+_ABBREVIATIONS = words("abbreviations")
 # Terminal punctuation, closing quotes/brackets, then any [n] citations that belong to it.
 _BOUNDARY = re.compile(
     r"(?<![.!?…])[.!?…]++[\"'”’)\]]*(?:[ \t]*\[\d+(?:\s*[,;]\s*\d+)*\])*(?:[ \t]+(?=\S)|[ \t]*$)"
@@ -60,21 +54,8 @@ _PRONOUN_OPENER = re.compile(
     r"^(?:(?P<subject>It|He|She|They)|(?P<possessive>Its|His|Her|Their))\b(?![’'])"
 )
 # A subject ends where its verb begins; these are the verbs a subject is most often cut at.
-_SUBJECT_END = frozenset(
-    {
-        "is", "was", "are", "were", "has", "had", "have", "will", "would", "can", "could",
-        "may", "might", "must", "shall", "should", "did", "does", "do", "became", "becomes",
-        "become", "remained", "remains", "began", "begins", "includes", "included",
-        "contains", "contained", "consists", "consisted", "refers", "referred", "means",
-        "meant", "who", "which", "that", "(",
-    }
-)  # fmt: skip
-_LEADING_ADVERBIAL = frozenset(
-    {
-        "in", "on", "at", "during", "after", "before", "by", "from", "since", "for", "with",
-        "although", "while", "when", "as", "following", "under", "despite", "until", "however",
-    }
-)  # fmt: skip
+_SUBJECT_END = words("subject_end_verbs")
+_LEADING_ADVERBIAL = words("leading_adverbials")
 _PROPER_RUN = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:(?:of|van|von|de|da|the)\s+)?[A-Z][\w'’-]*)*")
 
 

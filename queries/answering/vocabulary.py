@@ -16,52 +16,17 @@ from spacy.lang.en.stop_words import STOP_WORDS as SPACY_STOP_WORDS
 
 from providers import embedder
 from providers.tokenize import STOP_WORDS, bm25_tokens, raw_tokens
+from queries.answering.lexicon import groups, words
 
 # Words that say what kind of answer is wanted, not what it is about.
-QUESTION_WORDS = frozenset(
-    {
-        "who", "whom", "whose", "what", "when", "where", "which", "why", "how", "many",
-        "much", "does", "do", "did", "is", "are", "was", "were", "can", "could", "should",
-        "would", "will", "tell", "me", "us", "please", "explain", "describe", "list", "give",
-        "show", "name", "know", "find", "say", "said", "says", "according", "documents",
-        "document", "docs", "doc", "file", "files", "information", "info", "details",
-        "detail", "exactly", "kind", "type", "thing", "things", "way", "ways", "main",
-        "current", "currently", "policy", "policies", "process", "procedure", "rule", "rules",
-        "guideline", "guidelines", "step", "steps", "item", "items", "happen", "happened",
-        "mentioned", "mention", "need", "needs", "get", "got", "use", "used", "team's",
-        "company", "company's", "our", "we", "i", "my", "there", "any", "ever", "about",
-        "regarding", "concerning", "question", "questions", "someone", "somebody", "anyone",
-        "per", "each", "every", "its", "his", "her", "hers", "them", "you", "your", "yours",
-        "he", "she", "him",
-    }
-)  # fmt: skip
+QUESTION_WORDS = words("question_words")
 
 
 # Words that name the same thing in a question and in a table or a passage. One group per
 # meaning; matched on stems.
 SYNONYM_GROUPS: tuple[frozenset[str], ...] = tuple(
-    frozenset(bm25_tokens(" ".join(group)))
-    for group in (
-        ("people", "employees", "staff", "headcount", "head count", "persons", "personnel",
-         "workers", "team members", "fte", "size"),
-        ("manager", "manages", "managed", "runs", "run", "leads", "lead", "head", "heads",
-         "owner", "owns", "responsible", "charge"),
-        ("contact", "email", "address", "mail", "reach", "ask", "talk", "write", "handles",
-         "handle", "deals"),
-        ("cost", "costs", "price", "priced", "fee", "fees", "pay", "paid", "amount", "spend",
-         "charge", "much", "budget", "allowance", "limit", "cap"),
-        ("opened", "open", "founded", "started", "established", "since", "launched"),
-        ("phone", "extension", "ext", "telephone", "call", "dial"),
-        ("located", "location", "city", "country", "address", "based", "site"),
-        ("date", "day", "deadline", "due", "when"),
-        ("end", "ends", "expires", "expiry", "until", "renewal", "renews"),
-        ("response", "respond", "reply", "replies", "sla"),
-        ("chose", "choose", "chosen", "picked", "selected", "select", "decided", "decide",
-         "decision", "went"),
-        ("moved", "move", "postponed", "pushed", "delayed", "rescheduled", "shifted"),
-        ("role", "title", "job", "position"),
-    )
-)  # fmt: skip
+    frozenset(bm25_tokens(" ".join(group))) for group in groups("synonym_groups")
+)
 
 
 # Words at least this common in English (Zipf scale: 4.5 is once per 30,000 words) are often

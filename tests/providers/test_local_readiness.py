@@ -83,7 +83,7 @@ def test_a_worker_reports_its_model_ready_after_loading_it(settings, gguf_model,
 
     monkeypatch.setattr(local_readiness.time, "sleep", sleep)
     with pytest.raises(RuntimeError):
-        local_readiness._warm_up_and_report()
+        local_readiness._warm_up_and_report("You answer questions.")
     row = LocalModelState.objects.get(worker=local_readiness.worker_id())
     assert (row.model, row.state, row.error) == (gguf_model.name, "ready", "")
     assert row.seconds is not None

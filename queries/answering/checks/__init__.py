@@ -78,7 +78,7 @@ class AnswerCheck:
     absent: list[str] = field(default_factory=list)
     # Names the question holds that the supporting passages lack.
     unnamed: list[str] = field(default_factory=list)
-    # The words of the thing asked for ("salary range") that the evidence never mentions.
+    # The words of the thing asked for ("shift pattern") that the evidence never mentions.
     unasked: list[str] = field(default_factory=list)
     # Near misses: the question's "sabbatical leave" where the passages say "annual leave".
     contrasts: list[tuple[str, str]] = field(default_factory=list)

@@ -119,7 +119,7 @@ class Reading:
         """Return whether a sentence (with its passage's caption and column headers) says
         the question's focus: what "how many" counts (or a word near it in meaning), and the
         question's own verbs when it asks for a date or a length of time. A passage holds several such values; "kept for
-        35 days" is no answer to how long a restore takes. A value that a heading above the
+        30 days" is no answer to how long a migration takes. A value that a heading above the
         passage gives ("v3.1.0 — 4 June 2024") is said by the headings: they count too."""
         if not self.frame.focus and not self.frame.counted:
             return True
@@ -243,7 +243,7 @@ class WordsNoDocumentUses(Rule):
 
 
 class NamesMentioned(Rule):
-    """An answer about Lisbon to a question about Barcelona, or about v3.2.0 asked of v3.5.0.
+    """An answer about Oslo to a question about Bergen, or about v2.1 asked of v2.4.
 
     Every name and version the question asks about must be mentioned (in some spelling close
     enough: "Brazilian" for Brazil, "US" for United States) by the passages the answer rests
@@ -288,7 +288,7 @@ class ThingAsked(Rule):
     when the passages the answer rests
     on hold none of the thing's words in any form (stem, synonym, spelling, a word near in
     meaning), and one at least is not a common word, they are about the rest of the question
-    ("a software engineer in Porto"), not about what is asked ("the salary range").
+    ("the night nurses in Ward 4"), not about what is asked ("the shift pattern").
     """
 
     name = "thing_asked"
@@ -380,8 +380,8 @@ class AnswerValue(Rule):
 class LimitAsked(Rule):
     """What someone may spend, claim or take answered with what was spent or paid.
 
-    "How much can I spend on a phone?" asks for a limit or an entitlement; the yearly cost of
-    the phone contract is no answer. The sentence giving the value, or its passage's headings
+    "How much can I claim for a taxi?" asks for a limit or an entitlement; what the company
+    paid its taxi supplier last year is no answer. The sentence giving the value, or its passage's headings
     and column headers, must state a limit (`wordlists/limit_words.txt`); when no passage about
     the question does, the documents do not say.
     """
@@ -447,7 +447,7 @@ def _limit_about(reading: Reading, block: SourceBlock) -> bool:
     """Return whether a passage states a limit of the type asked for about the question: one
     sentence (read with the passage's headings and headers) that states a limit, gives such a
     value and holds COVERAGE_MIN of the question's words: a limit on home-office items is no
-    limit on phones."""
+    limit on taxis."""
     if not reading.about(block):
         return False
     frame = reading.frame
@@ -476,7 +476,7 @@ def _frame_text(block: SourceBlock) -> str:
 
 def _gives_value(reading: Reading, block: SourceBlock) -> bool:
     """Return whether a passage holds a value of the type asked for in a sentence that says
-    the question's focus ("a restore takes 40 minutes"; not "backups are kept for 35 days").
+    the question's focus ("a migration takes two hours"; not "logs are kept for 30 days").
     The headings above the passage count with each sentence: release notes date a release
     in its heading ("v3.1.0 — 4 June 2024" over "Hotfix release.")."""
     frame = reading.frame

@@ -98,9 +98,9 @@ ASKED_THING_COSINE = 0.56
 
 
 def unaddressed(asked: str, evidence_text: str) -> list[str]:
-    """Return the words of the thing a question asks for ("salary range") when the evidence
+    """Return the words of the thing a question asks for ("shift pattern") when the evidence
     holds none of them in any form, and one at least is not a common word: the passages are
-    about the question's other words ("a software engineer in Porto"), not what is asked."""
+    about the question's other words ("the night nurses in Ward 4"), not what is asked."""
     found = evidence_words(evidence_text)
     words = [
         word
@@ -224,7 +224,7 @@ def _covered(word: str, stem: str, evidence_stems: set[str], evidence_text: str)
 
 def says_all(words: tuple[str, ...] | list[str], text: str) -> bool:
     """Return whether a text says each word: in any inflection (stem or lemma), a synonym, or
-    a word spelled nearly the same ("restoration" for "restore"). Not merely a word near in
+    a word spelled nearly the same ("migration" for "migrate"). Not merely a word near in
     meaning: "backups" is near "restore", and a sentence about backups is not one about
     restoring."""
     stems = set(bm25_tokens(text))

@@ -8,6 +8,7 @@ entities the question does not already mention count: they are what the answer a
 
 from __future__ import annotations
 
+import calendar
 import re
 
 from providers.tokenize import raw_tokens
@@ -21,6 +22,7 @@ from queries.answering.frame import (
     PERSON,
     PLACE,
 )
+from queries.answering.lexicon import words
 from queries.answering.vocabulary import is_common_name
 
 _UPPER = "A-ZÀ-ÖØ-Þ"
@@ -31,45 +33,14 @@ _NAME_RUN = re.compile(
     rf"\s+){{0,2}}[{_UPPER}][\w'’-]*)*"
 )
 # Capitalised words that open sentences or clauses far more often than they name anything.
-_NOT_NAMES = frozenset(
-    {
-        "the", "a", "an", "this", "that", "these", "those", "there", "then", "it", "its", "in",
-        "on", "at", "for", "and", "but", "or", "if", "when", "what", "which", "who", "how",
-        "why", "we", "you", "they", "he", "she", "his", "her", "their", "our", "my", "i", "as",
-        "after", "before", "during", "however", "although", "though", "while", "since", "by",
-        "from", "with", "to", "of", "many", "some", "most", "several", "all", "both", "each",
-        "other", "such", "following", "later", "also", "because", "despite", "under", "over",
-        "between", "among", "until", "unlike", "like", "according", "once", "today", "here",
-        "now", "not", "no", "yes", "one", "another", "every", "further", "thus", "instead",
-        "where", "whose", "whom", "even", "only", "so", "yet", "nor", "about",
-    }
-)  # fmt: skip
+_NOT_NAMES = words("not_names_in_sentences")
+# Month and day names, full and short ("sept" too), from the calendar module (C locale).
 _MONTHS = frozenset(
-    {
-        "january", "february", "march", "april", "may", "june", "july", "august", "september",
-        "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
-        "sep", "sept", "oct", "nov", "dec",
-    }
-)  # fmt: skip
-_WEEKDAYS = frozenset(
-    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+    name.lower() for name in [*calendar.month_name, *calendar.month_abbr, "sept"] if name
 )
+_WEEKDAYS = frozenset(name.lower() for name in calendar.day_name)
 # Words that make a name an organisation, a place or an event rather than a person.
-_NOT_PERSON = frozenset(
-    {
-        "university", "college", "school", "institute", "company", "corporation", "inc",
-        "ltd", "group", "association", "society", "council", "party", "league", "club",
-        "team", "bowl", "cup", "championship", "stadium", "church", "cathedral", "river",
-        "street", "city", "county", "state", "states", "kingdom", "republic", "empire",
-        "ocean", "sea", "lake", "mountain", "mountains", "island", "islands", "valley",
-        "park", "museum", "library", "hospital", "bank", "war", "act", "treaty",
-        "award", "prize", "program", "programme", "project", "agency", "department",
-        "ministry", "office", "army", "navy", "force", "airport", "station", "bridge",
-        "north", "south", "east", "west", "northern", "southern", "eastern", "western",
-        "american", "english", "british", "french", "german", "european", "national",
-        "international", "royal", "federal", "central", "new", "old", "great", "united",
-    }
-)  # fmt: skip
+_NOT_PERSON = words("not_person_words")
 _TITLE_BEFORE = re.compile(
     r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|Sir|Dame|Lord|Lady|Saint|St|President|King|Queen|Prince|"
     r"Princess|Pope|Emperor|General|Captain|Senator|Governor|Judge|Bishop|Archbishop|Rev)\.?"
@@ -87,15 +58,7 @@ _DATE_WORDS = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?%?")
-_NUMBER_WORDS = frozenset(
-    {
-        "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-        "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-        "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
-        "ninety", "hundred", "hundreds", "thousand", "thousands", "million", "millions",
-        "billion", "billions", "trillion", "dozen", "dozens", "half", "twice", "percent",
-    }
-)  # fmt: skip
+_NUMBER_WORDS = words("number_words")
 _PLAIN_YEAR = re.compile(r"^(?:1[0-9]{3}|20[0-9]{2})$")
 
 
@@ -117,13 +80,13 @@ def entity_strength(sentence: str, answer_type: str, question_words: set[str]) -
     if answer_type == NUMBER:
         return 1.0 if _has_new_number(sentence, question_words) else 0.0
     best = 0.0
-    for start, words in _new_names(sentence, question_words):
+    for start, name_words in _new_names(sentence, question_words):
         before = sentence[:start]
         if answer_type == NAME:
             return 1.0
         if answer_type == PERSON:
             strong = bool(_TITLE_BEFORE.search(before)) or (
-                len(words) >= 2 and not any(word.lower() in _NOT_PERSON for word in words)
+                len(name_words) >= 2 and not any(word.lower() in _NOT_PERSON for word in name_words)
             )
         else:
             strong = answer_type == PLACE and bool(_PLACE_BEFORE.search(before))

@@ -13,6 +13,7 @@ import re
 from spacy.lang.en.stop_words import STOP_WORDS as SPACY_STOP_WORDS
 
 from providers.tokenize import STOP_WORDS, bm25_tokens
+from queries.answering.lexicon import words
 from queries.answering.sentences import CITATION
 
 UNSUPPORTED_MARKER = "Unsupported sentences (JSON): "
@@ -22,26 +23,7 @@ SUPPORT_OVERLAP = 0.8
 MAX_ADDED_WORDS = 5
 
 # Words that describe answers and evidence rather than the topic; they never help retrieval.
-_META_WORDS = frozenset(
-    {
-        "answer", "answers", "sentence", "sentences", "source", "sources", "evidence", "claim",
-        "claims", "citation", "citations", "cite", "cited", "cites", "support", "supported",
-        "unsupported", "grounded", "retry", "attempt", "broader", "broaden", "threshold",
-        "relevance", "relevant", "irrelevant", "question", "query", "feedback", "context",
-        "document", "documents", "passage", "passages", "found", "find", "missing", "mention",
-        "mentions", "mentioned", "include", "includes", "should", "could", "would", "quote",
-        "quoted", "verbatim", "block", "blocks", "provided", "retrieved", "information",
-        "specific", "specifically", "please", "more", "less", "does", "doesn", "did", "didn",
-        "also", "only", "about", "what", "which", "when", "where", "who", "whom", "why", "how",
-        "have", "has", "had", "from", "than", "been", "being", "were", "your", "you", "our",
-        "they", "them", "its", "any", "all", "some", "each", "other", "next", "previous",
-        "same", "very", "just", "like", "make", "made", "need", "needs", "use", "used",
-        "using", "lacks", "lack", "add", "explain", "explains", "state", "states", "fully",
-        "none", "nothing", "widen", "weaker", "search", "here", "there", "those", "these",
-        "this", "that", "then", "into", "onto", "over", "under", "between", "without",
-        "drop", "keep", "remove", "appear", "appears", "pass", "passed", "passes",
-    }
-)  # fmt: skip
+_META_WORDS = words("feedback_meta_words")
 
 
 def excluded_by_feedback(feedback: str) -> list[set[str]]:

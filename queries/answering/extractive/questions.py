@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from providers.tokenize import raw_tokens
 from queries.answering.extractive.arithmetic import arithmetic_expression
-from queries.answering.frame import QuestionFrame, frame_question
+from queries.answering.frame import DESCRIPTION, REASON, QuestionFrame, frame_question
 
 _SPACE = re.compile(r"\s+")
 
@@ -136,10 +136,15 @@ _RULES = {
 }
 
 
-def classify(query: str) -> Plan:
-    """Return the rule-based plan of a query; retrieval unless a clear rule says otherwise."""
+def classify(frame: QuestionFrame) -> Plan:
+    """Return the rule-based plan of a question; retrieval unless a clear rule says otherwise.
+
+    A question its frame reads as asking for a reason or a description is analytical, as is
+    one that compares, evaluates or summarises."""
+    query = frame.text
     text = _SPACE.sub(" ", (query or "").strip().lower())
-    kind = "analytical" if _ANALYTICAL.search(text) else "factual"
+    analytical = frame.answer_type in (REASON, DESCRIPTION) or _ANALYTICAL.search(text)
+    kind = "analytical" if analytical else "factual"
     parts = [part.strip() for part in re.split(r"[,.!?;:]+|\s+-\s+", text) if part.strip()]
     if all(_GREETING_PART.match(part) for part in parts):
         return Plan(False, False, "conversational", "greeting")

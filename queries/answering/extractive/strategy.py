@@ -45,7 +45,7 @@ from queries.answering.extractive.scoring import (
     score_part,
 )
 from queries.answering.extractive.structured import structured_answer
-from queries.answering.frame import QuestionFrame
+from queries.answering.frame import DESCRIPTION, QuestionFrame
 from queries.answering.sentences import (
     block_sentences,
     normalise,
@@ -71,7 +71,7 @@ class ExtractiveStrategy(Strategy):
 
     def plan(self, frame: QuestionFrame, ctx: CallContext) -> Plan:
         self._start("planner", ctx)
-        rules = classify(frame.text)
+        rules = classify(frame)
         return Plan(
             retrieve=rules.retrieve,
             use_external=rules.use_external,
@@ -84,7 +84,7 @@ class ExtractiveStrategy(Strategy):
         """Greet, compute arithmetic, or say honestly that it cannot answer (a decline)."""
         self._start("reasoning", ctx)
         query = frame.text
-        plan = classify(query)
+        plan = classify(frame)
         if plan.query_type == "conversational":
             text = (query or "").lower()
             if THANKS.search(text):
@@ -159,6 +159,8 @@ class ExtractiveStrategy(Strategy):
         chosen, best = choose_sentences(frame, candidates, retrying)
         if not chosen:
             return _not_found(best)
+        if frame.answer_type == DESCRIPTION and not frame.wh:
+            chosen = _summary(candidates, chosen)
         facts = [candidates[i].quoted for i in chosen]
         following = _continuation(candidates, chosen[0])
         if following is not None and following not in chosen:
@@ -290,6 +292,17 @@ class ExtractiveStrategy(Strategy):
 
 
 SHORT_LEAD_WORDS = 5
+# "Summarize the travel policy": the best passage's sentences, in reading order, up to this.
+SUMMARY_SENTENCES = 5
+
+
+def _summary(candidates: list, chosen: list[int]) -> list[int]:
+    """Return the sentences that summarise the best passage: a request to summarise or
+    describe is answered by the passage, not by its one sentence nearest the request's words."""
+    block = candidates[chosen[0]].block
+    same = [i for i, sentence in enumerate(candidates) if sentence.block == block]
+    same.sort(key=lambda i: candidates[i].position)
+    return same[:SUMMARY_SENTENCES]
 
 
 def _continuation(candidates: list, lead: int) -> int | None:

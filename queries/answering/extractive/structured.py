@@ -165,7 +165,7 @@ def row_answer(frame: QuestionFrame, rows: list[_Row]) -> StructuredAnswer | Non
     if frame.constraint("limit") and not set(row.headers[column].lower().split()) & words(
         "limit_words"
     ):
-        # "How much can I spend on a phone?" asks for a limit, not what a contract costs.
+        # "How much can I claim for a taxi?" asks for a limit, not what a supplier costs.
         return None
     if _unexplained(frame, row, keys, column):
         # The question says more than "this row, this column" ("when was it signed?").

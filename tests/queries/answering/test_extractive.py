@@ -551,3 +551,23 @@ def test_registry_reports_the_offline_provider():
     assert provider.available() is True
     assert provider.models() == ["extractive"] and provider.default_model() == "extractive"
     assert provider.label == "Extractive (offline)"
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Summarize the leave policy.",
+        "Describe the leave policy.",
+        "Give an overview of the leave policy.",
+    ],
+)
+def test_a_request_to_summarise_is_answered_by_the_passage_not_one_sentence(
+    provider, ctx, request_text
+):
+    handbook = SourceBlock(
+        index=1,
+        file_name="handbook.pdf",
+        text=f"{LEAVE} {CARRY_OVER} The office closes at Christmas.",
+    )
+    result = provider.answer(frame_question(request_text), "", [handbook], ctx)
+    assert LEAVE in result.text and CARRY_OVER in result.text, result.text

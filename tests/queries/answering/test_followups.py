@@ -405,3 +405,40 @@ def test_a_short_follow_up_is_rewritten_from_what_the_last_question_asked(
     history, follow_up, standalone
 ):
     assert condense(follow_up, history) == standalone
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "follow_up", "standalone"),
+    [
+        (
+            "Which payment processor was chosen for the Ledger online checkout?",
+            "Decision: go with Keystone Pay for the Ledger online checkout [1].",
+            "When was its contract signed?",
+            "When was Keystone Pay's contract signed?",
+        ),
+        (
+            "Which vendor provides our phone lines?",
+            "Northpeak Telecom provides office phone lines [1].",
+            "When does its contract end?",
+            "When does Northpeak Telecom's contract end?",
+        ),
+        (
+            "Which company supplies the laptops?",
+            "Laptops come from Lenovo under a framework agreement [2].",
+            "How much do we pay them?",
+            "How much do we pay Lenovo?",
+        ),
+        # A question about a place keeps its subject: "it" is the office, not its manager.
+        (
+            "Who runs the Dublin office?",
+            "Aoife Brennan is the office manager for Dublin [1].",
+            "When did it open?",
+            "When did the Dublin office open?",
+        ),
+    ],
+)
+def test_it_stands_for_the_thing_the_last_answer_named_when_the_question_asked_for_one(
+    question, answer, follow_up, standalone
+):
+    history = [{"query": question, "answer": answer}]
+    assert condense(follow_up, history) == standalone

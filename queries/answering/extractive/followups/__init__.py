@@ -45,7 +45,9 @@ from queries.answering.extractive.followups.subjects import (
     subject_in,
     subject_of,
 )
-from queries.answering.frame import frame_question
+from queries.answering.frame import NAME, ORGANISATION, frame_question
+from queries.answering.sentences import CITATION
+from queries.answering.values import values
 
 __all__ = ["condense", "person_in", "subject_of"]
 
@@ -59,16 +61,20 @@ def condense(query: str, history: list[dict[str, str]]) -> str:
     subject = next(
         (s for s in (subject_in(_asked(t)) for t in reversed(history)) if s.phrase), Subject()
     )
-    if not subject.phrase and previous:
+    frame = frame_question(previous) if previous else None
+    if not subject.phrase and frame is not None and frame.asked:
         # "How many vendors do we have?" names no subject; what it asks for is one: "them"
         # in "And how many of them are in Portugal?" stands for the vendors.
-        asked = frame_question(previous).asked
-        if asked:
-            subject = Subject(f"the {asked}", "", asked.split()[-1])
+        subject = Subject(f"the {frame.asked}", "", frame.asked.split()[-1])
     if previous:
         rewritten = with_context(question, previous, subject)
         if rewritten:
             return rewritten
+    answered = _answered_thing(frame, history[-1].get("answer", "")) if frame else ""
+    if answered:
+        # "Which payment processor was chosen?" answered "Keystone Pay": "its contract" in
+        # the follow-up is Keystone Pay's, not the subject's of the question.
+        subject = Subject(answered, answered)
     person = person_in(history[-1].get("answer", ""), previous)
     who_asked = bool(WHO_QUESTION.match(previous))
     resolved = resolve_pronouns(question, subject, person, who_asked)
@@ -86,3 +92,17 @@ def condense(query: str, history: list[dict[str, str]]) -> str:
 
 def _asked(turn: dict[str, str]) -> str:
     return SPACE.sub(" ", (turn.get("standalone_query") or turn.get("query") or "").strip())
+
+
+def _answered_thing(frame, answer: str) -> str:
+    """Return the organisation or named thing the last answer gave to a question that asked
+    for one ("Which payment processor ...?"), or ""."""
+    kind = frame.answer_type
+    if not kind and frame.wh == "which":
+        # "Which payment processor ...?": one thing of a kind, named in the answer.
+        kind = NAME
+    if kind not in (ORGANISATION, NAME) or frame.plural:
+        return ""
+    found = values(CITATION.sub(" ", answer), kind, frame.text)
+    named = [value.text for value in found if value.text[:1].isupper() and "@" not in value.text]
+    return named[0] if named else ""

@@ -14,19 +14,13 @@ from queries.answering.extractive.followups.subjects import (
     is_participle,
     is_short_noun_phrase,
 )
+from queries.answering.lexicon import words
 
 END = re.compile(r"[\s?.!]+$")
 
 
 # After these "there" is where one goes ("to"), not where one is ("in").
-_MOTION = frozenset(
-    {
-        "go", "goes", "went", "get", "gets", "got", "travel", "travels", "travelled",
-        "traveled", "move", "moves", "moved", "relocate", "relocated", "fly", "flew", "drive",
-        "drove", "commute", "commutes", "walk", "ship", "shipped", "send", "sent", "transfer",
-        "transferred", "come", "comes", "came",
-    }
-)  # fmt: skip
+_MOTION = words("motion_verbs")
 
 
 _BE = frozenset({"is", "are", "was", "were", "be", "been", "'s", "will", "would", "could"})
@@ -138,14 +132,7 @@ _PLURAL_PERSON = {"they": "", "them": "", "their": "'s"}
 _DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
 
 
-_AFTER_PRONOUN = frozenset(
-    {
-        "is", "was", "are", "were", "do", "does", "did", "has", "have", "had", "mean",
-        "means", "meant", "work", "works", "happen", "happened", "cost", "costs", "run",
-        "runs", "start", "started", "in", "on", "at", "for", "from", "to", "with", "by",
-        "about", "first", "last", "again", "and", "or", "but",
-    }
-)  # fmt: skip
+_AFTER_PRONOUN = words("after_pronoun_words")
 
 
 _PRONOUN = re.compile(

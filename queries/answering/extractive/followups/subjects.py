@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from queries.answering.lexicon import words
+
 SPACE = re.compile(r"\s+")
 
 
@@ -23,49 +25,21 @@ _NAME_RUN = re.compile(
 )
 
 
-_PARTICLES = frozenset({"of", "the", "de", "van", "von", "da", "di", "du", "del", "la", "le"})
+_PARTICLES = words("name_particles")
 
 
 # Capitalised words that open a question far more often than they name anything.
-_NOT_NAMES = frozenset(
-    {
-        "what", "who", "whom", "whose", "when", "where", "which", "why", "how", "is", "are",
-        "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will",
-        "would", "should", "may", "might", "must", "shall", "the", "a", "an", "and", "but",
-        "or", "so", "also", "then", "in", "on", "at", "for", "from", "by", "with",
-        "about", "of", "to", "tell", "explain", "describe", "list", "give", "show", "name",
-        "please", "summarise", "summarize", "compare", "i", "it", "its", "they", "their",
-        "this", "that", "these", "those", "he", "she", "his", "her", "we", "you", "our",
-        "your", "my", "ok", "okay", "thanks", "hi", "hello", "find", "check", "define",
-        "outline", "identify", "provide", "look", "see", "remind",
-    }
-)  # fmt: skip
+_NOT_NAMES = words("not_names_in_questions")
 
 
 # Words that make a name something other than a person.
-_NOT_PERSON = frozenset(
-    {
-        "project", "office", "team", "service", "services", "university", "college",
-        "company", "inc", "ltd", "group", "department", "tower", "bridge", "street", "city",
-        "river", "lake", "park", "bank", "airport", "station", "january", "february", "march",
-        "april", "may", "june", "july", "august", "september", "october", "november",
-        "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
-        "sunday", "new", "san", "santa", "los", "las", "saint", "st", "hong", "north", "south",
-        "east", "west", "port", "fort", "mount",
-    }
-)  # fmt: skip
+_NOT_PERSON = words("not_person_in_questions")
 
 
 _DETERMINERS = frozenset({"the", "a", "an", "our", "your", "their", "my"})
 
 
-PREPOSITIONS = frozenset(
-    {
-        "of", "in", "on", "at", "for", "from", "by", "with", "about", "to", "into", "after",
-        "before", "during", "since", "under", "over", "between", "per", "via", "against",
-        "near", "inside", "outside", "around", "through", "across", "within",
-    }
-)  # fmt: skip
+PREPOSITIONS = words("prepositions")
 
 
 # Where a noun phrase ends besides a preposition: pronouns, question words, adverbs.
@@ -83,27 +57,11 @@ _PHRASE_ENDS = PREPOSITIONS | frozenset(
 
 # Adjectives a be-question puts after its subject ("Is the Dublin office open on Fridays?");
 # after do-support the same word is the verb ("When did the Dublin office open?").
-_PREDICATES = frozenset(
-    {
-        "open", "closed", "available", "ready", "late", "early", "free", "due", "valid",
-        "mandatory", "optional", "required", "allowed", "responsible", "eligible", "live",
-        "active", "public", "private", "compliant", "possible", "necessary", "covered",
-    }
-)  # fmt: skip
+_PREDICATES = words("predicates")
 
 
 # Irregular participles: "When was the Eiffel Tower built?" (regular ones end in -ed).
-_PARTICIPLES = frozenset(
-    {
-        "built", "chosen", "written", "done", "given", "held", "sent", "kept", "led", "found",
-        "known", "seen", "shown", "begun", "drawn", "grown", "thrown", "paid", "sold", "told",
-        "bought", "brought", "caught", "taught", "thought", "won", "spent", "lost", "met",
-        "left", "broken", "spoken", "driven", "risen", "fallen", "forgotten", "hidden",
-        "struck", "hung", "heard", "dealt", "lent", "upheld", "rebuilt", "rewritten",
-        "withdrawn", "undertaken", "overseen", "understood", "stood", "laid", "made", "taken",
-        "gone", "gotten", "got", "said", "meant", "become", "come", "set", "cut",
-    }
-)  # fmt: skip
+_PARTICIPLES = words("participles")
 
 
 # Verbs that follow a subject and are rarely a noun inside one; participles are verbs too.
@@ -125,15 +83,7 @@ _ED_NOUNS = frozenset({"need", "needs", "speed", "feed", "seed", "bed", "shed", 
 
 
 # A name (or a phrase ending in one of these) is somewhere "there" can stand for.
-_PLACES = frozenset(
-    {
-        "office", "offices", "site", "sites", "building", "campus", "city", "town", "country",
-        "region", "warehouse", "branch", "store", "shop", "hub", "lab", "laboratory",
-        "factory", "plant", "headquarters", "hq", "room", "floor", "centre", "center",
-        "facility", "location", "depot", "studio", "school", "hospital", "airport",
-        "station", "park", "tower", "team", "department", "clinic", "library",
-    }
-)  # fmt: skip
+_PLACES = words("place_nouns")
 
 
 AUXILIARIES = (
