@@ -16,6 +16,11 @@ class ProviderOutput(serializers.Serializer):
     available = serializers.BooleanField()
     models = serializers.ListField(child=serializers.CharField())
     default_model = serializers.CharField(allow_blank=True)
+    strategy = serializers.CharField(
+        help_text="How the provider answers (ANSWER_STRATEGIES): `model` (the model plans, "
+        "answers and judges), `quote_first` (the passages quoted first, the model writes when "
+        "the check does not verify the quote) or `extractive` (no model)."
+    )
     error = serializers.CharField(required=False, help_text="Why the provider could not load.")
 
 

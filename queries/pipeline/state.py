@@ -42,9 +42,9 @@ class RAGState(TypedDict, total=False):
     issues: list[str]
     feedback: str
     retry_count: int
-    # The best attempt so far (answer, sources, passages, verdict): a retry's answer replaces
-    # it only when the check judges it better.
-    best_attempt: dict[str, Any]
+    # The first attempt (answer, sources, passages, verdict): a retry's answer replaces it
+    # only when the check verifies it.
+    first_attempt: dict[str, Any]
     final_answer: str
     final_sources: list[dict[str, Any]]
     pipeline_metadata: dict[str, Any]

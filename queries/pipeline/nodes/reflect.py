@@ -72,11 +72,6 @@ def _metadata(state: RAGState, *, verdict: str, confidence: float, issues: list)
     }
 
 
-def _rank(verdict: Verdict) -> int:
-    """Return how good an attempt's outcome is: verified 3, unverified 2, not found 1."""
-    return 3 if verdict.grounded else 2 if verdict.sufficient else 1
-
-
 def _kept(state: RAGState, verdict: Verdict) -> dict:
     """Return what a later finalize needs of an attempt: its answer, sources and verdict."""
     return {
@@ -94,12 +89,14 @@ def _kept(state: RAGState, verdict: Verdict) -> dict:
 
 
 def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "") -> dict:
-    best = state.get("best_attempt")
-    if best and _rank(Verdict(**best["verdict"])) > _rank(verdict):
-        # An earlier attempt did better than the last (a retry lowers its relevance bar and
-        # reads other passages): the run's answer is the best, the first of equals.
-        state = {**state, **{key: best[key] for key in ("answer", "sources", "context_docs")}}
-        verdict = Verdict(**best["verdict"])
+    first = state.get("first_attempt")
+    if first and not verdict.grounded:
+        # A retry's answer stands only when the check verifies it: a retry lowers the
+        # relevance bar and reads other passages, and on two cores' worth of benchmarks its
+        # unverified answers were worse than the first (a right first quote replaced, a
+        # "not found" turned into an unrelated quote).
+        state = {**state, **{key: first[key] for key in ("answer", "sources", "context_docs")}}
+        verdict = Verdict(**first["verdict"])
     answer = (verdict.answer or state.get("answer") or "").strip() or UNABLE
     sources = state.get("sources", [])
     if verdict.answer:
@@ -337,11 +334,8 @@ def _retry(run: RunContext, state: RAGState, verdict: Verdict, *, escalate: bool
     except Exception:
         logger.warning("query rewrite failed", exc_info=True)
         retrieval_query = question(state)
-    best = state.get("best_attempt")
-    if not best or _rank(verdict) > _rank(Verdict(**best["verdict"])):
-        best = _kept(state, verdict)
     return {
-        "best_attempt": best,
+        "first_attempt": state.get("first_attempt") or _kept(state, verdict),
         "retry_count": retry_count + 1,
         "feedback": reason,
         "use_external": state.get("use_external", False) or escalate,

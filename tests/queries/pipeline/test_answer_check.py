@@ -158,7 +158,8 @@ def test_a_small_model_s_lookup_is_quoted_and_the_model_not_asked_when_the_quote
 
 
 def test_the_small_model_answers_a_lookup_whose_quote_the_check_does_not_verify(kb):
-    # "surrender" is in no document: the quote is not verified, so the model writes, once.
+    # "surrender" is in no document: the quote is not verified, so the model writes, once;
+    # its answer replaces the quote only if the check verifies it.
     reply = "Full-time employees get 25 working days of annual leave per calendar year [1]."
     script = Script(reasoning=[reply])
     query = "How many days of annual leave do full-time employees surrender per year?"
@@ -168,7 +169,10 @@ def test_the_small_model_answers_a_lookup_whose_quote_the_check_does_not_verify(
     assert [stage for stage, _ in script.calls] == ["reasoning"]
     assert [c.get("answered_by") for c in reasoning_completes(sink)] == ["extractive", "model"]
     assert [f["type"] for f in sink.frames()].count("retry") == 1
-    assert outcome.answer.startswith(reply)
+    # The model's answer is not verified either ("surrender" is in no document): the first
+    # attempt, the quote, stands.
+    assert outcome.answer.startswith("Full-time employees get 25 working days")
+    assert not outcome.answer.startswith(reply)
     assert finalize(sink)["verdict"] == "unverified"
 
 
