@@ -36,13 +36,10 @@ def question_names(question: str) -> list[str]:
 
 def describes(name: str) -> bool:
     """Return whether capitalised words describe rather than name: every word a demonym
-    ("British", "French Catholic"), or one common word alone ("Earth's", "Prime"). Common
-    words together name a thing ("Engineering News-Record", "Super Bowl"); the check holds a
-    passage to most of them (checks/subject.py)."""
+    ("British") or a common word ("Earth's", "Prime Minister", "Middle East"). Passages say
+    such things in other words ("the region", "the premier"), so none is held to them."""
     words = [re.sub(r"['’]s$", "", word).lower() for word in re.split(r"[\s-]+", name)]
     words = [
         word for word in words if word and word not in ("of", "the", "de", "van", "von", "and")
     ]
-    if all(_DEMONYM.search(word) for word in words):
-        return True
-    return len(words) == 1 and is_common_name(words[0])
+    return all(_DEMONYM.search(word) or is_common_name(word) for word in words)

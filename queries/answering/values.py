@@ -71,9 +71,11 @@ _COUNTED = re.compile(r"\b\d+(?:[.,]\d+)?\s+(?:[a-z]+\s+)?(?P<unit>[A-Za-z]+)\b"
 
 @dataclass(frozen=True)
 class Value:
-    """A value found in a text: its words as written."""
+    """A value found in a text: its words as written, and spaCy's label for it ("" when a
+    pattern found it)."""
 
     text: str
+    label: str = ""
 
     @property
     def key(self) -> str:
@@ -102,7 +104,7 @@ def values(text: str, answer_type: str, question: str = "") -> list[Value]:
         if answer_type in (NUMBER, AMOUNT) and entity.label_ in ("DATE", "TIME"):
             if _calendar(entity.text):
                 continue
-        found.append(Value(entity.text))
+        found.append(Value(entity.text, entity.label_))
     # A calendar date's digits are no count ("12 March 2025" for "how many"), and no length
     # of time is an amount ("within 7 days" for "how much can I spend").
     dates = [

@@ -120,8 +120,7 @@ def test_a_version_must_be_the_one_asked_about() -> None:
         ("What part of Earth's rainforests does Munich fund?", ["Munich"]),  # Earth: common
         ("What changed in v3.4.0 of Dispatch?", ["Dispatch", "3.4.0"]),
         ("Who runs the Porto de Leixões terminal?", ["Porto de Leixões"]),
-        # Common words together name a thing; a passage must mention most of them.
-        ("Who runs the Bank of America tower?", ["Bank of America"]),
+        ("Who runs the Bank of America tower?", []),  # common words, each of them
     ],
 )
 def test_the_names_a_question_asks_about(question, names) -> None:

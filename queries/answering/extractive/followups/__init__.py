@@ -104,5 +104,13 @@ def _answered_thing(frame, answer: str) -> str:
     if kind not in (ORGANISATION, NAME) or frame.plural:
         return ""
     found = values(CITATION.sub(" ", answer), kind, frame.text)
-    named = [value.text for value in found if value.text[:1].isupper() and "@" not in value.text]
-    return named[0] if named else ""
+    named = list(
+        dict.fromkeys(
+            value.text.strip()
+            for value in found
+            if value.text[:1].isupper() and "@" not in value.text and len(value.text) > 2
+        )
+    )
+    # Only an answer that names one thing says what "it" is: "Julia: start talks with
+    # Keystone Pay" names two, and the tagger cannot tell the person from the company.
+    return named[0] if len(named) == 1 else ""
