@@ -33,7 +33,6 @@ urlpatterns = [
     path("api/redoc", RedirectView.as_view(pattern_name="api-docs"), name="api-redoc"),
     path("api/", include("knowledge.urls")),
     path("api/", include("queries.urls")),
-    path("api/", include("providers.urls")),
     # Each app owns its pages.
     path("", include("queries.page_urls")),
     path("", include("knowledge.page_urls")),

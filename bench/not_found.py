@@ -148,8 +148,8 @@ def main() -> None:
     setup()
     from knowledge.bulk import documents_ingest_inline
     from knowledge.models import KnowledgeBase
-    from queries.answering.sentences import split_sentences
     from queries.answering.registry import get_strategy
+    from queries.answering.sentences import split_sentences
     from queries.pipeline.events import ListSink
     from queries.pipeline.runner import run_pipeline
 

@@ -11,6 +11,7 @@ class QueriesConfig(AppConfig):
         from adrag_site.jobs import warm_up_in_worker
         from providers import local_readiness
         from queries import metrics
+        from queries.answering import settings_checks  # noqa: F401  (registers the checks)
         from queries.answering.prompts import ANSWER_PLAIN_SYSTEM
 
         metrics.register()

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 from django.urls import path
 
-from queries import apis, views
+from queries import apis, providers_api, views
 
 urlpatterns = [
+    path("providers", providers_api.ProviderListApi.as_view(), name="providers"),
     path("query", views.query_view, name="query"),
     path("runs", apis.RunListApi.as_view(), name="run-list"),
     # Before runs/<run_id>: "compare" is no run id.

@@ -6,8 +6,8 @@ from importlib import import_module
 
 from django.conf import settings
 
-from providers.llm.base import public_error
-from providers.llm.chat import ChatBackend, OfflineBackend
+from providers.llm.base import ProviderError, public_error
+from providers.llm.chat import ChatBackend
 
 BUILTIN_PROVIDERS = ("openai", "ollama", "local", "extractive")
 
@@ -31,34 +31,33 @@ def provider_names() -> tuple[str, ...]:
     return BUILTIN_PROVIDERS + tuple(n for n in plugin_providers() if n not in BUILTIN_PROVIDERS)
 
 
+# Each built-in provider's backend class, imported when asked for (the local one needs the
+# optional llama-cpp-python only when used).
+BACKENDS = {
+    "openai": "providers.llm.openai:OpenAIBackend",
+    "ollama": "providers.llm.ollama:OllamaBackend",
+    "local": "providers.llm.local:LlamaCppBackend",
+    "extractive": "providers.llm.chat:OfflineBackend",
+}
+
+
 def get_backend(name: str) -> ChatBackend:
     """Return the model backend of a provider name (the `extractive` one has no model)."""
     plugins = plugin_providers()
-    if name in plugins and name not in BUILTIN_PROVIDERS:
-        module, _, attribute = plugins[name].partition(":")
-        backend = getattr(import_module(module), attribute)()
-        backend.name = name
-        return backend
-    if name == "openai":
-        from providers.llm.openai import OpenAIBackend
-
-        return OpenAIBackend()
-    if name == "ollama":
-        from providers.llm.ollama import OllamaBackend
-
-        return OllamaBackend()
-    if name == "local":
-        from providers.llm.local import LlamaCppBackend
-
-        return LlamaCppBackend()
-    if name == "extractive":
-        return OfflineBackend()
-    raise UnknownProvider(name)
-
-
-def strategy_name(name: str) -> str:
-    """Return how a provider answers (ANSWER_STRATEGIES): model, quote_first or extractive."""
-    return settings.ANSWER_STRATEGIES.get(name, "model")
+    path = BACKENDS.get(name) or plugins.get(name)
+    if path is None:
+        raise UnknownProvider(name)
+    module, _, attribute = path.partition(":")
+    backend_class = getattr(import_module(module), attribute)
+    if not (isinstance(backend_class, type) and issubclass(backend_class, ChatBackend)):
+        # A plugin written for the providers of before (a whole answer provider).
+        raise ProviderError(
+            f"the provider plugin {path} is not a chat backend (providers.llm.chat.ChatBackend)",
+            permanent=True,
+        )
+    backend = backend_class()
+    backend.name = name
+    return backend
 
 
 def default_provider_name() -> str:
@@ -74,8 +73,8 @@ def default_provider_name() -> str:
     return "extractive"
 
 
-def providers_report() -> dict:
-    """Return each provider's availability, models and strategy, and the default provider."""
+def backends_report() -> dict:
+    """Return each provider's availability and models, and the default provider."""
     report = {}
     for name in provider_names():
         try:
@@ -86,7 +85,6 @@ def providers_report() -> dict:
                 "available": bool(backend.available()),
                 "models": backend.models(),
                 "default_model": backend.default_model(),
-                "strategy": strategy_name(name),
             }
         except Exception as exc:  # one misconfigured provider must not hide the others
             report[name] = {
@@ -95,7 +93,6 @@ def providers_report() -> dict:
                 "available": False,
                 "models": [],
                 "default_model": "",
-                "strategy": strategy_name(name),
                 "error": public_error(exc),
             }
     return {"providers": report, "default_provider": default_provider_name()}

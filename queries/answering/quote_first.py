@@ -23,14 +23,22 @@ from providers.llm.base import CallContext, RunCancelled
 from queries.answering.extractive import ExtractiveStrategy
 from queries.answering.frame import QuestionFrame
 from queries.answering.model import ModelStrategy
-from queries.answering.types import BY_MODEL, BY_QUOTE, DEFER_TO_CHECK, Answer, Critique, Plan
+from queries.answering.types import (
+    BY_MODEL,
+    BY_QUOTE,
+    DEFER_TO_CHECK,
+    OTHER_WAY,
+    Answer,
+    Critique,
+    Plan,
+)
 
 
 class QuoteFirstStrategy(ModelStrategy):
     """Quote first, the model when the check does not verify the quote; the check judges."""
 
     kind = "quote_first"
-    retry = "other_way"
+    retry = OTHER_WAY
 
     def __init__(self, name, backend) -> None:
         super().__init__(name, backend)

@@ -13,8 +13,10 @@ one's own behind quotes), never a guess from the server's address.
 
 from __future__ import annotations
 
+from django.conf import settings
+
 from providers.llm.base import ProviderError
-from providers.llm.registry import get_backend, strategy_name
+from providers.llm.registry import backends_report, get_backend
 from queries.answering.extractive import ExtractiveStrategy
 from queries.answering.model import ModelStrategy
 from queries.answering.quote_first import QuoteFirstStrategy
@@ -25,6 +27,19 @@ STRATEGIES: dict[str, type[Strategy]] = {
     "quote_first": QuoteFirstStrategy,
     "extractive": ExtractiveStrategy,
 }
+
+
+def strategy_name(name: str) -> str:
+    """Return how a provider answers (ANSWER_STRATEGIES; a plugin without an entry: model)."""
+    return settings.ANSWER_STRATEGIES.get(name, "model")
+
+
+def providers_report() -> dict:
+    """Return each provider's availability, models and strategy, and the default provider."""
+    report = backends_report()
+    for name, entry in report["providers"].items():
+        entry["strategy"] = strategy_name(name)
+    return report
 
 
 def get_strategy(name: str) -> Strategy:

@@ -14,7 +14,7 @@ from typing import ClassVar
 from providers.llm.base import CallContext
 from providers.llm.chat import ChatBackend
 from queries.answering.frame import QuestionFrame
-from queries.answering.types import Answer, Critique, Plan, RetryMode, SourceBlock
+from queries.answering.types import AGAIN, Answer, Critique, Plan, RetryMode, SourceBlock
 
 
 class Strategy:
@@ -22,7 +22,7 @@ class Strategy:
 
     kind: ClassVar[str] = ""
     # How an answer the check did not verify is tried again (types.RetryMode).
-    retry: ClassVar[RetryMode] = "again"
+    retry: ClassVar[RetryMode] = AGAIN
 
     def __init__(self, name: str, backend: ChatBackend) -> None:
         self.name = name

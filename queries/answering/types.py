@@ -6,6 +6,7 @@ converts from a model's JSON reply with the spec's tolerance (missing keys take 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -19,17 +20,42 @@ PlannedBy = Literal["rules", "model"]
 # answers with the critique; "other_way" answers the other way (a quote after the model, the
 # model after a quote) from the same passages.
 RetryMode = Literal["again", "other_way"]
+AGAIN: RetryMode = "again"
+OTHER_WAY: RetryMode = "other_way"
 
 
 def _bool(value: Any, default: bool) -> bool:
-    return default if value is None else bool(value)
+    """Return a model's yes or no: JSON's true and false, or the words ("false" is no)."""
+    if value is None:
+        return default
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in ("true", "yes", "1"):
+            return True
+        if word in ("false", "no", "0", ""):
+            return False
+        return default
+    return bool(value)
 
 
 def _float(value: Any, default: float = 0.0) -> float:
+    """Return a model's number between 0 and 1 (a confidence): NaN or junk is the default."""
     try:
-        return float(value)
+        number = float(value)
     except (TypeError, ValueError):
         return default
+    return min(max(number, 0.0), 1.0) if math.isfinite(number) else default
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    """Return a model's list of strings; a lone string is a list of one."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,) if value.strip() else ()
+    if isinstance(value, list | tuple):
+        return tuple(str(item) for item in value)
+    return (str(value),)
 
 
 @dataclass(frozen=True)
@@ -75,7 +101,8 @@ class Answer:
     @classmethod
     def from_reply(cls, reply: dict[str, Any], answered_by: AnsweredBy | None = None) -> Answer:
         cited = []
-        for value in reply.get("cited_sources") or []:
+        declared = reply.get("cited_sources")
+        for value in declared if isinstance(declared, list) else [declared] if declared else []:
             try:
                 cited.append(int(value))
             except (TypeError, ValueError):
@@ -85,7 +112,7 @@ class Answer:
             text=text,
             confidence=_float(reply.get("confidence")),
             cited=tuple(cited),
-            key_facts=tuple(str(fact) for fact in (reply.get("key_facts") or [])),
+            key_facts=_strings(reply.get("key_facts")),
             is_sufficient=_bool(reply.get("is_sufficient"), bool(text.strip())),
             answered_by=answered_by,
         )
@@ -104,11 +131,11 @@ class Critique:
     @classmethod
     def from_reply(cls, reply: dict[str, Any]) -> Critique:
         return cls(
-            grounded=bool(reply.get("grounded", False)),
+            grounded=_bool(reply.get("grounded"), False),
             confidence=_float(reply.get("confidence")),
-            issues=tuple(str(issue) for issue in (reply.get("issues") or [])),
+            issues=_strings(reply.get("issues")),
             feedback=str(reply.get("feedback") or ""),
-            should_retry=bool(reply.get("should_retry", False)),
+            should_retry=_bool(reply.get("should_retry"), False),
         )
 
 

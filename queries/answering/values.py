@@ -65,6 +65,8 @@ _NAME_RUN = re.compile(
     r"\b[A-Z][\w'’.-]*(?:\s+(?:(?:of|van|von|de|da|la|le|del)\s+)?[A-Z][\w'’.-]*)+"
 )
 _WORD = re.compile(r"[\w'’-]+")
+# A version: "v" and a number with points, or a number with two points or more.
+_VERSION = re.compile(r"\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+(?:\.\d+)*\b", re.IGNORECASE)
 # A number and the word after it: "40 minutes", "3 business days".
 _COUNTED = re.compile(r"\b\d+(?:[.,]\d+)?\s+(?:[a-z]+\s+)?(?P<unit>[A-Za-z]+)\b")
 
@@ -93,35 +95,43 @@ def values(text: str, answer_type: str, question: str = "") -> list[Value]:
     """Return the values of a type the text holds that the question does not."""
     if answer_type not in LABELS or not text.strip():
         return []
-    # The [n] markers are citations, not values.
-    text = CITATION.sub(" ", text)
+    # The [n] markers are citations, and "v3.1.0" or "2.4.1" a version: no values.
+    text = _VERSION.sub(lambda match: " " * len(match.group(0)), CITATION.sub(" ", text))
     doc = language.parse(text)
     found: list[Value] = []
     labels = LABELS[answer_type]
-    for entity in doc.ents:
-        if entity.label_ not in labels or not _fits(entity.text, answer_type):
-            continue
-        if answer_type in (NUMBER, AMOUNT) and entity.label_ in ("DATE", "TIME"):
-            if _calendar(entity.text):
-                continue
-        found.append(Value(entity.text, entity.label_))
     # A calendar date's digits are no count ("12 March 2025" for "how many"), and no length
     # of time is an amount ("within 7 days" for "how much can I spend").
     dates = [
-        (entity.start_char, entity.end_char)
+        (_day_start(entity), entity.end_char)
         for entity in doc.ents
         if entity.label_ in ("DATE", "TIME")
         and _calendar(entity.text)
         and (answer_type == AMOUNT or not _fits(entity.text, DURATION))
     ]
+
+    def in_date(start: int) -> bool:
+        return answer_type in (NUMBER, AMOUNT) and any(a <= start < b for a, b in dates)
+
+    for entity in doc.ents:
+        if entity.label_ not in labels or not _fits(entity.text, answer_type):
+            continue
+        if in_date(entity.start_char) or (
+            answer_type in (NUMBER, AMOUNT)
+            and entity.label_ in ("DATE", "TIME")
+            and _calendar(entity.text)
+        ):
+            continue
+        found.append(Value(entity.text, entity.label_))
     for match in _fallback_matches(text, answer_type):
-        inside = any(start <= match.start() < end for start, end in dates)
-        if not (inside and answer_type in (NUMBER, AMOUNT)):
+        if not in_date(match.start()):
             found.append(Value(match.group(0)))
     if answer_type in (PERSON, ORGANISATION):
         # "Your line manager approves ...", "The finance team handles ...": a role or a group
         # answers "who" as well as a name does.
         for chunk in doc.noun_chunks:
+            if any(token.like_num for token in chunk):
+                continue  # "64 staff" is a count, not who
             if chunk.root.pos_ == "NOUN" and noun_type(chunk.root.lemma_.lower()) in (
                 PERSON,
                 ORGANISATION,
@@ -146,6 +156,15 @@ _CALENDAR_WORDS = frozenset(
     for name in [*calendar.month_name, *calendar.month_abbr, *calendar.day_name, *calendar.day_abbr]
     if name
 )
+
+
+def _day_start(entity) -> int:
+    """Return where a date begins, its day number included ("12" of "12 March 2025", which
+    the tagger may leave out of the date)."""
+    before = entity.doc[entity.start - 1] if entity.start > 0 else None
+    if before is not None and before.like_num and len(before.text) <= 2:
+        return before.idx
+    return entity.start_char
 
 
 def _calendar(text: str) -> bool:

@@ -10,7 +10,7 @@ import pytest
 
 from providers.llm.base import CallContext, ProviderError, RunCancelled
 from queries.answering.frame import frame_question
-from queries.answering.types import SourceBlock
+from queries.answering.types import DEFER_TO_CHECK, SourceBlock
 from tests.model_server import seconds_until_idle
 
 CONTEXT = (
@@ -52,10 +52,11 @@ def test_a_server_of_one_s_own_answers_quote_first_when_the_setting_says_so(llam
     first = provider.answer(question, CONTEXT, blocks, ctx)
     assert first.answered_by == "extractive" and "Maurice Koechlin" in first.text
     assert not ctx.usage["reasoning"].output_tokens
-    provider.critique(question, CONTEXT, first.text, blocks, ctx)  # the check judges
+    # The model does not judge: the deterministic check does.
+    assert provider.critique(question, CONTEXT, first.text, blocks, ctx) == DEFER_TO_CHECK
     # The retry (the check did not verify the quote) is the model's.
     retry = provider.answer(question, CONTEXT, blocks, ctx, feedback="Not supported by [1].")
-    assert retry.answered_by == "model" and retry.key_facts == ()
+    assert retry.answered_by == "model" and retry.text.strip() and retry.key_facts == ()
     # One model call in all: the retry. No model planner, no critic.
     model_calls = {stage for stage, usage in ctx.usage.items() if usage.output_tokens}
     assert model_calls == {"reasoning"} and "reflection" not in ctx.usage
@@ -72,16 +73,16 @@ def test_every_json_stage_parses_with_the_schema_the_server_accepts(provider, ll
     # llama-cpp-python's server refuses OpenAI's json_schema format; the schema goes in
     # json_object instead, and that is remembered for the server.
     assert openai._accepted_format[llama_server.url] == openai.JSON_OBJECT_SCHEMA
-    assert plan.planned_by == "model" and isinstance(plan.retrieve, bool)
+    # plan(), answer() and critique() raise when the reply lacks its decision field.
+    assert plan.planned_by == "model"
     answer = provider.answer(
         frame_question("Who led the design of the Eiffel Tower?"),
         CONTEXT,
         [SourceBlock(1, "eiffel.txt", CONTEXT)],
         ctx,
     )
-    assert isinstance(answer.text, str) and answer.text.strip()
-    verdict = provider.critique(frame_question("Who?"), CONTEXT, answer.text, [], ctx)
-    assert isinstance(verdict.grounded, bool)
+    assert answer.text.strip()
+    provider.critique(frame_question("Who?"), CONTEXT, answer.text, [], ctx)
     for stage in ("planner", "reasoning", "reflection"):
         usage = ctx.usage[stage].as_dict()
         assert usage["calls"] == 1

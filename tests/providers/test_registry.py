@@ -86,6 +86,13 @@ def test_a_provider_that_cannot_be_built_is_reported_unavailable(auth_client, se
     assert body["providers"]["extractive"]["available"] is True
 
 
+def test_a_plugin_that_is_not_a_chat_backend_is_refused_by_name(auth_client, settings):
+    settings.ADRAG_PROVIDER_PLUGINS = ["odd=tests.queries.plugin:pause"]
+    body = auth_client.get("/api/providers").json()
+    assert body["providers"]["odd"]["available"] is False
+    assert "tests.queries.plugin:pause is not a chat backend" in body["providers"]["odd"]["error"]
+
+
 @pytest.mark.parametrize(
     ("base_url", "configured", "cached"),
     [
@@ -167,3 +174,15 @@ def test_a_plugin_backend_answers_with_the_model_strategy_unless_told(settings):
     assert type(strategy) is ModelStrategy and isinstance(strategy.backend, ScriptedFromFile)
     settings.ANSWER_STRATEGIES = {**settings.ANSWER_STRATEGIES, "scripted": "quote_first"}
     assert type(get_strategy("scripted")) is QuoteFirstStrategy
+
+
+def test_the_system_check_names_an_unknown_strategy_and_a_removed_variable(settings, monkeypatch):
+    from queries.answering.settings_checks import answer_strategies
+
+    assert answer_strategies(None) == []
+    settings.ANSWER_STRATEGIES = {**settings.ANSWER_STRATEGIES, "ollama": "guess"}
+    monkeypatch.setenv("LOCAL_RETRY", "model")
+    problems = {problem.id: problem for problem in answer_strategies(None)}
+    assert "'guess'" in problems["queries.E001"].msg
+    assert "model, quote_first, extractive" in problems["queries.E001"].hint
+    assert problems["queries.W001"].msg == "LOCAL_RETRY is set but no longer read"

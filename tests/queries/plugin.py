@@ -13,6 +13,7 @@ import time
 from collections import defaultdict
 
 from providers.llm.base import ProviderError
+from providers.llm.chat import ChatBackend
 from tests.queries.pipeline.scripted import Script, ScriptedBackend
 
 # Replies consumed per script: keyed by the query and the script's "_written" stamp, so that a
@@ -66,7 +67,7 @@ class ScriptedFromFile(ScriptedBackend):
         return super().complete(request, ctx, on_text)
 
 
-class Broken:
+class Broken(ChatBackend):
     name = "broken"
 
     def __init__(self) -> None:

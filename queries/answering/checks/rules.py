@@ -12,23 +12,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from knowledge.chunk_kinds import KIND_LIST
 from providers.tokenize import bm25_tokens
 from queries.answering.checks import subject
 from queries.answering.checks.lists import list_items
+from queries.answering.checks.result import DOUBT, NOT_FOUND, AnswerCheck, Finding
 from queries.answering.frame import QuestionFrame
 from queries.answering.lexicon import words
 from queries.answering.sentences import split_sentences
 from queries.answering.types import SourceBlock
 from queries.answering.values import Value, holds, values
-
-if TYPE_CHECKING:
-    from queries.answering.checks import AnswerCheck
-
-NOT_FOUND = "not_found"
-DOUBT = "doubt"
 
 # Below this share of the question's words (by weight) in the passages an answer rests on,
 # the answer is left unverified: they may be about something else.
@@ -50,17 +45,6 @@ _TYPE_WORDS = {
     "amount": "amount",
     "name": "name",
 }
-
-
-@dataclass(frozen=True)
-class Finding:
-    """What a rule found: how serious, and what a reader should know ("" says nothing)."""
-
-    rule: str
-    severity: str
-    message: str = ""
-    # Only the first such finding's message is shown: they explain the same doubt.
-    exclusive: bool = False
 
 
 @dataclass

@@ -1,8 +1,7 @@
 """Reflect: grade the answer against the evidence; retry, escalate to the web, or finalize.
 
-Two judges decide together. The provider's critic gives its verdict (a model's, or the
-offline provider's rules), and every answer also passes the same deterministic check
-(`providers/llm/checks/`): each claim must be supported by the passage it cites (a claim
+Two judges decide together. The strategy's critique (a model's, or the extractive rules')
+and the same deterministic check for every answer (`queries/answering/checks/`): each claim must be supported by the passage it cites (a claim
 without a marker gets one when a passage supports it), and the answer must address the
 question. An answer is grounded only when both agree. When the documents do not answer the
 question, the final answer says so, lists the closest passages, and is never shown as
@@ -17,7 +16,7 @@ from dataclasses import dataclass, field
 from providers.llm.base import RunCancelled, public_error
 from providers.reranker import get_reranker
 from queries.answering.checks import CAVEAT, AnswerCheck, check_answer, not_found_answer
-from queries.answering.types import Critique
+from queries.answering.types import OTHER_WAY, Critique
 from queries.pipeline import stages
 from queries.pipeline.context import RunContext, run_context
 from queries.pipeline.nodes.reason import UNABLE, build_sources, cited_indices, source_blocks
@@ -92,7 +91,7 @@ def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "
     first = state.get("first_attempt")
     if first and not verdict.grounded:
         # A retry's answer stands only when the check verifies it: a retry lowers the
-        # relevance bar and reads other passages, and on two cores' worth of benchmarks its
+        # relevance bar and reads other passages, and on the benchmarks (bench/) its
         # unverified answers were worse than the first (a right first quote replaced, a
         # "not found" turned into an unrelated quote).
         state = {**state, **{key: first[key] for key in ("answer", "sources", "context_docs")}}
@@ -203,7 +202,7 @@ def _next_step(run: RunContext, state: RAGState, verdict: Verdict) -> tuple[bool
     """Return whether to try again, and whether that try adds web search (weak evidence)."""
     retry_count = state.get("retry_count", 0)
     will_retry = (not verdict.grounded) and verdict.should_retry and retry_count < run.max_retries
-    if not will_retry or state.get("use_external", False) or run.strategy.retry == "other_way":
+    if not will_retry or state.get("use_external", False) or run.strategy.retry == OTHER_WAY:
         # A retry the other way reads the same passages: it never sends the question to the web.
         return will_retry, False
     docs = state.get("context_docs", [])
@@ -238,7 +237,7 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
     blocks = source_blocks(build_sources(docs), docs)
     critic, error = _critic(run, state, answer, blocks)
     check = check_answer(question_frame(state), answer, blocks, term_stats=state.get("term_stats"))
-    return _combine(state, critic, check, error, other_way=run.strategy.retry == "other_way")
+    return _combine(state, critic, check, error, other_way=run.strategy.retry == OTHER_WAY)
 
 
 def _critic(run: RunContext, state: RAGState, answer: str, blocks) -> tuple[Critique, str]:
@@ -334,8 +333,11 @@ def _retry(run: RunContext, state: RAGState, verdict: Verdict, *, escalate: bool
     except Exception:
         logger.warning("query rewrite failed", exc_info=True)
         retrieval_query = question(state)
+    answered = (state.get("answer") or UNABLE) != UNABLE
     return {
-        "first_attempt": state.get("first_attempt") or _kept(state, verdict),
+        # An empty first attempt is none: the next answered one takes its place.
+        "first_attempt": state.get("first_attempt")
+        or (_kept(state, verdict) if answered else None),
         "retry_count": retry_count + 1,
         "feedback": reason,
         "use_external": state.get("use_external", False) or escalate,

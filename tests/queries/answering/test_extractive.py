@@ -11,8 +11,8 @@ from providers.llm.chat import OfflineBackend
 from queries.answering.extractive import NOT_FOUND, ExtractiveStrategy
 from queries.answering.extractive.arithmetic import ArithmeticRejected, evaluate_arithmetic
 from queries.answering.extractive.feedback import UNSUPPORTED_MARKER
-from queries.answering.sentences import split_sentences
 from queries.answering.frame import frame_question
+from queries.answering.sentences import split_sentences
 from queries.answering.types import SourceBlock
 
 CAVEAT = "Note: some claims in this answer may not be fully supported by the retrieved sources."

@@ -1,4 +1,4 @@
-"""GET /api/providers: availability and models per provider; keys never leave the server."""
+"""GET /api/providers: each provider's availability, models and strategy; keys never leave."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from providers.llm.registry import providers_report
+from queries.answering.registry import providers_report
 
 
 class ProviderOutput(serializers.Serializer):
