@@ -8,8 +8,8 @@ patterns. It is read from spaCy's parse of the question (`language.py`):
 - the answer type, from the question word and the noun it asks for: "who" a person (or an
   organisation), "when" a date, "where" a place, "how many" a number, "how much" an amount,
   "how long" a duration, "why" a reason, "how do I" a description, "is/does/can ..." yes or
-  no, "summarize/describe" a description, "what/which <noun>" the noun's type (a list file,
-  else the type whose prototypes the noun is nearest to in meaning);
+  no, "summarize/describe" a description, "what/which <noun>" the noun's type (a list file);
+  "which <noun>" of a noun the list does not type, a name;
 - the thing asked ("shift pattern" in "What is the shift pattern for ..."), and whether several
   are asked for ("Which offices ...");
 - the names it asks about (which the evidence must mention), and its content terms (what the
@@ -22,12 +22,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field, fields
-from functools import lru_cache
 from typing import Any
 
-import numpy as np
-
-from providers import embedder
 from queries.answering import language
 from queries.answering.lexicon import mapping
 from queries.answering.names import describes, question_names
@@ -65,18 +61,6 @@ _DESCRIBE_WORDS = frozenset(
 )  # fmt: skip
 # Verbs that ask for items by name: "List the offices", "Name the vendors".
 _LIST_VERBS = frozenset({"list", "name", "enumerate", "give", "show", "identify", "mention"})
-# A noun this near (cosine) to a type's prototypes takes that type, when no list names it.
-PROTOTYPE_COSINE = 0.42
-_PROTOTYPES = {
-    PERSON: ("a person", "someone who does a job"),
-    ORGANISATION: ("an organisation, a company or a team",),
-    PLACE: ("a place or location", "a city, a country or a building"),
-    DATE: ("a date or a point in time", "a year, a month or a day"),
-    DURATION: ("a length of time",),
-    NUMBER: ("a number or a quantity", "a count or a measurement"),
-    AMOUNT: ("an amount of money", "a price or a cost"),
-}
-
 # "step 3", "item #2", "the 3rd step", "the third point", "the last step".
 ORDINAL_WORDS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
@@ -354,8 +338,8 @@ def _what(tokens, wh_index: int) -> tuple[str, str, list[int], bool]:
     ):
         # "the response time", "the lead time": how long, not when.
         kind = DURATION
-    if noun.pos_ == "PROPN" and not kind and wh.dep_ == "det":
-        # "Which Beatles album ...": one of a named kind.
+    if not kind and wh.dep_ == "det" and (word == "which" or noun.pos_ == "PROPN"):
+        # "Which fort ...", "Which Beatles album ...": one of a kind, by its name.
         kind = NAME
     if plural and kind in ("", NAME, PERSON, ORGANISATION, PLACE):
         return LIST, word, _phrase(noun), True
@@ -393,30 +377,13 @@ def phrase_type(noun) -> str:
     return noun_type(noun.lemma_.lower())
 
 
-@lru_cache(maxsize=4096)
 def noun_type(lemma: str) -> str:
-    """Return the answer type a noun asks for: the list file's, else the type whose prototypes
-    it is nearest to in meaning (PROTOTYPE_COSINE), else "" (any)."""
-    listed = mapping("answer_type_nouns").get(lemma)
-    if listed is not None:
-        return listed
-    if not lemma.isalpha():
-        return ""
-    vector, prototypes, labels = _noun_vector(lemma), *_prototype_vectors()
-    scores = prototypes @ vector
-    best = int(np.argmax(scores))
-    return labels[best] if float(scores[best]) >= PROTOTYPE_COSINE else ""
+    """Return the answer type a noun asks for: the list file's, else "" (any).
 
-
-def _noun_vector(lemma: str):
-    return embedder.embed_texts([f"the {lemma}"])[0]
-
-
-@lru_cache(maxsize=1)
-def _prototype_vectors():
-    labels = [kind for kind, texts in _PROTOTYPES.items() for _ in texts]
-    texts = [text for texts in _PROTOTYPES.values() for text in texts]
-    return embedder.embed_texts(texts), labels
+    Nouns the list does not name are not guessed: the embedding of a lone word put "term" and
+    "body" nearer to a person than "chemist" or "poet" (measured on this project's nouns), and
+    a wrong type costs more than none ("which <noun>" still asks for a name)."""
+    return mapping("answer_type_nouns").get(lemma, "")
 
 
 # spaCy's labels for names of particular things (not dates, numbers or demonyms).
@@ -447,6 +414,8 @@ def _entities(text: str, doc, topic: str = "") -> list[str]:
         name = entity.text.strip(" .,'’\"")
         if entity.label_ not in _NAME_LABELS or not name[:1].isupper() or entity.start == 0:
             continue
+        if " " not in name and describes(name):
+            continue  # one capitalised common word ("Earth", "Parliament"): said other ways too
         if not any(name.lower() in known or known in name.lower() for known in seen):
             names.append(name)
             seen.add(name.lower())

@@ -126,6 +126,14 @@ def values(text: str, answer_type: str, question: str = "") -> list[Value]:
     for match in _fallback_matches(text, answer_type):
         if not in_date(match.start()):
             found.append(Value(match.group(0)))
+    if answer_type == DURATION:
+        # "until the end of the current Parliament": an end point says how long as well.
+        for token in doc:
+            if token.lower_ in _UNTIL and any(
+                child.dep_ in ("pobj", "pcomp") for child in token.children
+            ):
+                span = doc[token.i : token.right_edge.i + 1]
+                found.append(Value(span.text))
     if answer_type in (PERSON, ORGANISATION):
         # "Your line manager approves ...", "The finance team handles ...": a role or a group
         # answers "who" as well as a name does.
@@ -150,6 +158,9 @@ def values(text: str, answer_type: str, question: str = "") -> list[Value]:
         result.append(value)
     return result
 
+
+# The prepositions of an end point, which answers "how long" ("until the end of the year").
+_UNTIL = frozenset({"until", "till"})
 
 _CALENDAR_WORDS = frozenset(
     name.lower()
