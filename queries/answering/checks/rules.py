@@ -102,9 +102,11 @@ class Reading:
     def says_focus(self, sentence: str, block: SourceBlock, found: list[Value] = ()) -> bool:
         """Return whether a sentence (with its passage's caption and column headers) says
         the question's focus: what "how many" counts (or a word near it in meaning), and the
-        question's own verbs when it asks for a date or a length of time. A passage holds several such values; "kept for
-        30 days" is no answer to how long a migration takes. A value that a heading above the
-        passage gives ("v3.1.0 — 4 June 2024") is said by the headings: they count too."""
+        question's own verbs when it asks for a date or a length of time. A passage holds
+        several such values; "kept for 30 days" is no answer to how long a migration takes. A
+        value that a heading above the passage gives ("v3.1.0 — 4 June 2024") is said by the
+        headings: they count too; and a sentence that says one of the verbs may leave the
+        others to its heading."""
         if not self.frame.focus and not self.frame.counted:
             return True
         structure = block.structure or {}
@@ -118,7 +120,16 @@ class Reading:
         text = "\n".join([*frame, sentence])
         if self.frame.counted and not subject.speaks_of(self.frame.counted, text):
             return False
-        return subject.says_all(self.frame.focus, text)
+        focus = self.frame.focus
+        if subject.says_all(focus, text):
+            return True
+        # "We keep your data for 90 days" under "How long do you keep our data after we
+        # cancel?": the sentence says one of the verbs, the heading it answers the rest.
+        return bool(
+            headings
+            and any(subject.says_all([word], text) for word in focus)
+            and subject.says_all(focus, f"{headings}\n{text}")
+        )
 
 
 class Rule:

@@ -293,6 +293,28 @@ def test_an_answer_that_gives_what_is_asked_from_its_passage_passes_every_rule(q
     assert check.sufficient and not check.doubtful and not check.unsupported, check.issues
 
 
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # The sentence says "keep"; the heading it answers says "cancel".
+        ("How long is a customer's data kept after they cancel?", True),
+        ("How long is our data kept once we cancel the plan?", True),
+        # The heading alone says the verb, the sentence none: a value said of something else.
+        ("How long does it take to cancel an account?", False),
+    ],
+)
+def test_a_sentence_may_leave_the_verbs_of_a_date_or_duration_to_its_heading(question, expected):
+    block = SourceBlock(
+        index=1,
+        file_name="faq.html",
+        text="We keep your data for 90 days after the end of your subscription.",
+        section=("FAQ", "How long do you keep our data after we cancel?"),
+    )
+    check, found = findings(question, "We keep your data for 90 days. [1]", [block])
+    flagged = any(rule == "answer_value" for rule, _ in found)
+    assert (not flagged) is expected, (found, check.issues)
+
+
 def test_a_word_no_document_uses_leaves_the_answer_unverified_but_is_not_weighed_in_aboutness():
     block = SourceBlock(index=1, file_name="x.txt", text="The defense gave up just 308 points.")
     stats = {"chunks": 10, "df": {"surrend": 0, "point": 3, "defens": 2}}
