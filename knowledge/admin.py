@@ -5,7 +5,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from knowledge import services
-from knowledge.models import Chunk, Document, KnowledgeBase, WebSource
+from knowledge.models import Chunk, Document, KnowledgeBase, Table, TableRow, WebSource
 
 
 @admin.register(KnowledgeBase)
@@ -150,6 +150,46 @@ class ChunkAdmin(admin.ModelAdmin):
     @admin.display(description="text")
     def preview(self, chunk: Chunk) -> str:
         return chunk.text[:120]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class TableRowInline(admin.TabularInline):
+    model = TableRow
+    fields = ["number", "cells", "values", "chunk"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Table)
+class TableAdmin(admin.ModelAdmin):
+    """A document's table as data (knowledge/tables/): read-only, it goes with its document."""
+
+    list_display = ["id", "document", "ordinal", "caption", "column_names", "row_count"]
+    list_filter = ["knowledge_base"]
+    search_fields = ["caption", "document__file_name"]
+    list_select_related = ["document"]
+    readonly_fields = [
+        "document", "knowledge_base", "ordinal", "caption", "section", "page", "columns",
+        "row_count", "dropped",
+    ]  # fmt: skip
+    inlines = [TableRowInline]
+
+    @admin.display(description="columns")
+    def column_names(self, table: Table) -> str:
+        return ", ".join(f"{column['name']} ({column['type']})" for column in table.columns)
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -16,7 +16,8 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
-from knowledge.models import Chunk, Document, KnowledgeBase
+from knowledge.models import Chunk, Document, KnowledgeBase, Table, TableRow
+from knowledge.tables.build import tables_from_chunks
 
 
 @dataclass
@@ -75,6 +76,7 @@ def write_chunks(*, document: Document, chunks: list[PreparedChunk]) -> dict[str
         batch_size=500,
     )
     chunk_ids = [row.id for row in rows]
+    tables = write_tables(document, chunks, chunk_ids)
     with connection.cursor() as cursor:
         add_term_stats(cursor, kb_id, chunks, avgdl)
         with cursor.copy(
@@ -114,7 +116,48 @@ def write_chunks(*, document: Document, chunks: list[PreparedChunk]) -> dict[str
         updated_at=timezone.now(),
     )
     delete_orphan_entities(touched_entities)
-    return {"chunks": len(chunks), "entities": len(names), "edges": edge_count}
+    return {
+        "chunks": len(chunks), "entities": len(names), "edges": edge_count, "tables": tables
+    }  # fmt: skip
+
+
+def write_tables(document: Document, chunks: list[PreparedChunk], chunk_ids: list[int]) -> int:
+    """Write the tables the chunks hold as data (knowledge/tables/), each row pointing at its
+    row chunk; return how many."""
+    tables = tables_from_chunks(chunks)
+    if not tables:
+        return 0
+    made = Table.objects.bulk_create(
+        [
+            Table(
+                document_id=document.id,
+                knowledge_base_id=document.knowledge_base_id,
+                ordinal=table.ordinal,
+                caption=table.caption,
+                section=table.section,
+                page=table.page,
+                columns=table.columns,
+                row_count=len(table.rows),
+                dropped=table.dropped,
+            )
+            for table in tables
+        ]
+    )
+    TableRow.objects.bulk_create(
+        [
+            TableRow(
+                table_id=row_table.id,
+                number=row.number,
+                chunk_id=chunk_ids[row.chunk],
+                cells=row.cells,
+                values=row.values,
+            )
+            for row_table, table in zip(made, tables, strict=True)
+            for row in table.rows
+        ],
+        batch_size=1000,
+    )
+    return len(tables)
 
 
 def add_term_stats(cursor, kb_id: int, chunks: list[PreparedChunk], avgdl: float) -> None:
@@ -162,11 +205,18 @@ def tf_factor(tf: int, length: int, avgdl: float) -> float:
 
 
 def delete_document_rows(document_id: int) -> tuple[int, int, list[int]]:
-    """Delete a document's chunks, postings and edges.
+    """Delete a document's chunks, postings, edges and tables.
 
     Returns the chunks and tokens removed, and the entities that lost an edge.
     """
     with connection.cursor() as cursor:
+        # Its tables first: their rows point at its chunks.
+        cursor.execute(
+            "DELETE FROM knowledge_tablerow WHERE table_id IN "
+            "(SELECT id FROM knowledge_table WHERE document_id = %s)",
+            [document_id],
+        )
+        cursor.execute("DELETE FROM knowledge_table WHERE document_id = %s", [document_id])
         cursor.execute(
             "SELECT count(*), coalesce(sum(bm25_length), 0) FROM knowledge_chunk "
             "WHERE document_id = %s",

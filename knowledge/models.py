@@ -157,6 +157,61 @@ class Chunk(models.Model):
         return f"{self.document_id}#{self.ordinal}"
 
 
+class Table(models.Model):
+    """A table of a document kept as data (knowledge/tables/): its typed columns and what
+    normalising it dropped; its rows are `TableRow`s. Written and deleted with the document's
+    chunks (knowledge/index.py)."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="tables")
+    knowledge_base = models.ForeignKey(
+        KnowledgeBase, on_delete=models.CASCADE, related_name="tables"
+    )
+    # The table's position among the document's tables.
+    ordinal = models.PositiveIntegerField()
+    caption = models.TextField(blank=True, default="")
+    section = models.JSONField(default=list, blank=True)
+    page = models.PositiveIntegerField(null=True, blank=True)
+    # [{"name", "type": number|date|duration|text, "unit"}], in column order.
+    columns = models.JSONField(default=list)
+    row_count = models.PositiveIntegerField(default=0)
+    # Rows and marks normalising left out: [{"row", "reason", "cells"}].
+    dropped = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["document_id", "ordinal"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "ordinal"], name="table_unique_ordinal"),
+        ]
+        indexes = [models.Index(fields=["knowledge_base", "id"], name="table_kb_id")]
+
+    def __str__(self) -> str:
+        return f"{self.document_id}/table {self.ordinal + 1}"
+
+
+class TableRow(models.Model):
+    """One data row of a table: its cells as written, their normalised values (a number, a
+    length of time in seconds, "YYYY-MM-DD" with "xx" for unknown parts, text, or null), and
+    the row chunk that holds it, which answers cite."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="rows")
+    # The row's number in its table as written (1-based; dropped rows leave gaps).
+    number = models.PositiveIntegerField()
+    chunk = models.ForeignKey(
+        Chunk, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    cells = models.JSONField(default=list)
+    values = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["table_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="tablerow_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}#{self.number}"
+
+
 class Posting(models.Model):
     """One BM25 posting: how often a term occurs in a chunk."""
 

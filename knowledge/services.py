@@ -126,6 +126,12 @@ def kb_delete(*, kb: KnowledgeBase) -> None:
 def _delete_kb_rows(kb_id: int) -> None:
     # Bulk SQL: Django's cascade would load every chunk and posting into memory first.
     with connection.cursor() as cursor:
+        cursor.execute(
+            "DELETE FROM knowledge_tablerow WHERE table_id IN "
+            "(SELECT id FROM knowledge_table WHERE knowledge_base_id = %s)",
+            [kb_id],
+        )
+        cursor.execute("DELETE FROM knowledge_table WHERE knowledge_base_id = %s", [kb_id])
         cursor.execute("DELETE FROM knowledge_chunkentity WHERE knowledge_base_id = %s", [kb_id])
         cursor.execute("DELETE FROM knowledge_posting WHERE knowledge_base_id = %s", [kb_id])
         cursor.execute("DELETE FROM knowledge_termstat WHERE knowledge_base_id = %s", [kb_id])

@@ -123,12 +123,14 @@ def chunk_segments(
     _check_sizes(chunk_size, chunk_overlap)
     chunks: list[Chunk] = []
     offset = 0
+    tables = 0  # the tables so far: each row names its table by this position
     for segment in segments:
         # Chunks never straddle two segments, so each keeps a single page and section.
         section = tuple(getattr(segment, "section", ()) or ())
         kind = getattr(segment, "kind", KIND_PROSE) or KIND_PROSE
         if kind == KIND_TABLE and getattr(segment, "rows", ()):
-            pieces = _table_pieces(segment, chunk_size, chunk_overlap)
+            pieces = _table_pieces(segment, chunk_size, chunk_overlap, tables)
+            tables += 1
         else:
             structure = _list_structure(segment.text) if kind == KIND_LIST else None
             # A list is read by its numbers, so it is kept whole up to twice the chunk size.
@@ -161,9 +163,10 @@ def _list_structure(text: str) -> dict[str, Any]:
 
 
 def _table_pieces(
-    segment: SegmentLike, chunk_size: int, chunk_overlap: int
+    segment: SegmentLike, chunk_size: int, chunk_overlap: int, table: int = 0
 ) -> list[tuple[TextSpan, str, dict[str, Any]]]:
-    """Return a chunk per row, then chunks of consecutive rows for questions about several."""
+    """Return a chunk per row, then chunks of consecutive rows for questions about several.
+    `table` is the table's position among the document's tables (knowledge/tables/)."""
     headers = list(segment.headers)
     rows = [list(row) for row in segment.rows]
     caption = segment.caption
@@ -176,7 +179,8 @@ def _table_pieces(
     pieces: list[tuple[TextSpan, str, dict[str, Any]]] = []
     for number, (line, start, row) in enumerate(zip(lines, starts, rows), start=1):
         structure = {
-            "headers": headers, "cells": row, "row": number, "rows": len(rows), "caption": caption
+            "headers": headers, "cells": row, "row": number, "rows": len(rows), "caption": caption,
+            "table": table,
         }  # fmt: skip
         if len(line) <= chunk_size * 2:
             pieces.append((TextSpan(line, start, start + len(line)), KIND_ROW, structure))
@@ -201,6 +205,7 @@ def _table_pieces(
                 "first_row": first + 1,
                 "row_count": len(rows),
                 "caption": caption,
+                "table": table,
             }
             text = "\n".join(lines[first : last + 1])
             pieces.append((TextSpan(text, start, end), KIND_TABLE, structure))

@@ -282,6 +282,16 @@ def plain_structure(pages: list[tuple[str, int | None]]) -> list[Segment]:
             if rows:
                 builder.table([column_name(n, i) for i, n in enumerate(rows[0])], rows[1:])
                 continue
+            before, rows, after = _aligned_rows(paragraph)
+            if rows:
+                # A PDF keeps no blank line around a table: the lines before and after it
+                # are paragraphs of their own.
+                if before:
+                    _plain_paragraph(builder, before, width, paged=page is not None, framed=framed)
+                builder.table([column_name(n, i) for i, n in enumerate(rows[0])], rows[1:])
+                if after:
+                    _plain_paragraph(builder, after, width, paged=page is not None, framed=False)
+                continue
             _plain_paragraph(builder, paragraph, width, paged=page is not None, framed=framed)
     return builder.build()
 
@@ -303,6 +313,35 @@ def _tab_rows(paragraph: str) -> list[list[str]] | None:
     if not all(sum(bool(cell) for cell in row) >= 2 for row in rows):
         return None
     return rows
+
+
+# Cells of a line laid out in columns: separated by a tab or by three spaces or more.
+_COLUMN_GAP = re.compile(r"\t+|\s{3,}")
+# A table laid out in columns has a header line and at least this many rows.
+MIN_ALIGNED_ROWS = 2
+
+
+def _aligned_rows(paragraph: str) -> tuple[str, list[list[str]], str]:
+    """Return the lines before a table laid out in columns (a PDF's, whose text keeps the
+    spaces between columns), its rows (the header first), and the lines after it; no rows
+    when the paragraph holds no such table. A table is a run of lines that all hold the
+    same number of cells (two or more, separated by wide gaps), its header's all filled."""
+    lines = paragraph.split("\n")
+    cells = [[cell for cell in _COLUMN_GAP.split(line.strip()) if cell] for line in lines]
+    best = (0, 0)
+    start = 0
+    while start < len(lines):
+        width = len(cells[start])
+        end = start
+        while end + 1 < len(lines) and len(cells[end + 1]) == width:
+            end += 1
+        if width >= 2 and end - start >= MIN_ALIGNED_ROWS and end - start + 1 > best[1] - best[0]:
+            best = (start, end + 1)
+        start = end + 1
+    if best == (0, 0):
+        return paragraph, [], ""
+    first, last = best
+    return "\n".join(lines[:first]), cells[first:last], "\n".join(lines[last:])
 
 
 def _plain_paragraphs(text: str) -> list[tuple[str, bool]]:

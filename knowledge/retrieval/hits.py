@@ -9,6 +9,7 @@ SOURCE_VECTOR = "vector"
 SOURCE_BM25 = "bm25"
 SOURCE_GRAPH = "graph"
 SOURCE_WEB = "web"
+SOURCE_TABLE = "table"
 
 
 @dataclass

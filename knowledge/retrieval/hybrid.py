@@ -95,7 +95,12 @@ def search_stores(
     timings = {f"{name}_ms": round(elapsed, 2) for name, (_, elapsed) in scored.items()}
     timings["encode_ms"] = round(encode_ms, 2)
     result = RetrievalResult(
-        hits={name: hydrate(pairs, name) for name, (pairs, _) in scored.items()},
+        hits={
+            store.name: scored[store.name][0]
+            if store.computed
+            else hydrate(scored[store.name][0], store.name)
+            for store in registry
+        },
         query_vector=query_vector.tolist(),
     )
     timings["total_ms"] = round((time.perf_counter() - started) * 1000, 2)

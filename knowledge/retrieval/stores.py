@@ -6,7 +6,7 @@ fusion, a re-run's weights, run comparison and the pages all read the stores fro
 store is one `register` call with its search function.
 
 The spec's three are the registry's first entries, in the spec's concatenation order (which
-breaks fusion ties); the web search of the external-tools stage is no document store, but its
+breaks fusion ties), then the table store (knowledge/tables/store.py); the web search of the external-tools stage is no document store, but its
 results are a fourth fused list (`WEB`).
 """
 
@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from knowledge.retrieval.filters import DocumentFilter
-from knowledge.retrieval.hits import SOURCE_BM25, SOURCE_GRAPH, SOURCE_VECTOR, SOURCE_WEB
+from knowledge.retrieval.hits import (
+    SOURCE_BM25,
+    SOURCE_GRAPH,
+    SOURCE_TABLE,
+    SOURCE_VECTOR,
+    SOURCE_WEB,
+)
 
 WEB = SOURCE_WEB
 
@@ -36,8 +42,9 @@ class StoreQuery:
     exact: bool = False
 
 
-# A search returns (chunk_id, score) pairs, best first, on the store's own scale.
-Search = Callable[[StoreQuery], list[tuple[int, float]]]
+# A search returns (chunk_id, score) pairs, best first, on the store's own scale (a computed
+# store: Hits).
+Search = Callable[[StoreQuery], list]
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,8 @@ class Store:
     width: Callable[[int], int] = lambda top_k: top_k
     weight_setting: str = ""
     default_weight: float = 1.0
+    # A store whose search returns Hits it computed (the table store), not chunk ids to load.
+    computed: bool = False
 
     def weight(self) -> float:
         if not self.weight_setting:
@@ -129,6 +138,12 @@ def _graph(q: StoreQuery) -> list[tuple[int, float]]:
     return graph_scores(kb_ids=q.kb_ids, query=q.query, top_k=q.top_k, filters=q.filters)
 
 
+def _tables(q: StoreQuery) -> list:
+    from knowledge.tables.store import table_search
+
+    return table_search(q)
+
+
 def _graph_width(top_k: int) -> int:
     from knowledge.retrieval.graph import graph_top_k
 
@@ -146,4 +161,8 @@ register(
         weight_setting="FUSION_WEIGHT_GRAPH",
         default_weight=0.3,
     )
+)
+# Tables kept as data (knowledge/tables/): a program's computed passage and the rows it read.
+register(
+    Store(SOURCE_TABLE, "Tables", _tables, weight_setting="FUSION_WEIGHT_TABLE", computed=True)
 )

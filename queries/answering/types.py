@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 # Who wrote an answer when a strategy has more than one way: the model, or the passages quoted.
-AnsweredBy = Literal["model", "extractive"]
+AnsweredBy = Literal["model", "extractive", "table"]
 BY_MODEL: AnsweredBy = "model"
 BY_QUOTE: AnsweredBy = "extractive"
+# A table program computed the answer (knowledge/tables/): every provider answers so.
+BY_TABLE: AnsweredBy = "table"
 # Who planned: the rules, or the model.
 PlannedBy = Literal["rules", "model"]
 # How a strategy retries an answer the check did not verify: "again" searches again and

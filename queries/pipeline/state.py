@@ -34,6 +34,8 @@ class RAGState(TypedDict, total=False):
     # Who wrote the attempt's answer when a strategy has more than one way ("model", or
     # "extractive": the passages quoted); "" otherwise.
     answered_by: str
+    # The values the answer asserts, as data, when it is a value (a table program's result).
+    answer_values: list
     grounded: bool
     # How many chunks the searched KBs hold, and how many hold each question term.
     term_stats: dict[str, Any]

@@ -22,6 +22,13 @@
     if (!kind) return "scores";
     return Object.prototype.hasOwnProperty.call(RERANKER_SCORES, kind) ? RERANKER_SCORES[kind] : kind + " scores";
   }
+  // A table program, as the table store ran it: its result, then what it did, in words.
+  function programLine(program) {
+    var line = el("div", { className: "program-line" });
+    line.appendChild(A.chip("program", String(program.result || "")));
+    line.appendChild(el("span", { className: "program-words", text: " " + String(program.words || "") }));
+    return line;
+  }
   function stageDetails(stage, data) {
     var chip = A.chip;
     switch (stage) {
@@ -31,8 +38,10 @@
           data.retrieve !== undefined ? chip("retrieve", yesNo(data.retrieve)) : null,
           data.use_external !== undefined ? chip("web", yesNo(data.use_external)) : null
         ];
-      case "retrieval":
-        return A.stores().map(function (store) { return chip(store.name, data[store.name + "_count"]); });
+      case "retrieval": {
+        var counts = A.stores().map(function (store) { return chip(store.name, data[store.name + "_count"]); });
+        return data.program ? counts.concat([programLine(data.program)]) : counts;
+      }
       case "external_tools":
         return data.web_count !== undefined ? [chip("web results", data.web_count)] : [String(data.message || "")];
       case "aggregator": {
@@ -60,9 +69,11 @@
         return [chip("", "skipped"), el("span", { text: String(data.message || "no context") })];
       case "reasoning":
         return [
+          data.answered_by === "table" ? chip("computed", "from a table") : null,
           data.confidence !== undefined ? chip("confidence", num(data.confidence, 2)) : null,
           data.is_sufficient !== undefined ? chip("sufficient", yesNo(data.is_sufficient), data.is_sufficient ? "" : "warn") : null,
-          Array.isArray(data.key_facts) ? chip("key facts", data.key_facts.length) : null
+          Array.isArray(data.key_facts) ? chip("key facts", data.key_facts.length) : null,
+          data.program ? programLine({ result: (data.answer_values || []).join(", "), words: data.program.words }) : null
         ];
       case "reflection": {
         var parts = [

@@ -188,6 +188,7 @@ def test_each_table_row_is_a_chunk_that_carries_its_headers_and_position() -> No
         "row": 2,
         "rows": 3,
         "caption": "offices",
+        "table": 0,
     }
     # Offsets point back at the row's record in the document text.
     _assert_offsets_exact(extracted.text, rows)

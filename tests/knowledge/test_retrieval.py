@@ -149,6 +149,6 @@ def test_reranker_falls_back_to_one_comparable_score_per_pair(kbs, settings):
 def test_retrieval_on_an_empty_kb_returns_nothing(user):
     empty = kb_create(owner=user, name="Empty")
     result = search_stores(kb_ids=[empty.id], query="Marie Curie")
-    assert result.hits == {"vector": [], "bm25": [], "graph": []}
+    assert result.hits == {"vector": [], "bm25": [], "graph": [], "table": []}
     assert search_stores(kb_ids=[], query="Marie Curie").of("vector") == []
     assert rerank(query="x", hits=[], kb_ids=[empty.id], top_k=5) == []

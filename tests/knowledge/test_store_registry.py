@@ -49,21 +49,21 @@ def kb(user):
 def test_a_registered_store_is_searched_reported_and_fused(kb):
     sink = ListSink()
     with registered(TITLES):
-        assert store_names() == ["vector", "bm25", "graph", "titles"]
+        assert store_names() == ["vector", "bm25", "graph", "table", "titles"]
         outcome = run_pipeline(
             query="How tall was the lighthouse?",
             strategy=get_strategy("extractive"),
             kb_ids=[kb.id],
             sink=sink,
         )
-    assert store_names() == ["vector", "bm25", "graph"]
+    assert store_names() == ["vector", "bm25", "graph", "table"]
     frames = sink.frames()
     start = next(
         f["data"]
         for f in frames
         if f["type"] == stages.STAGE_START and f["data"]["stage"] == stages.RETRIEVAL
     )
-    assert start["message"] == "Running hybrid retrieval — Vector + BM25 + GraphRAG + Titles..."
+    assert start["message"] == "Running hybrid retrieval — Vector + BM25 + GraphRAG + Tables + Titles..."
     result = next(f["data"] for f in frames if f["type"] == stages.RETRIEVAL_RESULT)
     # The spec's three keys and message are unchanged; the new store's follow them.
     assert result["titles_count"] == 1 and result["vector_count"] == 2

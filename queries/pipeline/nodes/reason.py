@@ -6,8 +6,9 @@ import logging
 import re
 
 from knowledge.chunk_kinds import KIND_ROW, KIND_TABLE
+from knowledge.tables.store import is_computed
 from providers.llm.base import RunCancelled, log_failure, public_error
-from queries.answering.types import BY_QUOTE, SourceBlock
+from queries.answering.types import BY_QUOTE, BY_TABLE, SourceBlock
 from queries.pipeline import stages
 from queries.pipeline.answer_stream import AnswerStream
 from queries.pipeline.context import RunContext, run_context
@@ -119,7 +120,8 @@ def reason(state: RAGState, config) -> dict:
     )
     run.call.on_answer_text = stream
     try:
-        return _reason(run, state, stream)
+        # An attempt that is no table program's asserts no values as data.
+        return {"answer_values": [], **_reason(run, state, stream)}
     finally:
         run.call.on_answer_text = None
 
@@ -132,6 +134,8 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
     if not docs:
         return _direct(run, state, stream)
     sources = build_sources(docs)
+    if is_computed(docs[0]):
+        return _computed(run, docs, sources, stream)
     blocks = source_blocks(sources, docs)
     feedback = state.get("feedback", "") if retrying else ""
     try:
@@ -173,6 +177,51 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         "key_facts": key_facts,
         "is_sufficient": is_sufficient,
         "answered_by": answered_by,
+    }
+
+
+def _computed(run: RunContext, docs: list[dict], sources: list[dict], stream: AnswerStream) -> dict:
+    """Answer with a table program's result (knowledge/tables/store.py): the result first,
+    citing the computed passage, then the program in words, citing the rows it read. Every
+    provider answers so: the value is computed, not written."""
+    structure = docs[0]["structure"]
+    rows = [
+        source["index"]
+        for source, doc in zip(sources, docs)
+        if doc.get("chunk_id") in set(structure.get("row_chunks") or [])
+    ]
+    cited_rows = "".join(f"[{index}]" for index in rows)
+    if rows and not structure.get("computed"):
+        # Cells read from rows: the value cites the rows that hold it, the program [1].
+        answer = f"{structure['result']} {cited_rows}. {structure['words']} [1]."
+    else:
+        answer = f"{structure['result']} [1]. {structure['words']}{' ' + cited_rows if rows else ''}."
+    stream(answer)
+    stream.flush()
+    confidence = round(float(structure.get("confidence") or 0.0), 2)
+    keep = {1, *rows}
+    run.emit(
+        stages.STAGE_COMPLETE,
+        {
+            "stage": stages.REASONING,
+            "message": f"Answer computed from a table with {len(keep)} cited source(s)",
+            "confidence": confidence,
+            "is_sufficient": True,
+            "key_facts": [structure["result"]],
+            "answered_by": BY_TABLE,
+            # Additive: the program that computed the answer, and its values as data.
+            "program": {"words": structure["words"], **structure["program"]},
+            "answer_values": list(structure.get("values") or []),
+        },
+    )
+    return {
+        "answer": answer,
+        "sources": [source for source in sources if source["index"] in keep],
+        "confidence": confidence,
+        "key_facts": [structure["result"]],
+        "is_sufficient": True,
+        "answered_by": BY_TABLE,
+        "answer_values": list(structure.get("values") or []),
     }
 
 

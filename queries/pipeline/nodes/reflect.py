@@ -13,10 +13,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from django.conf import settings
+
 from providers.llm.base import RunCancelled, public_error
 from providers.reranker import get_reranker
 from queries.answering.checks import CAVEAT, AnswerCheck, check_answer, not_found_answer
-from queries.answering.types import OTHER_WAY, Critique
+from queries.answering.types import BY_TABLE, OTHER_WAY, Critique
 from queries.pipeline import stages
 from queries.pipeline.context import RunContext, run_context
 from queries.pipeline.nodes.reason import UNABLE, build_sources, cited_indices, source_blocks
@@ -68,6 +70,8 @@ def _metadata(state: RAGState, *, verdict: str, confidence: float, issues: list)
         "issues": list(issues),
         # Additive: what the answer card says (verified, unverified, not_found).
         "verdict": verdict,
+        # Additive: the values the answer asserts, as data (a table program's result).
+        **({"answer_values": values} if (values := state.get("answer_values")) else {}),
     }
 
 
@@ -234,10 +238,25 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
             feedback="No answer was produced; find evidence that answers the question.",
             should_retry=True,
         )
+    if state.get("answered_by") == BY_TABLE:
+        return _judge_computed(state)
     blocks = source_blocks(build_sources(docs), docs)
     critic, error = _critic(run, state, answer, blocks)
     check = check_answer(question_frame(state), answer, blocks, term_stats=state.get("term_stats"))
     return _combine(state, critic, check, error, other_way=run.strategy.retry == OTHER_WAY)
+
+
+def _judge_computed(state: RAGState) -> Verdict:
+    """A table program's answer is its result, so there is no claim to check against the
+    passages: it is verified when the parser was sure enough of the program that computed it
+    (TABLE_VERIFY_MIN), else shown with the caveat. It is never retried: a retry computes the
+    same program."""
+    confidence = float(state.get("confidence") or 0.0)
+    grounded = confidence >= settings.TABLE_VERIFY_MIN
+    issues = (
+        [] if grounded else ["The program that computed the answer may not be the one asked for."]
+    )
+    return Verdict(grounded=grounded, confidence=confidence, issues=issues)
 
 
 def _critic(run: RunContext, state: RAGState, answer: str, blocks) -> tuple[Critique, str]:

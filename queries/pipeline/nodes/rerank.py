@@ -6,6 +6,7 @@ import logging
 
 from knowledge.retrieval.hits import Hit, hit_ref
 from knowledge.retrieval.rerank import rerank as rerank_hits
+from knowledge.tables.store import pinned
 from providers.llm.base import RunCancelled, log_failure, public_error
 from providers.reranker import FallbackReranker, get_reranker
 from queries.pipeline import stages
@@ -28,13 +29,18 @@ def rerank(state: RAGState, config) -> dict:
         return {"context_docs": []}
     reranker = run.reranker or get_reranker()
     query = state.get("retrieval_query") or state["query"]
+    # A table program's computed passage and the rows it read lead, as computed; the rest
+    # fill the top K by the reranker.
+    total = len(candidates)
+    computed, candidates = pinned(candidates, run.rerank_top_k)
+    room = run.rerank_top_k - len(computed)
     try:
-        ranked = rerank_hits(
-            query=query,
-            hits=candidates,
-            kb_ids=run.kb_ids,
-            top_k=run.rerank_top_k,
-            reranker=reranker,
+        ranked = computed + (
+            rerank_hits(
+                query=query, hits=candidates, kb_ids=run.kb_ids, top_k=room, reranker=reranker
+            )
+            if room > 0
+            else []
         )
     except RunCancelled:
         raise
@@ -43,26 +49,26 @@ def rerank(state: RAGState, config) -> dict:
         run.emit(stages.STAGE_ERROR, {"stage": stages.RERANKER, "error": public_error(exc)})
         try:
             reranker = FallbackReranker()
-            ranked = rerank_hits(
-                query=query,
-                hits=candidates,
-                kb_ids=run.kb_ids,
-                top_k=run.rerank_top_k,
-                reranker=reranker,
+            ranked = computed + (
+                rerank_hits(
+                    query=query, hits=candidates, kb_ids=run.kb_ids, top_k=room, reranker=reranker
+                )
+                if room > 0
+                else []
             )
         except Exception:
             logger.exception("fallback reranker failed too; keeping the fused order")
             ranked = candidates[: run.rerank_top_k]
             for hit in ranked:
                 hit.rerank_score = hit.fusion_score
+            ranked = computed + ranked[: max(room, 0)]
         return {"context_docs": [hit.to_state() for hit in ranked], "reranker": reranker.describe()}
     scores = [round(hit.rerank_score, 4) for hit in ranked]
     run.emit(
         stages.STAGE_COMPLETE,
         {
             "stage": stages.RERANKER,
-            "message": f"Top {len(ranked)} of {len(candidates)} by {reranker.kind} "
-            f"(best {scores[0]:.4f})",
+            "message": f"Top {len(ranked)} of {total} by {reranker.kind} (best {scores[0]:.4f})",
             "top_k": len(ranked),
             "scores": scores,
             "sources": [hit.source_type for hit in ranked],

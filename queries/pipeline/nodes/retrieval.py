@@ -6,11 +6,14 @@ from __future__ import annotations
 from knowledge.retrieval.bm25 import corpus_stats, document_frequencies
 from knowledge.retrieval.hybrid import search_stores
 from knowledge.retrieval.stores import store_names, stores
+from knowledge.tables.store import KIND_COMPUTED
 from providers.tokenize import bm25_tokens
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
 from queries.pipeline.state import RAGState, question
 
+# What the retrieval event says of a table program.
+PROGRAM_KEYS = ("words", "result", "values", "confidence", "caption", "rows", "program")
 # The spec's start message names the graph store "GraphRAG".
 RUNNING_LABELS = {"graph": "GraphRAG"}
 
@@ -42,6 +45,13 @@ def retrieval(state: RAGState, config) -> dict:
     )
     run.timings_ms.update({f"retrieval_{k}": v for k, v in result.timings_ms.items()})
     registry = stores()
+    computed = next(
+        (hit for hits in result.hits.values() for hit in hits if hit.kind == KIND_COMPUTED), None
+    )
+    program = (
+        # Additive: the table program the table store ran, in words, with its result.
+        {"program": {key: computed.structure[key] for key in PROGRAM_KEYS}} if computed else {}
+    )
     run.emit(
         stages.RETRIEVAL_RESULT,
         {
@@ -55,6 +65,7 @@ def retrieval(state: RAGState, config) -> dict:
             "hits": {
                 store.name: [hit.chunk_id for hit in result.of(store.name)] for store in registry
             },
+            **program,
         },
     )
     update = {

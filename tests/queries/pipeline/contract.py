@@ -15,7 +15,7 @@ SOURCE_KEYS = {
 METADATA_KEYS = {"query_type", "sources_used", "retry_count", "grounded", "confidence", "issues"}
 # Additive keys of a source and of the metadata (queries/pipeline/nodes/reason.py, reflect.py).
 ADDITIVE_SOURCE_KEYS = {"section", "kind", "table", "document_id", "chunk_id"}
-ADDITIVE_METADATA_KEYS = {"error", "verdict"}
+ADDITIVE_METADATA_KEYS = {"error", "verdict", "answer_values"}
 
 START = {"stage", "message"}
 KEYS = {
@@ -45,12 +45,14 @@ KEYS = {
 ADDITIVE = {
     ("stage_complete", "reranker"): {"reranker", "ids"},
     # The hits of each store and the fused order, by chunk id (for comparing runs).
-    ("retrieval_result", "retrieval"): {"hits"},
+    # The table store's count (the registry's fourth store) and the program it ran.
+    ("retrieval_result", "retrieval"): {"hits", "table_count", "program"},
     ("stage_complete", "aggregator"): {"ranked"},
     # The question as it stands alone, which planner decided, and the question's frame.
     ("stage_complete", "planner"): {"standalone_query", "planned_by", "frame"},
     # Which of quote-first's ways wrote the answer: "extractive" (the quote) or "model".
-    ("stage_complete", "reasoning"): {"answered_by"},
+    # A table program's answer: the program and the values it asserts.
+    ("stage_complete", "reasoning"): {"answered_by", "program", "answer_values"},
     # Whether the answer addresses the question, and what the answer card says.
     ("stage_complete", "reflection"): {"sufficient"},
     ("finalize", "reflection"): {"verdict"},

@@ -1,0 +1,199 @@
+"""Questions over tables: WikiTableQuestions through the whole pipeline.
+
+    .venv/bin/python bench/tables.py [--split test|train] [--mode given|open]
+                                     [--sample N] [--seed S] [--provider NAME] [--model NAME]
+                                     [--out results.jsonl]
+
+WikiTableQuestions 1.0.2 (`../shared/eval-data/wikitablequestions/`, public data nobody here
+wrote): questions over Wikipedia tables, each with its table as a CSV file.
+
+- `--split test` (the default) is the scoreboard: the 4,344 questions of the unseen-tables test
+  (421 tables never seen in training). Report it; never tune on it, never read its questions.
+  `--split train` samples the training questions: tune there.
+- `--mode given`: each question is asked of a knowledge base holding only its table (one
+  knowledge base per table, `wtq-<group>-<n>`, reused when it already holds the file).
+  `--mode open`: every table of the sampled questions in one knowledge base (`wtq-<split>-all`):
+  retrieval must find the table.
+- `--sample N --seed S`: N questions drawn with that seed (the same N and seed draw the same
+  questions for every provider); all of the split without `--sample`.
+
+Each answer is scored two ways with the dataset's rule (knowledge/tables/matching.py): **strict**, on the
+values the run asserts as data (the `done` metadata's `answer_values`; a run without them scores
+nothing), and **lenient**, every gold item said in the answer's first sentence. Also printed:
+the verdicts ("not found" is a miss), the median and p95 seconds per question, and how many
+answers say "I could not find". `--out` writes one JSON line per question.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import re
+import statistics
+import time
+from collections import Counter
+from pathlib import Path
+
+from _setup import EVAL_DATA, bench_user, setup
+
+from knowledge.tables.matching import right, said, target_items
+
+WTQ = EVAL_DATA / "wikitablequestions"
+SPLITS = {"test": "pristine-unseen-tables.canon.tsv", "train": "training.tsv"}
+# A citation followed by a capital ends a sentence even when the quoted text has no full stop.
+CITED_BREAK = re.compile(r"(\[\d+(?:\s*[,;]\s*\d+)*\])\s+(?=[A-Z\"“(])")
+
+
+def load(split: str) -> list[dict]:
+    """Return the split's questions: id, question, table path, target items."""
+    path = WTQ / "data" / SPLITS[split]
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    return [
+        {
+            "id": row["id"],
+            "question": row["utterance"],
+            "table": row["context"],
+            "target": row["targetValue"],
+            "canon": row.get("targetCanon", ""),
+            "canon_type": row.get("targetCanonType", ""),
+        }
+        for row in rows
+    ]
+
+
+def kb_name(table: str) -> str:
+    """Return the knowledge base of one table: csv/204-csv/149.csv is wtq-204-149."""
+    group, name = Path(table).parent.name.removesuffix("-csv"), Path(table).stem
+    return f"wtq-{group}-{name}"
+
+
+def table_item(table: str):
+    """Return a table's CSV file as an item to ingest."""
+    from knowledge.bulk import TextItem
+
+    name = f"{kb_name(table)}.csv"
+    return TextItem(name, (WTQ / table).read_bytes(), external_id=table)
+
+
+def first_sentence(answer: str) -> str:
+    from queries.answering.sentences import split_sentences
+
+    body = "\n".join(
+        line for line in answer.splitlines() if not line.lower().startswith("note: some claims")
+    )
+    return (split_sentences(CITED_BREAK.sub(r"\1\n\n", body)) or [""])[0]
+
+
+def no_web(query: str, count: int) -> list[dict]:
+    return []
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", choices=sorted(SPLITS), default="test")
+    parser.add_argument("--mode", choices=("given", "open"), default="given")
+    parser.add_argument("--sample", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--provider", default="extractive")
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    setup()
+    from knowledge.bulk import documents_ingest_inline
+    from knowledge.models import KnowledgeBase
+    from queries.answering.registry import get_strategy
+    from queries.pipeline.events import ListSink
+    from queries.pipeline.runner import run_pipeline
+
+    questions = load(args.split)
+    if args.sample and args.sample < len(questions):
+        questions = random.Random(args.seed).sample(questions, args.sample)
+    tables = sorted({item["table"] for item in questions})
+    user = bench_user()
+    started = time.perf_counter()
+    kbs: dict[str, KnowledgeBase] = {}
+    if args.mode == "open":
+        kb, _ = KnowledgeBase.objects.get_or_create(owner=user, name=f"wtq-{args.split}-all")
+        documents_ingest_inline(kb=kb, items=[table_item(t) for t in tables], user=user)
+        kbs = dict.fromkeys(tables, kb)
+    else:
+        for table in tables:
+            kb, _ = KnowledgeBase.objects.get_or_create(owner=user, name=kb_name(table))
+            documents_ingest_inline(kb=kb, items=[table_item(table)], user=user)
+            kbs[table] = kb
+    print(
+        f"split {args.split}, mode {args.mode}: {len(questions)} questions over {len(tables)} "
+        f"tables (ingested or reused in {time.perf_counter() - started:.0f} s); "
+        f"provider {args.provider}, model {args.model or 'default'}",
+        flush=True,
+    )
+    strategy = get_strategy(args.provider)
+    out = open(args.out, "w") if args.out else None  # noqa: SIM115 - closed below
+    rows: list[dict] = []
+    for n, item in enumerate(questions, start=1):
+        asked = time.perf_counter()
+        outcome = run_pipeline(
+            query=item["question"],
+            strategy=strategy,
+            kb_ids=[kbs[item["table"]].id],
+            sink=ListSink(),
+            model=args.model,
+            web_search=no_web,
+        )
+        seconds = time.perf_counter() - asked
+        target = target_items(item["target"], item["canon"], item["canon_type"])
+        values = outcome.metadata.get("answer_values") or []
+        first = first_sentence(outcome.answer)
+        verdict = outcome.metadata.get("verdict") or (
+            "verified" if outcome.metadata.get("grounded") else "unverified"
+        )
+        row = {
+            "id": item["id"],
+            "strict": bool(values) and right(values, target),
+            "lenient": said(first, target),
+            "verdict": verdict,
+            "not_found": verdict == "not_found",
+            "seconds": seconds,
+        }
+        rows.append(row)
+        if out:
+            record = {**item, **row, "answer_values": values, "first_sentence": first}
+            record["answer"] = outcome.answer
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.flush()
+        if n % 100 == 0:
+            report(rows, progress=True)
+    if out:
+        out.close()
+    report(rows)
+
+
+def share(rows: list[dict], key: str) -> str:
+    hits = sum(bool(row[key]) for row in rows)
+    return f"{hits / len(rows):.1%} ({hits}/{len(rows)})" if rows else "-"
+
+
+def report(rows: list[dict], progress: bool = False) -> None:
+    times = sorted(row["seconds"] for row in rows)
+    median, p95 = statistics.median(times), times[int(0.95 * (len(times) - 1))]
+    if progress:
+        print(
+            f"  {len(rows)} questions: strict {share(rows, 'strict')}, lenient "
+            f"{share(rows, 'lenient')}, median {median:.2f} s",
+            flush=True,
+        )
+        return
+    verdicts = Counter(row["verdict"] for row in rows)
+    print(f"{'measure':<44}value")
+    print(f"{'right, strict (answer_values, the rule)':<44}{share(rows, 'strict')}")
+    print(f"{'right, lenient (gold in the first sentence)':<44}{share(rows, 'lenient')}")
+    print(f"{'answered not found':<44}{share(rows, 'not_found')}")
+    print(f"{'verdicts':<44}{dict(verdicts)}")
+    print(f"{'median / p95 s per question':<44}{median:.2f} / {p95:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""Questions over a team's tables, through the whole pipeline.
+
+    .venv/bin/python bench/team_tables.py [--provider NAME] [--model NAME] [--half tune|held|all]
+                                          [--out results.jsonl]
+
+Builds the documents of `bench/team_tables/` (a workbook with two sheets, a slide deck with a
+table, a CSV export, a Markdown table and a PDF table), ingests them into a fresh knowledge base
+and asks `bench/team_tables/questions.json`: counts, totals, averages, the most and the least,
+filters, the first and the last, differences, comparisons, lookups, two-step and cross-sheet
+questions, and questions the tables cannot answer. Each question is in the `tune` or the `held`
+half, fixed when the set was written; rules are never written while looking at `held`.
+
+Printed per half and in all: **right** (every gold item in the answer's first sentence, and
+for an answer with `answer_values`, those values denote the gold by WikiTableQuestions' rule),
+**verified and wrong** (a false badge: shown verified, not right; for an unanswerable
+question, shown verified at all), **unanswerable recognised** (not shown verified), and the
+median seconds per question.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import statistics
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+from _setup import ROOT, bench_user, setup
+from team_answers import ask, first_sentence, verdict_of
+
+from knowledge.tables.matching import right as values_right
+from knowledge.tables.matching import target_items
+
+DATA = ROOT / "bench" / "team_tables"
+
+
+def build_documents(target: Path) -> list[Path]:
+    spec = importlib.util.spec_from_file_location("team_tables_build", DATA / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build(target)
+
+
+def score(item: dict, outcome) -> dict:
+    verdict = verdict_of(outcome)
+    first = first_sentence(outcome.answer)
+    values = outcome.metadata.get("answer_values")
+    result = {"verdict": verdict, "first_sentence": first, "answer_values": values}
+    if not item["answers"]:
+        result["right"] = verdict != "verified"
+        result["false_verified"] = verdict == "verified"
+        return result
+    said = all(answer.lower() in first.lower() for answer in item["answers"])
+    if values is not None:
+        said = said or values_right(values, target_items("|".join(item["answers"])))
+    result["right"] = said and verdict != "not_found"
+    result["false_verified"] = verdict == "verified" and not result["right"]
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--provider", default="extractive")
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--half", choices=("tune", "held", "all"), default="all")
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    setup()
+    from knowledge.bulk import TextItem, documents_ingest_inline
+    from knowledge.models import KnowledgeBase
+    from queries.answering.registry import get_strategy
+
+    user = bench_user()
+    name = f"team-tables-{args.provider}"
+    KnowledgeBase.objects.filter(owner=user, name=name).delete()
+    kb = KnowledgeBase.objects.create(owner=user, name=name)
+    with tempfile.TemporaryDirectory() as folder:
+        items = [TextItem(p.name, p.read_bytes()) for p in build_documents(Path(folder))]
+        summary = documents_ingest_inline(kb=kb, items=items, user=user)
+    print(f"documents: {len(items)} (ready {summary['ready']}, failed {summary['failed']})")
+    questions = json.loads((DATA / "questions.json").read_text())["questions"]
+    if args.half != "all":
+        questions = [q for q in questions if q["half"] == args.half]
+    provider = get_strategy(args.provider)
+    results: dict[str, list[dict]] = defaultdict(list)
+    times = []
+    out = open(args.out, "w") if args.out else None  # noqa: SIM115
+    for item in questions:
+        outcome, seconds = ask(
+            item["question"], provider=provider, kb_id=kb.id, model=args.model, history=[]
+        )
+        times.append(seconds)
+        scored = score(item, outcome) | {"seconds": round(seconds, 2)}
+        results[item["half"]].append({**item, **scored})
+        mark = "ok " if scored["right"] else "MISS"
+        print(
+            f"{mark} {item['half']:4} {item['kind']:12} {scored['verdict']:10} {item['question']}"
+        )
+        print(f"      → {scored['first_sentence'][:150]}")
+        if out:
+            out.write(json.dumps({**item, **scored, "answer": outcome.answer}) + "\n")
+    if out:
+        out.close()
+    print()
+    print(f"provider {args.provider}; median {statistics.median(times):.2f} s per question")
+    print("| half | questions | right | verified and wrong | unanswerable not verified |")
+    print("|---|---|---|---|---|")
+    halves = {**results, "all": [r for rows in results.values() for r in rows]}
+    for half in ("tune", "held", "all"):
+        rows = halves.get(half) or []
+        if not rows:
+            continue
+        right = sum(r["right"] for r in rows)
+        wrong = sum(r["false_verified"] for r in rows)
+        unanswerable = [r for r in rows if not r["answers"]]
+        recognised = sum(r["right"] for r in unanswerable)
+        print(
+            f"| {half} | {len(rows)} | {right}/{len(rows)} ({right / len(rows):.1%}) | {wrong} | "
+            f"{recognised}/{len(unanswerable)} |"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,376 @@
+"""Programs over one table, and what they compute.
+
+A program reads the rows a condition keeps (all rows when it has none) and computes one thing:
+
+| op | result |
+|---|---|
+| `values` | the target column of the kept rows (a lookup) |
+| `count` | how many rows are kept |
+| `sum`, `avg`, `max`, `min` | of the key column over the kept rows |
+| `argmax`, `argmin` | the target column of the kept row with the most / least key |
+| `first`, `last` | the target column of the first / last kept row |
+| `next`, `previous` | the target column of the row after / before the anchor row |
+| `diff` | the key column of the anchor row minus that of the second anchor row |
+| `more`, `less` | which of the two anchor rows has the more / less key: its anchor cell |
+| `mode` | the target column's most frequent value among the kept rows (group and count) |
+| `top` | the target column of the `k` kept rows with the most key (`ascending`: least) |
+| `distinct` | how many different values the target column holds among the kept rows |
+
+A `Grid` is a table ready to compute on: each column's cells as text, as numbers (a number,
+a length of time in seconds, a date as a sortable number, or a leading number in text such as
+"12 (3)" or "1st") and as compared text. Results are `Result`s: the values, the rows read (their
+positions in the grid, which the answer cites) and the program in words.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from knowledge.tables.cells import DATE, DURATION, NUMBER, clean
+
+OPS = (
+    "values", "count", "sum", "avg", "max", "min", "argmax", "argmin", "first", "last",
+    "next", "previous", "diff", "more", "less", "mode", "top", "distinct",
+)  # fmt: skip
+AGGREGATES = frozenset({"count", "sum", "avg", "max", "min", "diff", "distinct"})
+# Condition operators: text equal / contained, numbers compared.
+COMPARISONS = ("eq", "contains", "gt", "lt", "ge", "le", "ne")
+_LEADING_NUMBER = re.compile(r"^\s*[$€£¥₹#~≈]?\s*([-−–]?\d[\d,]*(?:\.\d+)?)")
+_PUNCTUATION = re.compile(r"[^\w\s.%$€£-]|(?<!\d)\.(?!\d)")
+
+
+def fold(text: str) -> str:
+    """Return text as mentions are compared: no accents, lower case, punctuation as space."""
+    text = unicodedata.normalize("NFKD", str(text))
+    text = "".join(char for char in text if unicodedata.category(char) != "Mn").lower()
+    text = text.replace("–", "-").replace("—", "-").replace("’", "'").replace("'s ", " ")
+    return " ".join(_PUNCTUATION.sub(" ", text).replace("'", "").split())
+
+
+def leading_number(text: str) -> float | None:
+    """Return the number a cell's text starts with ("12 (3)" 12, "1st" 1, "$1,200" 1200)."""
+    match = _LEADING_NUMBER.match(text or "")
+    if not match:
+        return None
+    digits = match.group(1).replace(",", "").replace("−", "-").replace("–", "-")
+    try:
+        return float(digits)
+    except ValueError:
+        return None
+
+
+def _date_number(value: str) -> float | None:
+    """Return an ISO date with "xx" parts as a number that sorts as the date does."""
+    parts = value.split("-")
+    if len(parts) != 3 or not parts[0].lstrip("-").isdigit():
+        return None
+    month = int(parts[1]) if parts[1].isdigit() else 0
+    day = int(parts[2]) if parts[2].isdigit() else 0
+    return int(parts[0]) * 10000 + month * 100 + day
+
+
+@dataclass
+class Column:
+    name: str
+    type: str
+    unit: str
+    texts: list[str]  # each cell as written, without footnote marks
+    folded: list[str]  # each cell as compared
+    numbers: list[float | None]  # each cell as a number, where it reads as one
+    numeric: bool  # whether most cells read as numbers
+
+
+@dataclass
+class Grid:
+    """A table to compute on: its label, its columns and each row's number and chunk id."""
+
+    label: str
+    columns: list[Column]
+    row_numbers: list[int]
+    chunk_ids: list[int | None] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return len(self.row_numbers)
+
+    @classmethod
+    def build(
+        cls,
+        label: str,
+        columns: list[dict],
+        rows: list[tuple[int, list[str], list[Any]]],
+        chunk_ids: list[int | None] | None = None,
+    ) -> Grid:
+        """Return a grid from typed columns and rows as (number, cells, values)."""
+        built = []
+        for index, column in enumerate(columns):
+            texts = [clean(cells[index] if index < len(cells) else "")[0] for _, cells, _ in rows]
+            values = [vals[index] if index < len(vals) else None for _, _, vals in rows]
+            numbers: list[float | None] = []
+            for text, value in zip(texts, values, strict=True):
+                if column["type"] in (NUMBER, DURATION) and isinstance(value, int | float):
+                    numbers.append(float(value))
+                elif column["type"] == DATE and isinstance(value, str):
+                    numbers.append(_date_number(value))
+                else:
+                    numbers.append(leading_number(text))
+            filled = [text for text in texts if text]
+            numeric = bool(filled) and sum(
+                number is not None for number, text in zip(numbers, texts, strict=True) if text
+            ) >= 0.7 * len(filled)
+            built.append(
+                Column(
+                    name=clean(column["name"])[0],
+                    type=column["type"],
+                    unit=column.get("unit", ""),
+                    texts=texts,
+                    folded=[fold(text) for text in texts],
+                    numbers=numbers,
+                    numeric=numeric,
+                )
+            )
+        return cls(
+            label=label,
+            columns=built,
+            row_numbers=[number for number, _, _ in rows],
+            chunk_ids=list(chunk_ids or [None] * len(rows)),
+        )
+
+
+@dataclass(frozen=True)
+class Condition:
+    """Rows whose `column` cell compares to `value` by `op` (text folded; numbers as numbers)."""
+
+    column: int
+    op: str
+    value: str | float
+    said: str = ""  # the words of the question it comes from
+
+    def holds(self, grid: Grid, row: int) -> bool:
+        column = grid.columns[self.column]
+        if self.op in ("eq", "ne"):
+            equal = column.folded[row] == self.value
+            return equal if self.op == "eq" else not equal and bool(column.folded[row])
+        if self.op == "contains":
+            return f" {self.value} " in f" {column.folded[row]} "
+        number = column.numbers[row]
+        if number is None or not isinstance(self.value, int | float):
+            return False
+        return {
+            "gt": number > self.value, "lt": number < self.value,
+            "ge": number >= self.value, "le": number <= self.value,
+        }[self.op]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Program:
+    op: str
+    target: int | None = None  # the column whose cells are the answer
+    key: int | None = None  # the column counted, summed, ordered or compared on
+    conditions: tuple[Condition, ...] = ()
+    # For next/previous/diff/more/less: the rows named in the question.
+    anchors: tuple[Condition, ...] = ()
+    k: int = 1
+    ascending: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Program:
+        return cls(
+            op=data["op"],
+            target=data.get("target"),
+            key=data.get("key"),
+            conditions=tuple(Condition(**c) for c in data.get("conditions") or ()),
+            anchors=tuple(Condition(**c) for c in data.get("anchors") or ()),
+            k=int(data.get("k") or 1),
+            ascending=bool(data.get("ascending")),
+        )
+
+
+@dataclass
+class Result:
+    """What a program computed: its values (cell texts or numbers), the rows it read (grid
+    positions, in the order they matter) and whether the values are cells or a computed number."""
+
+    values: list[str | float]
+    rows: list[int]
+    computed: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not self.values
+
+
+def kept_rows(grid: Grid, conditions: tuple[Condition, ...]) -> list[int]:
+    return [row for row in range(grid.size) if all(c.holds(grid, row) for c in conditions)]
+
+
+def _anchor_row(grid: Grid, anchor: Condition) -> int | None:
+    return next((row for row in range(grid.size) if anchor.holds(grid, row)), None)
+
+
+def _number(value: float) -> float:
+    return float(round(value, 6))
+
+
+def run(program: Program, grid: Grid) -> Result | None:
+    """Return what a program computes over a grid, or None when it computes nothing (no row
+    kept, no number to sum, an anchor that names no row)."""
+    op = program.op
+    if op in ("next", "previous", "diff", "more", "less"):
+        return _run_anchored(program, grid)
+    rows = kept_rows(grid, program.conditions)
+    if not rows:
+        return Result([0.0], [], computed=True) if op == "count" and program.conditions else None
+    if op == "count":
+        return Result([float(len(rows))], rows, computed=True)
+    if op == "values":
+        texts = [grid.columns[program.target].texts[row] for row in rows]
+        kept = [(text, row) for text, row in zip(texts, rows, strict=True) if text]
+        return Result([text for text, _ in kept], [row for _, row in kept]) if kept else None
+    if op in ("first", "last"):
+        column = grid.columns[program.target]
+        ordered = rows if op == "first" else rows[::-1]
+        row = next((row for row in ordered if column.texts[row]), None)
+        return None if row is None else Result([column.texts[row]], [row])
+    if op == "distinct":
+        column = grid.columns[program.target]
+        read = [row for row in rows if column.folded[row]]
+        if not read:
+            return None
+        return Result([float(len({column.folded[row] for row in read}))], read, computed=True)
+    if op == "mode":
+        column = grid.columns[program.target]
+        counts = Counter(column.folded[row] for row in rows if column.folded[row])
+        if not counts:
+            return None
+        top, n = counts.most_common(1)[0]
+        if n < 2 or sum(1 for count in counts.values() if count == n) > 1:
+            return None  # no value repeats, or several tie: no single most frequent
+        read = [row for row in rows if column.folded[row] == top]
+        return Result([column.texts[read[0]]], read)
+    key = grid.columns[program.key]
+    numbered = [(key.numbers[row], row) for row in rows if key.numbers[row] is not None]
+    if not numbered:
+        return None
+    if op in ("sum", "avg", "max", "min"):
+        numbers = [number for number, _ in numbered]
+        value = {
+            "sum": sum(numbers), "avg": sum(numbers) / len(numbers),
+            "max": max(numbers), "min": min(numbers),
+        }[op]  # fmt: skip
+        if op in ("max", "min"):
+            read = [row for number, row in numbered if number == value]
+            return Result([key.texts[read[0]]], read[:1])
+        return Result([_number(value)], [row for _, row in numbered], computed=True)
+    target = grid.columns[program.target]
+    if op in ("argmax", "argmin"):
+        best = max(n for n, _ in numbered) if op == "argmax" else min(n for n, _ in numbered)
+        read = [row for number, row in numbered if number == best]
+        values = [target.texts[row] for row in read if target.texts[row]]
+        return Result(values, read) if values else None
+    if op == "top":
+        ordered = sorted(numbered, key=lambda pair: pair[0], reverse=not program.ascending)
+        read = [row for _, row in ordered[: program.k]]
+        values = [target.texts[row] for row in read if target.texts[row]]
+        return Result(values, read) if values else None
+    raise ValueError(f"unknown op {op!r}")
+
+
+def _run_anchored(program: Program, grid: Grid) -> Result | None:
+    rows = [_anchor_row(grid, anchor) for anchor in program.anchors]
+    if not rows or any(row is None for row in rows):
+        return None
+    op = program.op
+    if op in ("next", "previous"):
+        step = 1 if op == "next" else -1
+        row = rows[0] + step
+        target = grid.columns[program.target]
+        while 0 <= row < grid.size and not target.texts[row]:
+            row += step
+        if not 0 <= row < grid.size:
+            return None
+        return Result([target.texts[row]], [rows[0], row])
+    if len(rows) != 2 or rows[0] == rows[1]:
+        return None
+    key = grid.columns[program.key]
+    first, second = (key.numbers[row] for row in rows)
+    if first is None or second is None:
+        return None
+    if op == "diff":
+        return Result([_number(abs(first - second))], rows, computed=True)
+    if first == second:
+        return None
+    wins_first = first > second if op == "more" else first < second
+    winner = rows[0] if wins_first else rows[1]
+    anchor = program.anchors[0] if wins_first else program.anchors[1]
+    return Result([grid.columns[anchor.column].texts[winner]], rows)
+
+
+def in_words(program: Program, grid: Grid, result: Result) -> str:
+    """Return the program as a sentence: what it did, over which rows of which table."""
+    columns = grid.columns
+
+    def name(index: int | None) -> str:
+        return columns[index].name if index is not None else ""
+
+    def condition(c: Condition) -> str:
+        symbol = {"eq": "is", "contains": "contains", "ne": "is not", "gt": ">", "lt": "<",
+                  "ge": "≥", "le": "≤"}[c.op]  # fmt: skip
+        if isinstance(c.value, str):
+            value = c.said if c.op == "eq" and c.said else c.value
+        else:
+            value = f"{c.value:g}"
+        return f"{name(c.column)} {symbol} {value}"
+
+    where = (
+        " where " + " and ".join(condition(c) for c in program.conditions)
+        if program.conditions
+        else ""
+    )
+    n = len(result.rows)
+    rows = f"{n} row{'s' if n != 1 else ''} of {grid.label}{where}"
+    op = program.op
+    if op == "count":
+        return f"Counted {rows}"
+    if op == "values":
+        return f"Read {name(program.target)} of {rows}"
+    if op in ("sum", "avg", "max", "min"):
+        verb = {"sum": "Added up", "avg": "Averaged", "max": "Took the largest",
+                "min": "Took the smallest"}[op]  # fmt: skip
+        return f"{verb} {name(program.key)} over {rows}"
+    if op in ("argmax", "argmin"):
+        most = "most" if op == "argmax" else "least"
+        return f"Took {name(program.target)} of the row with the {most} {name(program.key)} among {rows}"
+    if op in ("first", "last"):
+        return f"Took {name(program.target)} of the {op} of {rows}"
+    if op == "top":
+        order = "least" if program.ascending else "most"
+        return f"Took {name(program.target)} of the {program.k} rows with the {order} {name(program.key)} among {rows}"
+    if op == "distinct":
+        return f"Counted the different {name(program.target)} values among {rows}"
+    if op == "mode":
+        return f"Took the most frequent {name(program.target)} among {rows}"
+    anchors = " and ".join(condition(a) for a in program.anchors)
+    if op in ("next", "previous"):
+        side = "after" if op == "next" else "before"
+        return (
+            f"Took {name(program.target)} of the row {side} the one where {anchors} in {grid.label}"
+        )
+    if op == "diff":
+        return f"Subtracted {name(program.key)} of the rows where {anchors} in {grid.label}"
+    more = "more" if op == "more" else "less"
+    return f"Compared {name(program.key)} of the rows where {anchors} in {grid.label}: the {more}"
+
+
+def display(value: str | float) -> str:
+    """Return a value as an answer says it (12.0 is "12")."""
+    if isinstance(value, float):
+        return f"{value:,.0f}" if value.is_integer() else f"{value:,.2f}".rstrip("0").rstrip(".")
+    return value

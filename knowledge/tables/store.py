@@ -1,0 +1,404 @@
+"""The table store: the fourth store of the registry (knowledge/retrieval/stores.py).
+
+It finds the tables a question is about among the searched knowledge bases' tables (every
+table when there are few; else the tables whose rows BM25 ranks highest for the question),
+asks the parser for the program that answers the question over each (knowledge/tables/
+parser.py), and returns the best as a *computed passage*: the result first, then the program
+in words, followed by the rows it read (their own row chunks, which the answer cites and the
+document viewer opens).
+
+A program is used only when it fits: the parser is confident enough among its candidates
+(`TABLE_PROGRAM_MIN`), and the question is about the table (most of its content words are the
+table's: its headers, caption or cells). Otherwise the store returns nothing and the passages
+answer, as before.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from knowledge.chunk_kinds import SECTION_SEPARATOR
+from knowledge.retrieval.db import retrieval_alias
+from knowledge.retrieval.hits import SOURCE_TABLE, Hit, hydrate
+from knowledge.tables.parser import (
+    STOPWORDS,
+    Candidate,
+    header_overlap,
+    ranked,
+    read_question,
+    stem,
+)
+from knowledge.tables.programs import Grid, display, fold, in_words
+
+KIND_COMPUTED = "computed"
+# Tables a question's program is sought in, at most.
+TABLES_PER_QUESTION = 3
+# A knowledge base with at most this many tables (in the searched documents) has each tried.
+ALL_TABLES_UP_TO = 3
+# Rows of a result cited as sources, at most.
+CITED_ROWS = 8
+# Words that ask for a computation, not for a thing the table names.
+_ASKING = frozenset(
+    "how many much number total sum average mean most least highest lowest largest smallest "
+    "biggest first last next previous before after more less fewer than difference between "
+    "name names list top greatest best worst longest shortest earliest latest same count "
+    "times year years".split()
+)
+
+
+@dataclass
+class Step:
+    """A second step after the program: a column read from the row it found, in its own table
+    or in another table joined on a shared key column."""
+
+    kind: str  # "row": a second question about the row; "join": the same row in another table
+    header: str
+    value: str
+    words: str
+    chunk_id: int | None
+    row_number: int
+
+
+@dataclass
+class TableChoice:
+    table_id: int
+    document_id: int
+    file_name: str
+    grid: Grid
+    best: Candidate
+    relevance: float
+    steps: list[Step] = field(default_factory=list)
+    # The tables of the question: (table id, grid), the chosen one's document's first.
+    others: list[tuple[int, Grid]] = field(default_factory=list)
+
+
+def _label(file_name: str, caption: str, section: list[str]) -> str:
+    parts = [file_name, *section]
+    if caption and caption not in parts:
+        parts.append(caption)
+    return SECTION_SEPARATOR.join(parts)
+
+
+def candidate_tables(kb_ids: list[int], query: str, filters) -> list[int]:
+    """Return the ids of the tables to try, most likely first."""
+    from knowledge.models import Table, TableRow
+    from knowledge.retrieval.bm25 import bm25_scores
+    from knowledge.retrieval.filters import as_filter
+
+    document_filter = as_filter(filters)
+    tables = Table.objects.using(retrieval_alias()).filter(knowledge_base_id__in=kb_ids)
+    if document_filter.documents:
+        tables = tables.filter(document_id__in=document_filter.documents)
+    if document_filter.file_types:
+        tables = tables.filter(document__file_type__in=document_filter.matched_file_types())
+    ids = list(tables.order_by("id").values_list("id", flat=True)[: ALL_TABLES_UP_TO + 1])
+    if len(ids) <= ALL_TABLES_UP_TO:
+        return ids
+    scored = bm25_scores(kb_ids=kb_ids, query=query, top_k=60, filters=filters)
+    if not scored:
+        return []
+    by_chunk = dict(scored)
+    votes: dict[int, float] = {}
+    for table_id, chunk_id in TableRow.objects.using(retrieval_alias()).filter(chunk_id__in=by_chunk).values_list(
+        "table_id", "chunk_id"
+    ):
+        votes[table_id] = votes.get(table_id, 0.0) + by_chunk[chunk_id]
+    allowed = set(tables.filter(id__in=votes).values_list("id", flat=True))
+    return [t for t, _ in sorted(votes.items(), key=lambda p: -p[1]) if t in allowed][
+        :TABLES_PER_QUESTION
+    ]
+
+
+def load_grid(table_id: int) -> tuple[Grid, int, str, int] | None:
+    """Return a stored table as a grid, with its document's id and file name and its KB."""
+    from knowledge.models import Table
+
+    table = Table.objects.using(retrieval_alias()).select_related("document").filter(id=table_id).first()
+    if table is None:
+        return None
+    rows = list(table.rows.order_by("number").values_list("number", "cells", "values", "chunk_id"))
+    grid = Grid.build(
+        _label(table.document.file_name, table.caption, list(table.section or [])),
+        table.columns,
+        [(number, cells, values) for number, cells, values, _ in rows],
+        [chunk_id for *_, chunk_id in rows],
+    )
+    return grid, table.document_id, table.document.file_name, table.knowledge_base_id
+
+
+def relevance(question: str, grid: Grid) -> float:
+    """Return the share of the question's content words the table holds (in its label,
+    headers or cells): how much the question is about this table."""
+    words = [
+        word for word in fold(question).split()
+        if word not in STOPWORDS and word not in _ASKING and not word.isdigit()
+    ]  # fmt: skip
+    if not words:
+        return 1.0
+    vocabulary = set(fold(grid.label).split())
+    for column in grid.columns:
+        vocabulary.update(fold(column.name).split())
+        for value in column.folded:
+            vocabulary.update(value.split())
+    stems = {word[:5] for word in vocabulary}
+    return sum(word in vocabulary or word[:5] in stems for word in words) / len(words)
+
+
+# "Which vessel sails first, and who is its captain?": a question, then one about its answer.
+_SECOND_QUESTION = re.compile(
+    r"^(?P<first>.+?)(?:,\s*|\s+)and\s+(?P<second>(?:who|what|which|when|where|how)\b.*"
+    r"\b(?:its|their|his|her|that|this)\b.*)$",
+    re.IGNORECASE,
+)
+
+
+def split_two_step(query: str) -> tuple[str, str]:
+    """Return a question's first step and its second ("" when it asks one thing)."""
+    match = _SECOND_QUESTION.match(query.strip())
+    if not match:
+        return query, ""
+    return match.group("first").strip(), match.group("second").strip()
+
+
+def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
+    """Return the best program over the question's tables, with the steps after it, or None
+    when none fits."""
+    first, second = split_two_step(query)
+    best: TableChoice | None = None
+    loaded_grids: list[tuple[int, Grid, int]] = []
+    for table_id in candidate_tables(kb_ids, query, filters):
+        loaded = load_grid(table_id)
+        if loaded is None:
+            continue
+        grid, document_id, file_name, _ = loaded
+        loaded_grids.append((table_id, grid, document_id))
+        found = ranked(first, grid)
+        if not found:
+            continue
+        choice = TableChoice(
+            table_id, document_id, file_name, grid, found[0], relevance(query, grid)
+        )
+        if best is None or choice.best.score * choice.relevance > best.best.score * best.relevance:
+            best = choice
+    if best is None:
+        return None
+    if (
+        best.best.score < settings.TABLE_PROGRAM_MIN
+        or best.relevance < settings.TABLE_RELEVANCE_MIN
+    ):
+        return None
+    best.others = [(t, g) for t, g, _ in loaded_grids if t != best.table_id]
+    best.others += [
+        (table_id, grid) for table_id, grid in _document_tables(best.document_id)
+        if table_id != best.table_id and table_id not in {t for t, _ in best.others}
+    ]  # fmt: skip
+    if second:
+        step = _same_row(second, best)
+        if step is None:
+            return None  # the second step finds nothing: the passages answer, or nothing does
+        best.steps.append(step)
+    else:
+        step = _joined(query, best)
+        if step is not None:
+            best.steps.append(step)
+    return best
+
+
+def _document_tables(document_id: int) -> list[tuple[int, Grid]]:
+    """Return the other tables of a document (a workbook's sheets), as grids."""
+    from knowledge.models import Table
+
+    out = []
+    for table_id in Table.objects.using(retrieval_alias()).filter(document_id=document_id).values_list("id", flat=True):
+        loaded = load_grid(table_id)
+        if loaded is not None:
+            out.append((table_id, loaded[0]))
+    return out
+
+
+def _result_row(choice: TableChoice) -> int | None:
+    """Return the one row a program's result is read from, if it is one."""
+    result = choice.best.result
+    if result.computed or len(result.values) != 1 or not result.rows:
+        return None
+    return result.rows[-1] if choice.best.program.op in ("next", "previous") else result.rows[0]
+
+
+def _best_column(words: str, grid: Grid, exclude: set[int]) -> tuple[int, float] | None:
+    question = read_question(words)
+    scored = [
+        (index, header_overlap(column.name, question))
+        for index, column in enumerate(grid.columns)
+        if index not in exclude
+    ]
+    scored = [(index, overlap) for index, overlap in scored if overlap >= 0.5]
+    return max(scored, key=lambda pair: pair[1]) if scored else None
+
+
+def _same_row(second: str, choice: TableChoice) -> Step | None:
+    """The second step of a two-step question: a column of the row the first step found."""
+    row = _result_row(choice)
+    if row is None:
+        return None
+    target = choice.best.program.target
+    column = _best_column(second, choice.grid, {target} if target is not None else set())
+    if column is None:
+        return None
+    index = column[0]
+    value = choice.grid.columns[index].texts[row]
+    if not value:
+        return None
+    name = choice.grid.columns[index].name
+    return Step("row", name, value, f"then read {name} of that row",
+                choice.grid.chunk_ids[row], choice.grid.row_numbers[row])  # fmt: skip
+
+
+def _said_header_words(name: str, stems: set[str]) -> set[str]:
+    return {stem(word) for word in fold(name).split()} & stems
+
+
+def _joined(query: str, choice: TableChoice) -> Step | None:
+    """A join: the question names a column this table lacks and another table has (a
+    workbook's other sheet); that table's row sharing the found row's key is read."""
+    row = _result_row(choice)
+    if row is None or not choice.others:
+        return None
+    stems = read_question(query).stems
+    here = set().union(*(_said_header_words(c.name, stems) for c in choice.grid.columns))
+    for _, other in choice.others:
+        named = [
+            (len(_said_header_words(column.name, stems) - here), index)
+            for index, column in enumerate(other.columns)
+        ]
+        best, index = max(named, default=(0, -1))
+        if best == 0:
+            continue
+        # The shared key: a column of the same name in both whose values meet on the row.
+        for mine in choice.grid.columns:
+            for key_index, theirs in enumerate(other.columns):
+                if key_index == index or fold(mine.name) != fold(theirs.name):
+                    continue
+                value = mine.folded[row]
+                match = next((r for r, v in enumerate(theirs.folded) if v and v == value), None)
+                if match is None or not other.columns[index].texts[match]:
+                    continue
+                name = other.columns[index].name
+                return Step(
+                    "join",
+                    name,
+                    other.columns[index].texts[match],
+                    f"then read {name} of {other.label} where {theirs.name} is {mine.texts[row]}",
+                    other.chunk_ids[match],
+                    other.row_numbers[match],
+                )
+    return None
+
+
+def answer_values(values: list) -> list:
+    """Return a result's values as data: numbers as numbers, the rest as text."""
+    return [int(v) if isinstance(v, float) and v.is_integer() else v for v in values]
+
+
+def computed_text(choice: TableChoice) -> tuple[str, str]:
+    """Return the computed passage's result sentence and its program in words."""
+    result = choice.best.result
+    shown = [display(value) for value in result.values]
+    said = ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else shown[0]
+    words = in_words(choice.best.program, choice.grid, result)
+    read = [choice.grid.columns[0].texts[row] for row in result.rows[:CITED_ROWS]]
+    read = [text for text in read if text]
+    if read and choice.best.program.op in ("count", "sum", "avg"):
+        words += ": " + ", ".join(read) + (" …" if len(result.rows) > CITED_ROWS else "")
+    for step in choice.steps:
+        # A second question's answer follows the first's; a join's value is the answer.
+        said = f"{said}; {step.header}: {step.value}" if step.kind == "row" else step.value
+        words = f"{words}; {step.words}"
+    return said, words
+
+
+def step_values(choice: TableChoice) -> list:
+    """Return the values the answer asserts: the program's, then each step's."""
+    values = answer_values(choice.best.result.values)
+    if not choice.steps:
+        return values
+    if choice.steps[-1].kind == "row":
+        return values + [step.value for step in choice.steps]
+    return answer_values([_typed(choice.steps[-1].value)])
+
+
+def _typed(text: str):
+    """Return a cell's text as a number when it is one ("4,250,000" 4250000.0)."""
+    from knowledge.tables.cells import NUMBER, read_cell
+
+    cell = read_cell(text)
+    return cell.value if cell.type == NUMBER else text
+
+
+def table_search(q) -> list[Hit]:
+    """The table store's search: the computed passage, then the rows it read."""
+    started = time.perf_counter()
+    choice = choose(q.kb_ids, q.query, q.filters)
+    if choice is None:
+        return []
+    said, words = computed_text(choice)
+    result = choice.best.result
+    row_chunks = [choice.grid.chunk_ids[row] for row in result.rows[:CITED_ROWS]]
+    row_chunks += [step.chunk_id for step in choice.steps]
+    row_chunks = list(dict.fromkeys(c for c in row_chunks if c is not None))
+    structure = {
+        "program": choice.best.program.to_dict(),
+        "words": words,
+        "values": step_values(choice),
+        # Whether the values are computed (a count, a sum) or cells read from the rows.
+        "computed": result.computed and not choice.steps,
+        "result": said,
+        "confidence": round(choice.best.score, 4),
+        "relevance": round(choice.relevance, 4),
+        "table_id": choice.table_id,
+        "rows": [choice.grid.row_numbers[row] for row in result.rows[:CITED_ROWS]],
+        "row_chunks": row_chunks,
+        "caption": choice.grid.label,
+        "ms": round((time.perf_counter() - started) * 1000, 1),
+    }
+    computed = Hit(
+        text=f"{said}. {words}.",
+        source_type=SOURCE_TABLE,
+        score=choice.best.score,
+        document_id=choice.document_id,
+        file_name=choice.file_name,
+        kind=KIND_COMPUTED,
+        structure=structure,
+        rank=1,
+        found_by=[SOURCE_TABLE],
+    )
+    rows = hydrate([(chunk_id, choice.best.score) for chunk_id in row_chunks], SOURCE_TABLE)
+    for rank, hit in enumerate(rows, start=2):
+        hit.rank = rank
+    return [computed, *rows]
+
+
+def is_computed(doc: dict) -> bool:
+    return doc.get("kind") == KIND_COMPUTED and doc.get("source_type") == SOURCE_TABLE
+
+
+def pinned(hits: list[Hit], limit: int) -> tuple[list[Hit], list[Hit]]:
+    """Split candidates into a computed passage with the rows it read (first, in its order,
+    scored by the parser's confidence; `limit` in all) and the rest (to rerank)."""
+    computed = next(
+        (hit for hit in hits if hit.kind == KIND_COMPUTED and hit.source_type == SOURCE_TABLE),
+        None,
+    )
+    if computed is None:
+        return [], hits
+    row_chunks = list((computed.structure or {}).get("row_chunks") or [])
+    by_chunk = {hit.chunk_id: hit for hit in hits if hit.chunk_id in row_chunks}
+    rows = [by_chunk[chunk_id] for chunk_id in row_chunks if chunk_id in by_chunk]
+    kept = [computed, *rows][: max(limit, 1)]
+    for hit in kept:
+        hit.rerank_score = computed.score
+    taken = {id(hit) for hit in kept}
+    return kept, [hit for hit in hits if id(hit) not in taken]

@@ -1,0 +1,105 @@
+"""Tables normalised from their rows, and every program operation run over one."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.tables.build import grid, table_from_grid
+from knowledge.tables.programs import Condition, Program, display, in_words, run
+
+HEADERS = ["Office", "Staff", "Opened", "Lead"]
+ROWS = [
+    ["Lisbon", "120", "2015", "Ana Reis"],
+    ["Office", "Staff", "Opened", "Lead"],  # a header repeated inside the table
+    ["Porto", "85[1]", "2019", "Rui Sousa"],
+    ["Braga", "40", "2021", "Ana Reis"],
+    ["Faro", "n/a", "2022", "Marta Lobo"],
+    ["Total", "245", "", ""],
+]
+
+
+@pytest.fixture
+def offices():
+    table = table_from_grid(HEADERS, [(n, n - 1, cells) for n, cells in enumerate(ROWS, start=1)])
+    return table, grid(table, "offices.xlsx › Offices")
+
+
+def test_a_repeated_header_and_a_totals_row_are_dropped_and_recorded(offices) -> None:
+    table, _ = offices
+    assert [row.cells[0] for row in table.rows] == ["Lisbon", "Porto", "Braga", "Faro"]
+    reasons = [entry["reason"] for entry in table.dropped]
+    assert reasons == ["repeated header", "totals row", "footnote marks"]
+    assert [column["type"] for column in table.columns] == ["text", "number", "number", "text"]
+    # Row numbers are the table's own, so a citation points at the row as written.
+    assert [row.number for row in table.rows] == [1, 3, 4, 5]
+    assert table.rows[1].values[1] == 85.0 and table.rows[3].values[1] is None
+
+
+def _staff_over(n: float) -> Condition:
+    return Condition(1, "gt", n)
+
+
+@pytest.mark.parametrize(
+    ("program", "values"),
+    [
+        (Program("count"), [4.0]),
+        (Program("count", conditions=(Condition(3, "eq", "ana reis"),)), [2.0]),
+        (Program("count", conditions=(_staff_over(200),)), [0.0]),
+        (Program("values", target=0, conditions=(_staff_over(50),)), ["Lisbon", "Porto"]),
+        (Program("values", target=0, conditions=(Condition(2, "ge", 2021),)), ["Braga", "Faro"]),
+        (Program("sum", key=1), [245.0]),
+        (Program("avg", key=1), [245.0 / 3]),
+        (Program("max", key=2), ["2022"]),
+        (Program("argmax", target=3, key=1), ["Ana Reis"]),
+        (Program("argmin", target=0, key=1), ["Braga"]),
+        (Program("first", target=0), ["Lisbon"]),
+        (Program("last", target=0, conditions=(Condition(3, "eq", "ana reis"),)), ["Braga"]),
+        (Program("next", target=0, anchors=(Condition(0, "eq", "porto"),)), ["Braga"]),
+        (Program("previous", target=0, anchors=(Condition(0, "eq", "porto"),)), ["Lisbon"]),
+        (
+            Program(
+                "diff", key=1, anchors=(Condition(0, "eq", "lisbon"), Condition(0, "eq", "braga"))
+            ),
+            [80.0],
+        ),
+        (
+            Program(
+                "less", key=1, anchors=(Condition(0, "eq", "lisbon"), Condition(0, "eq", "porto"))
+            ),
+            ["Porto"],
+        ),
+        (Program("mode", target=3), ["Ana Reis"]),
+        (Program("top", target=0, key=1, k=2), ["Lisbon", "Porto"]),
+        (Program("top", target=0, key=2, k=1, ascending=True), ["Lisbon"]),
+    ],
+)
+def test_each_operation_computes_from_the_rows(offices, program, values) -> None:
+    _, offices_grid = offices
+    result = run(program, offices_grid)
+    assert result is not None
+    assert result.values == pytest.approx(values)
+    # The rows read are real rows of the table, so each can be cited.
+    assert all(0 <= row < offices_grid.size for row in result.rows)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        Program("values", target=0, conditions=(Condition(0, "eq", "madrid"),)),
+        Program("next", target=0, anchors=(Condition(0, "eq", "faro"),)),
+        Program("diff", key=1, anchors=(Condition(0, "eq", "lisbon"), Condition(0, "eq", "faro"))),
+        Program("mode", target=0),  # no office repeats
+    ],
+)
+def test_a_program_with_nothing_to_compute_returns_none(offices, program) -> None:
+    assert run(program, offices[1]) is None
+
+
+def test_a_program_in_words_names_the_table_the_condition_and_the_rows(offices) -> None:
+    _, offices_grid = offices
+    program = Program("count", conditions=(Condition(2, "gt", 2018),))
+    result = run(program, offices_grid)
+    assert in_words(program, offices_grid, result) == (
+        "Counted 3 rows of offices.xlsx › Offices where Opened > 2018"
+    )
+    assert display(result.values[0]) == "3" and display(245.0 / 3) == "81.67"

@@ -1,0 +1,59 @@
+"""A document's tables are written with its chunks and go with them: re-indexing replaces them,
+deleting the document or its knowledge base deletes them."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge import services
+from knowledge.models import Chunk, Table, TableRow
+from tests.knowledge.conftest import FILES, run_ingestion
+
+
+def _ingest(kb, user, name: str):
+    document, _ = services.document_upload(
+        kb=kb, file_name=name, data=(FILES / name).read_bytes(), user=user
+    )
+    run_ingestion(document.id)
+    document.refresh_from_db()
+    return document
+
+
+@pytest.mark.django_db
+def test_each_sheet_is_a_typed_table_whose_rows_point_at_their_row_chunks(kb, user) -> None:
+    document = _ingest(kb, user, "sample.xlsx")
+    tables = list(Table.objects.filter(document=document).order_by("ordinal"))
+    assert [table.caption for table in tables] == ["sample: Scientists", "sample: Lab budgets"]
+    scientists, budgets = tables
+    assert [(c["name"], c["type"]) for c in budgets.columns] == [
+        ("Lab", "text"), ("Budget 2026 (EUR)", "number"), ("Head", "text"),
+    ]  # fmt: skip
+    assert scientists.columns[4]["type"] == "date" and scientists.row_count == 4
+    for row in TableRow.objects.filter(table__document=document).select_related("chunk"):
+        # The row's chunk is a row chunk of this document holding the same cells.
+        assert row.chunk.document_id == document.id and row.chunk.kind == "row"
+        assert row.chunk.structure["cells"] == row.cells
+    assert all(table.knowledge_base_id == kb.id for table in tables)
+
+
+@pytest.mark.django_db
+def test_reindexing_replaces_the_tables_and_deleting_removes_them(kb, user) -> None:
+    document = _ingest(kb, user, "sample.csv")
+    first = set(TableRow.objects.filter(table__document=document).values_list("id", flat=True))
+    assert len(first) == 5
+    assert services.document_reindex(document=document)
+    run_ingestion(document.id)
+    again = set(TableRow.objects.filter(table__document=document).values_list("id", flat=True))
+    assert len(again) == 5 and not first & again
+    assert Table.objects.filter(document=document).count() == 1
+    services.document_delete(document=document)
+    assert not Table.objects.exists() and not TableRow.objects.exists()
+
+
+@pytest.mark.django_db
+def test_deleting_a_knowledge_base_deletes_its_tables(kb, user) -> None:
+    _ingest(kb, user, "sample.pptx")
+    assert Table.objects.filter(knowledge_base=kb).count() == 1
+    services.kb_delete(kb=kb)
+    assert not Table.objects.exists() and not TableRow.objects.exists()
+    assert not Chunk.objects.exists()

@@ -1,0 +1,133 @@
+"""Questions that need several rows of a team's table, through the whole pipeline: the table
+store's program computes the answer, the rows it read are cited, the events show the program,
+and the values come back as data. A question about prose in the same knowledge base is still
+answered from the passages."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from openpyxl import Workbook
+
+from knowledge.bulk import TextItem, documents_ingest_inline
+from knowledge.services import kb_create
+from queries.answering.registry import get_strategy
+from queries.pipeline.events import ListSink
+from queries.pipeline.runner import run_pipeline
+from tests.queries.pipeline.contract import check_frames
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CLINICS = [
+    ("Clinic", "Beds", "Opened", "Manager"),
+    ("Braga", 45, 2020, "Ines Costa"),
+    ("Faro", 30, 2021, "Joao Neves"),
+    ("Evora", 25, 2023, "Rita Lopes"),
+    ("Lisbon", 120, 2012, "Pedro Alves"),
+    ("Porto", 90, 2016, "Ana Reis"),
+]
+
+BUDGETS = [
+    ("Clinic", "Budget (EUR)"),
+    ("Lisbon", "2,400,000"),
+    ("Porto", "1,900,000"),
+    ("Braga", "800,000"),
+    ("Faro", "650,000"),
+    ("Evora", "500,000"),
+]
+
+
+def _workbook() -> bytes:
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Clinics"
+    for row in CLINICS:
+        sheet.append(row)
+    budgets = book.create_sheet("Budgets")
+    for row in BUDGETS:
+        budgets.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def kb(user):
+    kb = kb_create(owner=user, name="Clinics")
+    documents_ingest_inline(
+        kb=kb,
+        items=[
+            TextItem("clinics.xlsx", _workbook()),
+            TextItem(
+                "visits.txt",
+                b"Visiting hours at every clinic run from 9 am to 8 pm. Children under 12 visit "
+                b"with an adult. Flowers are not allowed in the recovery rooms.",
+            ),
+        ],
+    )
+    return kb
+
+
+def _ask(kb, question: str):
+    sink = ListSink()
+    outcome = run_pipeline(
+        query=question, strategy=get_strategy("extractive"), kb_ids=[kb.id], sink=sink
+    )
+    check_frames(sink.frames())
+    return outcome, sink
+
+
+def _data(sink, kind: str, stage: str) -> dict:
+    return next(
+        f["data"] for f in sink.frames() if f["type"] == kind and f["data"].get("stage") == stage
+    )
+
+
+def test_a_count_is_computed_with_its_rows_cited(kb) -> None:
+    outcome, sink = _ask(kb, "How many clinics opened after 2019?")
+    assert outcome.answer.startswith("3 [1].")
+    assert outcome.metadata["answer_values"] == [3]
+    program = _data(sink, "retrieval_result", "retrieval")["program"]
+    assert program["program"]["op"] == "count" and "Opened > 2019" in program["words"]
+    assert _data(sink, "retrieval_result", "retrieval")["table_count"] >= 1
+    reasoning = _data(sink, "stage_complete", "reasoning")
+    assert reasoning["answered_by"] == "table" and reasoning["answer_values"] == [3]
+    # The rows it counted are cited sources that open in the document viewer.
+    rows = [source for source in outcome.sources if source.get("chunk_id")]
+    assert {source["table"]["rows"][0][0] for source in rows} == {"Braga", "Faro", "Evora"}
+
+
+def test_the_row_with_the_most_answers_who_leads_it(kb) -> None:
+    outcome, _ = _ask(kb, "Who manages the clinic with the most beds?")
+    assert outcome.metadata["answer_values"] == ["Pedro Alves"]
+    assert "Pedro Alves" in outcome.answer.split(".")[0]
+
+
+def test_a_total_is_computed(kb) -> None:
+    outcome, _ = _ask(kb, "What is the total number of beds across all clinics?")
+    assert outcome.metadata["answer_values"] == [310]
+
+
+def test_a_question_about_prose_is_answered_from_the_passages(kb) -> None:
+    outcome, sink = _ask(kb, "When do visiting hours end?")
+    assert "answer_values" not in outcome.metadata
+    assert "program" not in _data(sink, "retrieval_result", "retrieval")
+    assert "8 pm" in outcome.answer
+
+
+def test_a_two_step_question_reads_the_found_row_again(kb) -> None:
+    outcome, sink = _ask(kb, "Which clinic opened first, and who is its manager?")
+    assert outcome.metadata["answer_values"] == ["Lisbon", "Pedro Alves"]
+    program = _data(sink, "retrieval_result", "retrieval")["program"]
+    assert "then read Manager of that row" in program["words"]
+
+
+def test_a_cross_sheet_question_joins_the_other_sheet_on_its_key(kb) -> None:
+    outcome, sink = _ask(kb, "What is the budget of the clinic with the most beds?")
+    assert outcome.metadata["answer_values"] == [2400000]
+    words = _data(sink, "retrieval_result", "retrieval")["program"]["words"]
+    assert "Budgets where Clinic is Lisbon" in words
+    # Both rows are cited: the one with the most beds, and its budget on the other sheet.
+    cited = {tuple(s["table"]["rows"][0]) for s in outcome.sources if s.get("table")}
+    assert ("Lisbon", "2,400,000") in cited and any(row[0] == "Lisbon" and "120" in row for row in cited)
