@@ -528,7 +528,7 @@ FUSION_WEIGHT_TABLE = env_float("FUSION_WEIGHT_TABLE", 1.0)
 # TABLE_VERIFY_MIN on (chosen on WikiTableQuestions' training split, see README "Tables").
 TABLE_PROGRAM_MIN = env_float("TABLE_PROGRAM_MIN", 0.2)
 TABLE_RELEVANCE_MIN = env_float("TABLE_RELEVANCE_MIN", 0.5)
-TABLE_VERIFY_MIN = env_float("TABLE_VERIFY_MIN", 0.6)
+TABLE_VERIFY_MIN = env_float("TABLE_VERIFY_MIN", 0.9)
 # The best rerank score below which a retry escalates to the web, per reranker kind.
 RERANK_FLOOR_CROSS_ENCODER = env_float("RERANK_FLOOR_CROSS_ENCODER", 0.0)
 RERANK_FLOOR_FALLBACK = env_float("RERANK_FLOOR_FALLBACK", 0.25)

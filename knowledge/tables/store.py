@@ -8,9 +8,10 @@ in words, followed by the rows it read (their own row chunks, which the answer c
 document viewer opens).
 
 A program is used only when it fits: the parser is confident enough among its candidates
-(`TABLE_PROGRAM_MIN`), and the question is about the table (most of its content words are the
-table's: its headers, caption or cells). Otherwise the store returns nothing and the passages
-answer, as before.
+(`TABLE_PROGRAM_MIN`), the question is about the table (`TABLE_RELEVANCE_MIN` of its content
+words are the table's: its headers, caption or cells), and the program reads what the question
+names (a column whose header it says, or a cell it names whole). A lookup of one row is left
+to that row's chunk. Otherwise the store returns nothing and the passages answer, as before.
 """
 
 from __future__ import annotations
@@ -103,8 +104,10 @@ def candidate_tables(kb_ids: list[int], query: str, filters) -> list[int]:
         return []
     by_chunk = dict(scored)
     votes: dict[int, float] = {}
-    for table_id, chunk_id in TableRow.objects.using(retrieval_alias()).filter(chunk_id__in=by_chunk).values_list(
-        "table_id", "chunk_id"
+    for table_id, chunk_id in (
+        TableRow.objects.using(retrieval_alias())
+        .filter(chunk_id__in=by_chunk)
+        .values_list("table_id", "chunk_id")
     ):
         votes[table_id] = votes.get(table_id, 0.0) + by_chunk[chunk_id]
     allowed = set(tables.filter(id__in=votes).values_list("id", flat=True))
@@ -117,7 +120,12 @@ def load_grid(table_id: int) -> tuple[Grid, int, str, int] | None:
     """Return a stored table as a grid, with its document's id and file name and its KB."""
     from knowledge.models import Table
 
-    table = Table.objects.using(retrieval_alias()).select_related("document").filter(id=table_id).first()
+    table = (
+        Table.objects.using(retrieval_alias())
+        .select_related("document")
+        .filter(id=table_id)
+        .first()
+    )
     if table is None:
         return None
     rows = list(table.rows.order_by("number").values_list("number", "cells", "values", "chunk_id"))
@@ -182,13 +190,15 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
         choice = TableChoice(
             table_id, document_id, file_name, grid, found[0], relevance(query, grid)
         )
-        if best is None or choice.best.score * choice.relevance > best.best.score * best.relevance:
+        if best is None or _fit(choice, first) > _fit(best, first):
             best = choice
     if best is None:
         return None
     if (
         best.best.score < settings.TABLE_PROGRAM_MIN
         or best.relevance < settings.TABLE_RELEVANCE_MIN
+        or not uses_the_question(first, best)
+        or is_lookup(best) and not second
     ):
         return None
     best.others = [(t, g) for t, g, _ in loaded_grids if t != best.table_id]
@@ -208,12 +218,56 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
     return best
 
 
+def is_lookup(choice: TableChoice) -> bool:
+    """Whether the program reads one cell of one row a condition names: a lookup, which the
+    row's own chunk answers as well (93 % of the team set's lookups before this store), and
+    which the parser, ranking across every program, gets wrong more often."""
+    program, result = choice.best.program, choice.best.result
+    return program.op == "values" and len(result.rows) == 1
+
+
+def uses_the_question(question: str, choice: TableChoice) -> bool:
+    """Whether the program reads what the question names: a column whose header the question
+    says (the one answered, ordered on or filtered), or a cell it names whole. A program that
+    only shares words with a table's cells answers another question (a knowledge base's small
+    tables around prose questions)."""
+    program = choice.best.program
+    said = program.conditions + program.anchors
+    if any(condition.op == "eq" for condition in said):
+        return True
+    read = read_question(question)
+    touched = {program.target, program.key, *(condition.column for condition in said)}
+    return any(
+        header_overlap(choice.grid.columns[index].name, read) >= 0.5
+        for index in touched
+        if index is not None
+    )
+
+
+def _fit(choice: TableChoice, question: str) -> float:
+    """How well a table's best program fits the question: its probability, the share of the
+    question the table holds, and twice that when it orders on the column the question's
+    "most" or "least" names ("the budget of the site with the most staff" orders Sites by
+    Staff, then joins Budgets)."""
+    fit = choice.best.score * choice.relevance
+    key = choice.best.program.key
+    if key is not None:
+        stems = {stem(word) for word in fold(choice.grid.columns[key].name).split()}
+        if stems & read_question(question).after_cue:
+            fit *= 2
+    return fit
+
+
 def _document_tables(document_id: int) -> list[tuple[int, Grid]]:
     """Return the other tables of a document (a workbook's sheets), as grids."""
     from knowledge.models import Table
 
     out = []
-    for table_id in Table.objects.using(retrieval_alias()).filter(document_id=document_id).values_list("id", flat=True):
+    for table_id in (
+        Table.objects.using(retrieval_alias())
+        .filter(document_id=document_id)
+        .values_list("id", flat=True)
+    ):
         loaded = load_grid(table_id)
         if loaded is not None:
             out.append((table_id, loaded[0]))
