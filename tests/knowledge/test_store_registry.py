@@ -63,7 +63,10 @@ def test_a_registered_store_is_searched_reported_and_fused(kb):
         for f in frames
         if f["type"] == stages.STAGE_START and f["data"]["stage"] == stages.RETRIEVAL
     )
-    assert start["message"] == "Running hybrid retrieval — Vector + BM25 + GraphRAG + Tables + Titles..."
+    assert (
+        start["message"]
+        == "Running hybrid retrieval — Vector + BM25 + GraphRAG + Tables + Titles..."
+    )
     result = next(f["data"] for f in frames if f["type"] == stages.RETRIEVAL_RESULT)
     # The spec's three keys and message are unchanged; the new store's follow them.
     assert result["titles_count"] == 1 and result["vector_count"] == 2

@@ -83,7 +83,13 @@ def test_counts_two_step_and_cross_sheet_answers_show_their_programs(
     sign_in(page, portal.url, "alice", "alice-pass-123")
 
     cases = [
-        ("How many clinics opened after 2019?", "3", "Counted 3 rows", "table-count-answer", "Evora"),
+        (
+            "How many clinics opened after 2019?",
+            "3",
+            "Counted 3 rows",
+            "table-count-answer",
+            "Evora",
+        ),
         (
             "Which clinic opened first, and who is its manager?",
             "Lisbon; Manager: Pedro Alves",

@@ -195,7 +195,9 @@ def _computed(run: RunContext, docs: list[dict], sources: list[dict], stream: An
         # Cells read from rows: the value cites the rows that hold it, the program [1].
         answer = f"{structure['result']} {cited_rows}. {structure['words']} [1]."
     else:
-        answer = f"{structure['result']} [1]. {structure['words']}{' ' + cited_rows if rows else ''}."
+        answer = (
+            f"{structure['result']} [1]. {structure['words']}{' ' + cited_rows if rows else ''}."
+        )
     stream(answer)
     stream.flush()
     confidence = round(float(structure.get("confidence") or 0.0), 2)

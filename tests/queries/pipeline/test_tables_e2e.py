@@ -130,4 +130,6 @@ def test_a_cross_sheet_question_joins_the_other_sheet_on_its_key(kb) -> None:
     assert "Budgets where Clinic is Lisbon" in words
     # Both rows are cited: the one with the most beds, and its budget on the other sheet.
     cited = {tuple(s["table"]["rows"][0]) for s in outcome.sources if s.get("table")}
-    assert ("Lisbon", "2,400,000") in cited and any(row[0] == "Lisbon" and "120" in row for row in cited)
+    assert ("Lisbon", "2,400,000") in cited and any(
+        row[0] == "Lisbon" and "120" in row for row in cited
+    )
