@@ -198,8 +198,7 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
         best.best.score < settings.TABLE_PROGRAM_MIN
         or best.relevance < settings.TABLE_RELEVANCE_MIN
         or not uses_the_question(first, best)
-        or is_lookup(best)
-        and not second
+        or (is_lookup(best) and not second)
     ):
         return None
     best.others = [(t, g) for t, g, _ in loaded_grids if t != best.table_id]
