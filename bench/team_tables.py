@@ -31,6 +31,7 @@ from _setup import ROOT, bench_user, setup
 from team_answers import ask, first_sentence, verdict_of
 
 from knowledge.tables.matching import right as values_right
+from knowledge.tables.matching import said as said_in
 from knowledge.tables.matching import target_items
 
 DATA = ROOT / "bench" / "team_tables"
@@ -52,9 +53,13 @@ def score(item: dict, outcome) -> dict:
         result["right"] = verdict != "verified"
         result["false_verified"] = verdict == "verified"
         return result
-    said = all(answer.lower() in first.lower() for answer in item["answers"])
+    gold = target_items("|".join(item["answers"]))
+    # Every gold item in the first sentence, as text or as a number ("760,000" is 760000).
+    said = all(answer.lower() in first.lower() for answer in item["answers"]) or said_in(
+        first, gold
+    )
     if values is not None:
-        said = said or values_right(values, target_items("|".join(item["answers"])))
+        said = said or values_right(values, gold)
     result["right"] = said and verdict != "not_found"
     result["false_verified"] = verdict == "verified" and not result["right"]
     return result

@@ -198,6 +198,7 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
         best.best.score < settings.TABLE_PROGRAM_MIN
         or best.relevance < settings.TABLE_RELEVANCE_MIN
         or not uses_the_question(first, best)
+        or not uses_its_names(first, best)
         or (is_lookup(best) and not second)
     ):
         return None
@@ -216,6 +217,23 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
         if step is not None:
             best.steps.append(step)
     return best
+
+
+_NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")
+
+
+def uses_its_names(question: str, choice: TableChoice) -> bool:
+    """Whether the program reads every name the question says (a capitalised word that is no
+    column header): "the Berlin office" counted over offices that are not Berlin answers
+    another question, so the passages answer it, or nothing does."""
+    program = choice.best.program
+    used = " ".join(str(c.value) for c in program.conditions + program.anchors)
+    headers = {word for column in choice.grid.columns for word in fold(column.name).split()}
+    for name in _NAME.findall(question.strip()):
+        words = [w for w in fold(name).split() if w not in STOPWORDS and w not in headers]
+        if words and not all(f" {word} " in f" {used} " for word in words):
+            return False
+    return True
 
 
 def is_lookup(choice: TableChoice) -> bool:
