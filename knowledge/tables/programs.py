@@ -334,7 +334,12 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
         if program.conditions
         else ""
     )
-    n = len(result.rows)
+    # The rows the program read: those its conditions keep (all rows without one).
+    n = (
+        len(result.rows)
+        if program.op in ("count", "values", "sum", "avg")
+        else len(kept_rows(grid, program.conditions))
+    )
     rows = f"{n} row{'s' if n != 1 else ''} of {grid.label}{where}"
     op = program.op
     if op == "count":

@@ -33,7 +33,7 @@ from knowledge.tables.parser import (
     read_question,
     stem,
 )
-from knowledge.tables.programs import Grid, display, fold, in_words
+from knowledge.tables.programs import Grid, display, fold, in_words, kept_rows
 
 KIND_COMPUTED = "computed"
 # Tables a question's program is sought in, at most.
@@ -237,11 +237,16 @@ def uses_its_names(question: str, choice: TableChoice) -> bool:
 
 
 def is_lookup(choice: TableChoice) -> bool:
-    """Whether the program reads one cell of one row a condition names: a lookup, which the
-    row's own chunk answers as well (93 % of the team set's lookups before this store), and
-    which the parser, ranking across every program, gets wrong more often."""
+    """Whether the program reads one row a condition names ("the Dublin office"): a lookup,
+    which the row's own chunk answers as well (93 % of the team set's lookups before this
+    store), and which the parser, ranking every program it can build, gets wrong more often
+    (the first of one row, a count of one). The row after or before a named one is no lookup."""
     program, result = choice.best.program, choice.best.result
-    return program.op == "values" and len(result.rows) == 1
+    if program.op in ("next", "previous", "diff", "more", "less"):
+        return False
+    named = any(condition.op == "eq" for condition in program.conditions)
+    kept = kept_rows(choice.grid, program.conditions) if program.conditions else None
+    return program.op == "values" and len(result.rows) == 1 or named and len(kept or []) <= 1
 
 
 def uses_the_question(question: str, choice: TableChoice) -> bool:
