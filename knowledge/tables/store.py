@@ -199,6 +199,7 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
         or best.relevance < settings.TABLE_RELEVANCE_MIN
         or not uses_the_question(first, best)
         or not uses_its_names(first, best)
+        or not asks_for_its_operation(first, best)
         or (is_lookup(best) and not second)
     ):
         return None
@@ -234,6 +235,43 @@ def uses_its_names(question: str, choice: TableChoice) -> bool:
         if words and not all(f" {word} " in f" {used} " for word in words):
             return False
     return True
+
+
+# The words that ask for an operation: a program whose operation no word of the question asks
+# for answers another question ("who runs the Dublin office?" is no "first of the rows").
+_ASKS_ORDER = frozenset(
+    "most least highest lowest largest smallest biggest fewest greatest best worst longest "
+    "shortest earliest latest first last top bottom maximum minimum oldest newest youngest "
+    "before after next previous following preceding prior later earlier more less fewer "
+    "higher lower larger smaller longer shorter older newer max min".split()
+)
+_ASKS_AGGREGATE = frozenset(
+    "how many number total sum average mean count combined altogether together overall "
+    "most different distinct difference".split()
+)
+_NEEDS = {
+    "first": _ASKS_ORDER, "last": _ASKS_ORDER, "argmax": _ASKS_ORDER, "argmin": _ASKS_ORDER,
+    "top": _ASKS_ORDER, "next": _ASKS_ORDER, "previous": _ASKS_ORDER, "max": _ASKS_ORDER,
+    "min": _ASKS_ORDER, "more": _ASKS_ORDER, "less": _ASKS_ORDER,
+    "count": _ASKS_AGGREGATE, "sum": _ASKS_AGGREGATE, "avg": _ASKS_AGGREGATE,
+    "distinct": _ASKS_AGGREGATE, "mode": _ASKS_AGGREGATE, "diff": _ASKS_AGGREGATE | _ASKS_ORDER,
+}  # fmt: skip
+
+
+def asks_for_its_operation(question: str, choice: TableChoice) -> bool:
+    """Whether a word of the question asks for the program's operation: an order ("most",
+    "first", "after") for one that orders rows, an aggregate ("how many", "total", "average")
+    for one that counts or adds them. A filter's rows need no such word."""
+    needed = _NEEDS.get(choice.best.program.op)
+    if needed is None:
+        return True
+    words = set(fold(question).split())
+    if words & needed:
+        return True
+    # A superlative the list does not name ("tallest", "cheapest", "busiest") orders too.
+    return needed is not _ASKS_AGGREGATE and any(
+        word.endswith("est") and len(word) > 5 for word in words
+    )
 
 
 def is_lookup(choice: TableChoice) -> bool:
