@@ -78,8 +78,10 @@ class TableChoice:
 
 
 def _label(file_name: str, caption: str, section: list[str]) -> str:
+    """Return how answers name a table: its file, its section and its caption, each once (a
+    sheet's caption "clinics: Clinics" under the section "Clinics" is not said twice)."""
     parts = [file_name, *section]
-    if caption and caption not in parts:
+    if caption and caption not in parts and caption.split(": ")[-1] not in parts:
         parts.append(caption)
     return SECTION_SEPARATOR.join(parts)
 

@@ -60,7 +60,7 @@ def _open_cited_row(page, portal_url: str, row_text: str) -> None:
     cards = page.locator("#run-view details.source-card")
     for index in range(cards.count()):
         card = cards.nth(index)
-        card.locator("summary").click()
+        card.locator(":scope > summary").click()
         link = card.locator(".source-open a")
         if link.count() and row_text in card.inner_text():
             href = link.get_attribute("href")

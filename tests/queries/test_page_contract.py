@@ -31,6 +31,7 @@ def test_pages_carry_the_stage_ids_and_every_event_type(client, user, path):
         "vector",
         "bm25",
         "graph",
+        "table",
     ]
 
 
