@@ -4,47 +4,14 @@ in the document viewer (real browser, real upload, the offline extractive provid
 
 from __future__ import annotations
 
-import io
-
 import pytest
-from openpyxl import Workbook
 
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
+from tests.fixtures.clinics import clinics_workbook
 from tests.portal.conftest import ask_offline, screenshot, sign_in
 
 pytestmark = pytest.mark.slow
-
-CLINICS = [
-    ("Clinic", "Beds", "Opened", "Manager"),
-    ("Braga", 45, 2020, "Ines Costa"),
-    ("Faro", 30, 2021, "Joao Neves"),
-    ("Evora", 25, 2023, "Rita Lopes"),
-    ("Lisbon", 120, 2012, "Pedro Alves"),
-    ("Porto", 90, 2016, "Ana Reis"),
-]
-BUDGETS = [
-    ("Clinic", "Budget (EUR)"),
-    ("Lisbon", "2,400,000"),
-    ("Porto", "1,900,000"),
-    ("Braga", "800,000"),
-    ("Faro", "650,000"),
-    ("Evora", "500,000"),
-]
-
-
-def _workbook() -> bytes:
-    book = Workbook()
-    sheet = book.active
-    sheet.title = "Clinics"
-    for row in CLINICS:
-        sheet.append(row)
-    budgets = book.create_sheet("Budgets")
-    for row in BUDGETS:
-        budgets.append(row)
-    out = io.BytesIO()
-    book.save(out)
-    return out.getvalue()
 
 
 def _answer(page) -> str:
@@ -77,7 +44,7 @@ def test_counts_two_step_and_cross_sheet_answers_show_their_programs(
     settings.MEDIA_ROOT = portal.stack.env["ADRAG_MEDIA_ROOT"]
     alice = django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
     kb = kb_create(owner=alice, name="Clinics")
-    documents_ingest_inline(kb=kb, items=[TextItem("clinics.xlsx", _workbook())])
+    documents_ingest_inline(kb=kb, items=[TextItem("clinics.xlsx", clinics_workbook())])
     page = new_page()
     page.set_viewport_size({"width": 1280, "height": 1000})
     sign_in(page, portal.url, "alice", "alice-pass-123")

@@ -5,51 +5,17 @@ answered from the passages."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
-from openpyxl import Workbook
 
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.answering.registry import get_strategy
 from queries.pipeline.events import ListSink
 from queries.pipeline.runner import run_pipeline
+from tests.fixtures.clinics import clinics_workbook
 from tests.queries.pipeline.contract import check_frames
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-CLINICS = [
-    ("Clinic", "Beds", "Opened", "Manager"),
-    ("Braga", 45, 2020, "Ines Costa"),
-    ("Faro", 30, 2021, "Joao Neves"),
-    ("Evora", 25, 2023, "Rita Lopes"),
-    ("Lisbon", 120, 2012, "Pedro Alves"),
-    ("Porto", 90, 2016, "Ana Reis"),
-]
-
-BUDGETS = [
-    ("Clinic", "Budget (EUR)"),
-    ("Lisbon", "2,400,000"),
-    ("Porto", "1,900,000"),
-    ("Braga", "800,000"),
-    ("Faro", "650,000"),
-    ("Evora", "500,000"),
-]
-
-
-def _workbook() -> bytes:
-    book = Workbook()
-    sheet = book.active
-    sheet.title = "Clinics"
-    for row in CLINICS:
-        sheet.append(row)
-    budgets = book.create_sheet("Budgets")
-    for row in BUDGETS:
-        budgets.append(row)
-    out = io.BytesIO()
-    book.save(out)
-    return out.getvalue()
 
 
 @pytest.fixture
@@ -58,7 +24,7 @@ def kb(user):
     documents_ingest_inline(
         kb=kb,
         items=[
-            TextItem("clinics.xlsx", _workbook()),
+            TextItem("clinics.xlsx", clinics_workbook()),
             TextItem(
                 "visits.txt",
                 b"Visiting hours at every clinic run from 9 am to 8 pm. Children under 12 visit "
