@@ -99,3 +99,10 @@ def test_a_cross_sheet_question_joins_the_other_sheet_on_its_key(kb) -> None:
     assert ("Lisbon", "2,400,000") in cited and any(
         row[0] == "Lisbon" and "120" in row for row in cited
     )
+
+
+def test_a_table_over_the_row_cap_is_left_to_its_row_chunks(kb, settings) -> None:
+    settings.TABLE_MAX_ROWS = 4  # the clinics sheet has 5 rows, the budgets sheet 5
+    outcome, sink = _ask(kb, "How many clinics opened after 2019?")
+    assert "program" not in _data(sink, "retrieval_result", "retrieval")
+    assert "answer_values" not in outcome.metadata
