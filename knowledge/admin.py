@@ -110,8 +110,21 @@ class DocumentAdmin(admin.ModelAdmin):
             services.document_delete(document=document)
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Index rows, shown and never edited: they are written and deleted with their document."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(Chunk)
-class ChunkAdmin(admin.ModelAdmin):
+class ChunkAdmin(ReadOnlyAdmin):
     list_display = [
         "id",
         "document",
@@ -151,15 +164,6 @@ class ChunkAdmin(admin.ModelAdmin):
     def preview(self, chunk: Chunk) -> str:
         return chunk.text[:120]
 
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
 
 class TableRowInline(admin.TabularInline):
     model = TableRow
@@ -174,7 +178,7 @@ class TableRowInline(admin.TabularInline):
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(ReadOnlyAdmin):
     """A document's table as data (knowledge/tables/): read-only, it goes with its document."""
 
     list_display = ["id", "document", "ordinal", "caption", "column_names", "row_count"]
@@ -190,15 +194,6 @@ class TableAdmin(admin.ModelAdmin):
     @admin.display(description="columns")
     def column_names(self, table: Table) -> str:
         return ", ".join(f"{column['name']} ({column['type']})" for column in table.columns)
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(WebSource)
