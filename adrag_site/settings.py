@@ -432,6 +432,7 @@ LLM_MAX_TOKENS = {
     "reflect": env_int("LLM_MAX_TOKENS_REFLECT", 300),
     "rewrite": env_int("LLM_MAX_TOKENS_REWRITE", 60),
     "condense": env_int("LLM_MAX_TOKENS_CONDENSE", 80),
+    "table_query": env_int("LLM_MAX_TOKENS_TABLE_QUERY", 200),
     "default": env_int("LLM_MAX_TOKENS_DEFAULT", 400),
 }
 # JSON stages send their schema: auto (json_schema, downgraded per server when rejected),
@@ -533,6 +534,10 @@ TABLE_RELEVANCE_MIN = env_float("TABLE_RELEVANCE_MIN", 0.5)
 TABLE_VERIFY_MIN = env_float("TABLE_VERIFY_MIN", 0.9)
 # Tables with more rows than this are not computed on (their row chunks still answer lookups).
 TABLE_MAX_ROWS = env_int("TABLE_MAX_ROWS", 5000)
+# A table query a model writes (generative providers) runs at most this long, returning at most
+# this many rows; past either it is stopped or refused and the parser's program answers.
+TABLE_QUERY_TIMEOUT_MS = env_int("TABLE_QUERY_TIMEOUT_MS", 2000)
+TABLE_QUERY_ROW_LIMIT = env_int("TABLE_QUERY_ROW_LIMIT", 200)
 # The best rerank score below which a retry escalates to the web, per reranker kind.
 RERANK_FLOOR_CROSS_ENCODER = env_float("RERANK_FLOOR_CROSS_ENCODER", 0.0)
 RERANK_FLOOR_FALLBACK = env_float("RERANK_FLOOR_FALLBACK", 0.25)

@@ -12,8 +12,8 @@ wrote): questions over Wikipedia tables, each with its table as a CSV file.
   `--split train` samples the training questions: tune there.
 - `--mode given`: each question is asked of a knowledge base holding only its table (one
   knowledge base per table, `wtq-<group>-<n>`, reused when it already holds the file).
-  `--mode open`: every table of the sampled questions in one knowledge base (`wtq-<split>-all`):
-  retrieval must find the table.
+  `--mode open`: every table of the split in one knowledge base (`wtq-<split>-all`, the 421
+  tables of the test split): retrieval must find the table.
 - `--sample N --seed S`: N questions drawn with that seed (the same N and seed draw the same
   questions for every provider); all of the split without `--sample`.
 
@@ -108,10 +108,12 @@ def main() -> None:
     from queries.pipeline.events import ListSink
     from queries.pipeline.runner import run_pipeline
 
-    questions = load(args.split)
+    every = load(args.split)
+    questions = every
     if args.sample and args.sample < len(questions):
         questions = random.Random(args.seed).sample(questions, args.sample)
-    tables = sorted({item["table"] for item in questions})
+    # Open mode holds every table of the split, whichever questions are asked.
+    tables = sorted({item["table"] for item in (every if args.mode == "open" else questions)})
     user = bench_user()
     started = time.perf_counter()
     kbs: dict[str, KnowledgeBase] = {}
@@ -135,11 +137,12 @@ def main() -> None:
     rows: list[dict] = []
     for n, item in enumerate(questions, start=1):
         asked = time.perf_counter()
+        sink = ListSink()
         outcome = run_pipeline(
             query=item["question"],
             strategy=strategy,
             kb_ids=[kbs[item["table"]].id],
-            sink=ListSink(),
+            sink=sink,
             model=args.model,
             web_search=no_web,
         )
@@ -158,10 +161,17 @@ def main() -> None:
             "not_found": verdict == "not_found",
             "seconds": seconds,
         }
+        retrieval = next((f["data"] for f in sink.frames() if f["type"] == "retrieval_result"), {})
+        program = (retrieval.get("program") or {}).get("program") or {}
+        # Who wrote the program that answered (the parser, a model's query) and what became
+        # of a model's query that did not answer.
+        row["program_by"] = program.get("by", "")
+        row["table_query"] = (retrieval.get("table_query") or {}).get("outcome", "")
         rows.append(row)
         if out:
             record = {**item, **row, "answer_values": values, "first_sentence": first}
             record["answer"] = outcome.answer
+            record["sql"] = program.get("sql") or (retrieval.get("table_query") or {}).get("sql")
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
             out.flush()
         if n % 100 == 0:
@@ -193,6 +203,13 @@ def report(rows: list[dict], progress: bool = False) -> None:
     print(f"{'answered not found':<44}{share(rows, 'not_found')}")
     print(f"{'verdicts':<44}{dict(verdicts)}")
     print(f"{'median / p95 s per question':<44}{median:.2f} / {p95:.2f}")
+    by = Counter(row.get("program_by") or "passages" for row in rows)
+    for who, count in sorted(by.items()):
+        hits = sum(row["strict"] for row in rows if (row.get("program_by") or "passages") == who)
+        print(f"{'answered by ' + who + ' (right, strict)':<44}{count} ({hits})")
+    queries = Counter(row["table_query"] for row in rows if row.get("table_query"))
+    if queries:
+        print(f"{'model queries that did not answer':<44}{dict(queries)}")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 import sqlglot
-from django.db import connection, transaction
+from django.db import connections, transaction
 from django.db.utils import OperationalError
 from sqlglot import exp
 
@@ -142,7 +142,12 @@ def _cte(table: NamedTable) -> tuple[str, list]:
 
 
 def execute(
-    sql: str, tables: list[NamedTable], *, row_limit: int = 200, timeout_ms: int = 2000
+    sql: str,
+    tables: list[NamedTable],
+    *,
+    row_limit: int = 200,
+    timeout_ms: int = 2000,
+    using: str = "default",
 ) -> tuple[list[str], list[tuple]]:
     """Check a query, run it over the named tables only, and return its columns and rows.
 
@@ -162,7 +167,7 @@ def execute(
     try:
         # Rolled back whatever happens: the read-only mode and the timeout end with it, even
         # inside a caller's transaction (a savepoint), and nothing it did can stay.
-        with transaction.atomic(), connection.cursor() as cursor:
+        with transaction.atomic(using=using), connections[using].cursor() as cursor:
             cursor.execute("SET TRANSACTION READ ONLY")
             cursor.execute(f"SET LOCAL statement_timeout = {int(timeout_ms)}")
             cursor.execute(query, params)

@@ -41,6 +41,7 @@ DIRECT = "direct"
 REFLECT = "reflect"
 REWRITE = "rewrite"
 CONDENSE = "condense"
+TABLE_QUERY = "table_query"
 # A small model's context budget in characters per token when its tokenizer is out of reach:
 # English runs about four characters to a token.
 CHARS_PER_TOKEN = 4

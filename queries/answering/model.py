@@ -13,6 +13,7 @@ from typing import Any
 
 from langchain_core.utils.json import parse_partial_json
 
+from knowledge.tables.model_sql import SYSTEM as TABLE_QUERY_SYSTEM
 from providers.llm import chat
 from providers.llm.base import CallContext, ProviderError
 from queries.answering import prompts, schemas
@@ -227,6 +228,12 @@ class ModelStrategy(Strategy):
         if "grounded" not in verdict:
             raise ProviderError("the verdict has no 'grounded'", code="invalid_json")
         return Critique.from_reply(verdict)
+
+    writes_table_queries = True
+
+    def write_table_query(self, question: str, schema: str, ctx: CallContext) -> str:
+        user = prompts.fence("TABLES", schema) + "\n\n" + prompts.fence("QUESTION", question)
+        return self._ask(chat.TABLE_QUERY, "retrieval", TABLE_QUERY_SYSTEM, user, ctx)
 
     def rewrite_query(self, frame: QuestionFrame, feedback: str, ctx: CallContext) -> str:
         if not feedback:

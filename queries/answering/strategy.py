@@ -94,6 +94,15 @@ class Strategy:
         """Return a retrieval query for a retry that takes the critique into account."""
         return frame.text
 
+    # Whether a model writes the table store's query (knowledge/tables/model_sql.py); without
+    # one, the offline parser's program answers.
+    writes_table_queries: ClassVar[bool] = False
+
+    def write_table_query(self, question: str, schema: str, ctx: CallContext) -> str:
+        """Return the model's reply to a question over the tables of `schema`: one SQL SELECT,
+        or NONE."""
+        raise NotImplementedError
+
     # Reported by GET /api/providers and used to fill a run's model.
     def available(self) -> bool:
         return self.backend.available()

@@ -29,6 +29,13 @@
     line.appendChild(el("span", { className: "program-words", text: " " + String(program.words || "") }));
     return line;
   }
+  // A model's table query that did not answer: declined, refused, stopped or unfit, and why.
+  function queryLine(query) {
+    var line = el("div", { className: "program-line" });
+    line.appendChild(A.chip("table query", String(query.outcome || "")));
+    line.appendChild(el("span", { className: "program-words", text: " " + String(query.reason || "") }));
+    return line;
+  }
   function stageDetails(stage, data) {
     var chip = A.chip;
     switch (stage) {
@@ -39,8 +46,9 @@
           data.use_external !== undefined ? chip("web", yesNo(data.use_external)) : null
         ];
       case "retrieval": {
-        var counts = A.stores().map(function (store) { return chip(store.name, data[store.name + "_count"]); });
-        return data.program ? counts.concat([programLine(data.program)]) : counts;
+        var nodes = A.stores().map(function (store) { return chip(store.name, data[store.name + "_count"]); });
+        if (data.table_query) nodes.push(queryLine(data.table_query));
+        return data.program ? nodes.concat([programLine(data.program)]) : nodes;
       }
       case "external_tools":
         return data.web_count !== undefined ? [chip("web results", data.web_count)] : [String(data.message || "")];

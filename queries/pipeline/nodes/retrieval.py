@@ -3,14 +3,20 @@ search."""
 
 from __future__ import annotations
 
+import logging
+import time
+
 from knowledge.retrieval.bm25 import corpus_stats, document_frequencies
 from knowledge.retrieval.hybrid import search_stores
 from knowledge.retrieval.stores import store_names, stores
-from knowledge.tables.store import KIND_COMPUTED
+from knowledge.tables.store import KIND_COMPUTED, model_table_search
+from providers.llm.base import ProviderError, log_failure, public_error
 from providers.tokenize import bm25_tokens
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
 from queries.pipeline.state import RAGState, question
+
+logger = logging.getLogger(__name__)
 
 # What the retrieval event says of a table program.
 PROGRAM_KEYS = ("words", "result", "values", "confidence", "caption", "rows", "program")
@@ -44,6 +50,9 @@ def retrieval(state: RAGState, config) -> dict:
         kb_ids=run.kb_ids, query=query, top_k=run.retrieval_top_k, filters=run.filters or None
     )
     run.timings_ms.update({f"retrieval_{k}": v for k, v in result.timings_ms.items()})
+    query_outcome = (
+        _model_table_query(run, query, result) if run.strategy.writes_table_queries else None
+    )
     registry = stores()
     computed = next(
         (hit for hits in result.hits.values() for hit in hits if hit.kind == KIND_COMPUTED), None
@@ -66,6 +75,9 @@ def retrieval(state: RAGState, config) -> dict:
                 store.name: [hit.chunk_id for hit in result.of(store.name)] for store in registry
             },
             **program,
+            # Additive: a model's table query that did not answer (declined, refused, stopped
+            # or unfit), and why; the parser's program answered instead, if one fits.
+            **({"table_query": query_outcome} if query_outcome else {}),
         },
     )
     update = {
@@ -74,6 +86,28 @@ def retrieval(state: RAGState, config) -> dict:
     if "term_stats" not in state:
         update["term_stats"] = question_term_stats(run.kb_ids, question(state))
     return update
+
+
+def _model_table_query(run, query: str, result) -> dict | None:
+    """Let the run's model write the table store's program (knowledge/tables/store.py
+    model_table_search) and put its hits in place of the parser's. Returns what happened to a
+    query that did not answer, or None."""
+    started = time.perf_counter()
+
+    def write(schema: str, question: str) -> str:
+        return run.strategy.write_table_query(question, schema, run.call)
+
+    try:
+        hits, outcome = model_table_search(
+            run.kb_ids, query, run.filters or None, write, result.of("table")
+        )
+    except ProviderError as exc:
+        log_failure(logger, "table query", exc)
+        return {"outcome": "failed", "reason": public_error(exc), "sql": ""}
+    finally:
+        run.timings_ms["retrieval_table_query"] = round((time.perf_counter() - started) * 1000, 1)
+    result.hits["table"] = hits
+    return outcome
 
 
 def question_term_stats(kb_ids: list[int], text: str) -> dict:

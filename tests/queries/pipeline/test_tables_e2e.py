@@ -7,32 +7,17 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.bulk import TextItem, documents_ingest_inline
-from knowledge.services import kb_create
 from queries.answering.registry import get_strategy
 from queries.pipeline.events import ListSink
 from queries.pipeline.runner import run_pipeline
-from tests.fixtures.clinics import clinics_workbook
 from tests.queries.pipeline.contract import check_frames
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def kb(user):
-    kb = kb_create(owner=user, name="Clinics")
-    documents_ingest_inline(
-        kb=kb,
-        items=[
-            TextItem("clinics.xlsx", clinics_workbook()),
-            TextItem(
-                "visits.txt",
-                b"Visiting hours at every clinic run from 9 am to 8 pm. Children under 12 visit "
-                b"with an adult. Flowers are not allowed in the recovery rooms.",
-            ),
-        ],
-    )
-    return kb
+def kb(clinics_kb):
+    return clinics_kb
 
 
 def _ask(kb, question: str):

@@ -1,0 +1,189 @@
+"""A table program written by a model: what it is shown, and how its SQL is read and judged.
+
+With a generative provider, the question's tables are shown to the model as a schema (each
+table's SQL name, its columns with their types, a few rows) and the model writes one SELECT
+(`SYSTEM`). Its reply is cut to the query (`extract_sql`), checked and run by
+knowledge/tables/sql.py (one SELECT over the named tables only, allowed functions, read-only,
+a statement timeout, a row limit), and its result is judged (`misfit`): not empty, not a
+page of rows, a number when the question asks for a count or a total. A query that is refused,
+stopped or unfit leaves the question to the parser's program (knowledge/tables/store.py).
+
+The model's answer is the query's result, never its prose: the values are read from the rows
+the database returned. How sure the portal is of it is the parser's: the share of the parser's
+probability on programs with the same result (two readings agreeing), so a model's query is
+verified only when the parser, independently, computes the same.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from knowledge.tables.cells import DATE, DURATION, NUMBER
+from knowledge.tables.programs import Grid, fold
+from knowledge.tables.sql import NamedTable, execute, named_table, sql_name
+
+# Rows of each table shown to the model.
+SAMPLE_ROWS = 3
+# Characters of a sample cell shown, at most.
+SAMPLE_CHARS = 40
+# Values an answer may hold: more is a page of rows, not an answer.
+MAX_VALUES = 20
+# Tables shown to the model, at most (the question's, then its workbook's other sheets).
+MAX_TABLES = 4
+
+SYSTEM = """You answer a question about data tables by writing one PostgreSQL SELECT query.
+Rules:
+- Read only the tables and columns listed. Never change anything.
+- Compare text with ILIKE, which ignores case: WHERE name ILIKE 'porto'.
+- Select only what answers the question, as the first column.
+- How many: COUNT(*). A total: SUM. The most: ORDER BY ... DESC LIMIT 1.
+- First, last, next and previous follow row_number, unless the question names an order.
+- If the tables cannot answer the question, reply NONE.
+Reply with the SQL query only."""
+
+_TYPE_NAMES = {
+    NUMBER: "number",
+    DURATION: "number (seconds)",
+    DATE: "date as text 'YYYY-MM-DD' (unknown parts xx)",
+}
+_FENCE = re.compile(r"```(?:sql)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+_START = re.compile(r"\b(WITH|SELECT)\b", re.IGNORECASE)
+# Questions whose answer is one number.
+_ASKS_NUMBER = re.compile(
+    r"\b(how many|how much|number of|total|sum of|average|mean|count of)\b", re.IGNORECASE
+)
+
+
+@dataclass
+class ShownTable:
+    """A table as the model sees it, and as the portal reads it back."""
+
+    named: NamedTable
+    grid: Grid
+    document_id: int
+    file_name: str
+
+
+@dataclass
+class Schema:
+    tables: list[ShownTable] = field(default_factory=list)
+
+    @property
+    def named(self) -> list[NamedTable]:
+        return [table.named for table in self.tables]
+
+    def text(self) -> str:
+        """Return the schema as the model reads it: each table, its columns and a few rows."""
+        parts = []
+        for shown in self.tables:
+            named, grid = shown.named, shown.grid
+            columns = ["row_number (number)"] + [
+                f"{name} ({_TYPE_NAMES.get(kind, 'text')})" for name, kind in named.columns
+            ]
+            lines = [
+                f"Table {named.name} — {grid.label}, {len(grid.row_numbers)} rows",
+                "Columns: " + ", ".join(columns),
+                "Rows:",
+            ]
+            for row in range(min(SAMPLE_ROWS, len(grid.row_numbers))):
+                cells = [str(grid.row_numbers[row])] + [
+                    _sample(column.texts[row]) for column in grid.columns
+                ]
+                lines.append("  " + " | ".join(cells))
+            parts.append("\n".join(lines))
+        return "\n\n".join(parts)
+
+
+def _sample(text: str) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= SAMPLE_CHARS else text[: SAMPLE_CHARS - 1] + "…"
+
+
+def build_schema(loaded: list[tuple[int, Grid, int, str]]) -> Schema:
+    """Return the schema of loaded tables: (table id, grid, document id, file name)."""
+    schema, taken = Schema(), set()
+    for table_id, grid, document_id, file_name in loaded[:MAX_TABLES]:
+        columns = [{"name": column.name, "type": column.type} for column in grid.columns]
+        caption = grid.label.split(" › ")[-1] if grid.label else file_name
+        name = sql_name(caption, taken)
+        schema.tables.append(
+            ShownTable(named_table(name, table_id, columns), grid, document_id, file_name)
+        )
+    return schema
+
+
+def extract_sql(reply: str) -> str | None:
+    """Return the query of a model's reply (fenced or not), or None when it declines."""
+    text = reply.strip()
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    if not text or text.upper().startswith("NONE"):
+        return None
+    start = _START.search(text)
+    return text[start.start() :].strip() if start else text
+
+
+def result_values(columns: list[str], rows: list[tuple]) -> list:
+    """Return the values a query's result asserts: its first column other than row_number (a
+    query may select the row number beside the answer), one value per row."""
+    index = next((i for i, name in enumerate(columns) if name != "row_number"), 0)
+    values = []
+    for row in rows:
+        value = row[index] if row else None
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        elif value is not None and not isinstance(value, int | float):
+            value = str(value)
+        values.append(value)
+    return values
+
+
+def misfit(question: str, values: list) -> str:
+    """Return why a result answers no question ("" when it may): empty, a page of rows, or not
+    the number a count or a total asks for."""
+    present = [value for value in values if value is not None and value != ""]
+    if not present:
+        return "The query found nothing."
+    if len(values) > MAX_VALUES:
+        return f"The query returned {len(values)} values, not an answer."
+    if _ASKS_NUMBER.search(question) and not (
+        len(present) == 1 and isinstance(present[0], int | float)
+    ):
+        return "The question asks for a number and the query did not return one."
+    return ""
+
+
+def run_program(
+    sql: str, schema: Schema, *, timeout_ms: int, row_limit: int, using: str = "default"
+) -> list:
+    """Run a model's query over the schema's tables and return its values (raises
+    ProgramRefused or ProgramStopped)."""
+    columns, rows = execute(
+        sql, schema.named, row_limit=row_limit, timeout_ms=timeout_ms, using=using
+    )
+    return result_values(columns, rows)
+
+
+def same_values(left: list, right: list) -> bool:
+    """Whether two results assert the same values (numbers by value, text folded)."""
+
+    def key(value):
+        if isinstance(value, int | float):
+            return ("n", round(float(value), 6))
+        return ("t", fold(str(value)))
+
+    return sorted(map(key, left)) == sorted(map(key, right))
+
+
+def rows_holding(values: list, grid: Grid) -> list[int]:
+    """Return the rows (indices) holding a text value of the result in some cell."""
+    wanted = {fold(str(v)) for v in values if isinstance(v, str) and v.strip()}
+    if not wanted:
+        return []
+    return [
+        row
+        for row in range(len(grid.row_numbers))
+        if any(column.folded[row] in wanted for column in grid.columns)
+    ]

@@ -1,0 +1,95 @@
+"""A model's table query: the schema it is shown, its reply read, its result judged. Running
+it is tests/knowledge/tables/test_sql.py; through the pipeline, tests/queries/pipeline/
+test_table_queries.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.tables.build import grid, table_from_grid
+from knowledge.tables.model_sql import (
+    build_schema,
+    extract_sql,
+    misfit,
+    result_values,
+    rows_holding,
+    same_values,
+)
+
+HEADERS = ["Office", "Staff (FTE)", "Opened", "Lead"]
+ROWS = [
+    ["Lisbon", "120", "12 March 2015", "Ana Reis"],
+    ["Porto", "85", "2019-06-01", "Rui Sousa"],
+    ["Braga", "40", "2021-01-15", "Ana Reis"],
+    ["Faro", "12", "2022-09-30", "Marta Lobo"],
+]
+
+
+@pytest.fixture
+def offices():
+    table = table_from_grid(HEADERS, [(n, n - 1, cells) for n, cells in enumerate(ROWS, start=1)])
+    return grid(table, "offices.xlsx › Offices", [101, 102, 103, 104])
+
+
+def test_the_schema_names_each_table_and_column_with_its_type_and_a_few_rows(offices) -> None:
+    schema = build_schema([(7, offices, 1, "offices.xlsx"), (8, offices, 1, "offices.xlsx")])
+    text = schema.text()
+    # Two tables of one caption get two names; headers become SQL names.
+    assert [table.named.name for table in schema.tables] == ["offices", "offices_2"]
+    assert "Table offices — offices.xlsx › Offices, 4 rows" in text
+    assert "staff_fte (number)" in text and "opened (date as text 'YYYY-MM-DD'" in text
+    assert "lead (text)" in text and "row_number (number)" in text
+    # Three sample rows, as written: the fourth is not shown.
+    assert "Lisbon | 120 | 12 March 2015 | Ana Reis" in text and "Faro" not in text
+    assert schema.named[0].table_id == 7
+
+
+@pytest.mark.parametrize(
+    ("reply", "sql"),
+    [
+        ("SELECT 1", "SELECT 1"),
+        ("```sql\nSELECT lead FROM offices\n```", "SELECT lead FROM offices"),
+        ("Here is the query:\nSELECT COUNT(*) FROM offices;", "SELECT COUNT(*) FROM offices;"),
+        ("WITH t AS (SELECT 1) SELECT * FROM t", "WITH t AS (SELECT 1) SELECT * FROM t"),
+        ("NONE", None),
+        ("none - the tables do not say", None),
+        ("", None),
+    ],
+)
+def test_the_query_is_read_from_the_reply(reply, sql) -> None:
+    assert extract_sql(reply) == sql
+
+
+def test_the_values_are_the_first_column_that_is_not_the_row_number() -> None:
+    assert result_values(["row_number", "office"], [(1, "Lisbon"), (3, "Braga")]) == [
+        "Lisbon",
+        "Braga",
+    ]
+    assert result_values(["count"], [(3,)]) == [3]
+    assert result_values(["avg"], [(2.0,)]) == [2] and result_values(["avg"], [(2.5,)]) == [2.5]
+
+
+@pytest.mark.parametrize(
+    ("question", "values", "fits"),
+    [
+        ("How many offices opened after 2018?", [3], True),
+        ("How many offices opened after 2018?", ["Porto", "Braga", "Faro"], False),
+        ("What is the total staff?", [257], True),
+        ("Which office has the most staff?", ["Lisbon"], True),
+        ("Which offices opened after 2018?", ["Porto", "Braga", "Faro"], True),
+        ("Which office opened in 1990?", [], False),
+        ("Which office opened in 1990?", [None], False),
+        ("List every row", list(range(21)), False),
+    ],
+)
+def test_a_result_is_judged_against_what_the_question_asks(question, values, fits) -> None:
+    assert (misfit(question, values) == "") is fits
+
+
+def test_two_results_agree_on_numbers_by_value_and_text_folded(offices) -> None:
+    assert same_values([3], [3.0]) and same_values(["Ana Reis"], ["ana reis"])
+    assert same_values(["Porto", "Braga"], ["braga", "porto"])
+    assert not same_values(["Porto"], ["Porto", "Braga"]) and not same_values([3], ["3 staff"])
+    # The rows holding a text result are the rows it cites.
+    assert rows_holding(["Ana Reis"], offices) == [0, 2]
+    assert rows_holding([3], offices) == []

@@ -1,0 +1,138 @@
+"""A table query written by a model, through the whole pipeline.
+
+The model is scripted (tests/queries/pipeline/scripted.py): a hostile or broken model cannot be
+summoned on demand, and these tests are about what the portal does with its query. The query
+runs for real, in the test database, over the clinics workbook's stored tables: checked, run
+read-only with its timeout, its result judged; the parser's program answers when it does not.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.bulk import TextItem, documents_ingest_inline
+from knowledge.services import kb_create
+from queries.pipeline.events import ListSink
+from queries.pipeline.runner import run_pipeline
+from tests.queries.pipeline.contract import check_frames
+from tests.queries.pipeline.scripted import PLAN_RETRIEVE, Script, scripted_quote_first
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+COUNT = "How many clinics opened after 2019?"
+
+
+def _ask(kb_ids, question: str, *queries: str):
+    script = Script(planner=[PLAN_RETRIEVE] * 2, retrieval=list(queries))
+    sink = ListSink()
+    outcome = run_pipeline(
+        query=question, strategy=scripted_quote_first(script), kb_ids=kb_ids, sink=sink
+    )
+    check_frames(sink.frames())
+    retrieval = next(
+        f["data"] for f in sink.frames()
+        if f["type"] == "retrieval_result" and f["data"].get("stage") == "retrieval"
+    )  # fmt: skip
+    return outcome, retrieval, script, sink
+
+
+def test_the_model_s_query_answers_and_the_parser_agreeing_verifies_it(clinics_kb) -> None:
+    outcome, retrieval, script, sink = _ask(
+        [clinics_kb.id], COUNT, "```sql\nSELECT COUNT(*) FROM clinics WHERE opened > 2019;\n```"
+    )
+    assert outcome.status == "succeeded"
+    assert outcome.metadata["answer_values"] == [3]
+    program = retrieval["program"]
+    assert program["program"]["by"] == "model"
+    assert "opened > 2019" in program["program"]["sql"].lower()
+    assert "table_query" not in retrieval
+    # The model was shown the workbook's two sheets, their columns and a few rows.
+    stage, (system, user) = next(p for p in script.prompts if p[0] == "retrieval")
+    assert "Table clinics" in user and "Table budgets" in user and "Braga" in user
+    assert "opened (number)" in user
+    # The parser computes the same count: two readings agree, so it is verified, and the rows
+    # the parser counted are cited.
+    assert program["confidence"] >= 0.9 and outcome.metadata["verdict"] == "verified"
+    rows = {s["table"]["rows"][0][0] for s in outcome.sources if s.get("table")}
+    assert rows == {"Braga", "Faro", "Evora"}
+
+
+def test_a_model_s_answer_the_parser_does_not_compute_is_not_verified(clinics_kb) -> None:
+    outcome, retrieval, _, sink = _ask(
+        [clinics_kb.id],
+        "Which clinic has the most beds?",
+        "SELECT clinic FROM clinics ORDER BY beds ASC LIMIT 1",  # the least: a wrong query
+    )
+    assert outcome.metadata["answer_values"] == ["Evora"]
+    assert retrieval["program"]["program"]["by"] == "model"
+    assert retrieval["program"]["confidence"] < 0.9
+    assert outcome.metadata["verdict"] == "unverified"
+
+
+@pytest.mark.parametrize(
+    ("sql", "said"),
+    [
+        ("DROP TABLE knowledge_tablerow", "DROP"),
+        ("SELECT pg_sleep(5)", "pg_sleep"),
+        ("SELECT COUNT(*) FROM clinics, budgets", "cross join"),
+        ("SELECT COUNT(*) FROM clinics CROSS JOIN budgets", "cross join"),
+        ("SELECT COUNT(*) FROM knowledge_tablerow", "knowledge_tablerow"),
+        ("SELECT COUNT(*) FROM public.clinics", "outside this question"),
+        ("DELETE FROM clinics", "DELETE"),
+        ("SELECT 1; DROP TABLE clinics", "one SELECT"),
+    ],
+)
+def test_a_harmful_query_is_refused_and_the_parser_answers(clinics_kb, sql, said) -> None:
+    outcome, retrieval, _, sink = _ask([clinics_kb.id], COUNT, sql)
+    assert retrieval["table_query"]["outcome"] == "refused"
+    assert said in retrieval["table_query"]["reason"]
+    assert retrieval["program"]["program"]["by"] == "parser"
+    assert outcome.status == "succeeded" and outcome.metadata["answer_values"] == [3]
+    assert [f["type"] for f in sink.frames()][-2:] == ["done", "stream_end"]
+
+
+def test_another_team_s_table_has_no_name_in_the_query(clinics_kb, django_user_model) -> None:
+    other = django_user_model.objects.create_user("other-team", password="x")
+    theirs = kb_create(owner=other, name="Salaries")
+    documents_ingest_inline(
+        kb=theirs, items=[TextItem("salaries.csv", b"Name,Salary\nAna,90000\nRui,85000\n")]
+    )
+    outcome, retrieval, script, _ = _ask([clinics_kb.id], COUNT, "SELECT SUM(salary) FROM salaries")
+    assert "salaries" not in next(p for p in script.prompts if p[0] == "retrieval")[1][1]
+    assert retrieval["table_query"]["outcome"] == "refused"
+    assert "'salaries'" in retrieval["table_query"]["reason"]
+    assert outcome.metadata["answer_values"] == [3]
+
+
+def test_a_runaway_query_is_stopped_by_its_timeout(clinics_kb, settings) -> None:
+    settings.TABLE_QUERY_TIMEOUT_MS = 300
+    runaway = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n"
+    )
+    outcome, retrieval, _, _ = _ask([clinics_kb.id], COUNT, runaway)
+    assert retrieval["table_query"]["outcome"] == "stopped"
+    assert "300 ms" in retrieval["table_query"]["reason"]
+    assert outcome.metadata["answer_values"] == [3]
+
+
+@pytest.mark.parametrize(
+    ("reply", "outcome_kind"),
+    [
+        ("NONE", "declined"),
+        ("SELECT clinic FROM clinics WHERE opened > 2019", "unfit"),  # names, not a count
+        ("SELECT clinic FROM clinics WHERE opened > 2090", "unfit"),  # nothing
+    ],
+)
+def test_a_declined_or_unfit_query_leaves_the_parser_s_program(
+    clinics_kb, reply, outcome_kind
+) -> None:
+    outcome, retrieval, _, _ = _ask([clinics_kb.id], COUNT, reply)
+    assert retrieval["table_query"]["outcome"] == outcome_kind
+    assert outcome.metadata["answer_values"] == [3]
+
+
+def test_a_question_about_prose_costs_no_table_query(clinics_kb) -> None:
+    outcome, retrieval, script, _ = _ask([clinics_kb.id], "When do visiting hours end?")
+    assert "retrieval" not in {stage for stage, _ in script.calls}
+    assert "program" not in retrieval and "table_query" not in retrieval
+    assert "8 pm" in outcome.answer
