@@ -1,7 +1,8 @@
 """Questions over tables: WikiTableQuestions through the whole pipeline.
 
     .venv/bin/python bench/tables.py [--split test|train] [--mode given|open]
-                                     [--sample N] [--seed S] [--provider NAME] [--model NAME]
+                                     [--sample N] [--seed S] [--limit N]
+                                     [--provider NAME] [--model NAME]
                                      [--out results.jsonl]
 
 WikiTableQuestions 1.0.2 (`../shared/eval-data/wikitablequestions/`, public data nobody here
@@ -15,7 +16,8 @@ wrote): questions over Wikipedia tables, each with its table as a CSV file.
   `--mode open`: every table of the split in one knowledge base (`wtq-<split>-all`, the 421
   tables of the test split): retrieval must find the table.
 - `--sample N --seed S`: N questions drawn with that seed (the same N and seed draw the same
-  questions for every provider); all of the split without `--sample`.
+  questions for every provider); all of the split without `--sample`. `--limit N` asks the
+  first N of them (a slow provider's share of the same sample).
 
 Each answer is scored two ways with the dataset's rule (knowledge/tables/matching.py): **strict**, on the
 values the run asserts as data (the `done` metadata's `answer_values`; a run without them scores
@@ -97,6 +99,8 @@ def main() -> None:
     parser.add_argument("--mode", choices=("given", "open"), default="given")
     parser.add_argument("--sample", type=int, default=None)
     parser.add_argument("--seed", type=int, default=7)
+    # The first N questions of the sample (a slow provider's partial run of the same sample).
+    parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--provider", default="extractive")
     parser.add_argument("--model", default=None)
     parser.add_argument("--out", default="")
@@ -112,6 +116,8 @@ def main() -> None:
     questions = every
     if args.sample and args.sample < len(questions):
         questions = random.Random(args.seed).sample(questions, args.sample)
+    if args.limit:
+        questions = questions[: args.limit]
     # Open mode holds every table of the split, whichever questions are asked.
     tables = sorted({item["table"] for item in (every if args.mode == "open" else questions)})
     user = bench_user()

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from knowledge.tables.cells import DATE
 from knowledge.tables.programs import (
     Condition,
     Grid,
@@ -42,6 +43,15 @@ STOPWORDS = frozenset(
     "these those it its as do does did has have had which what who whom whose when where how "
     "than then there their they he she his her".split()
 )
+# Words before a cell the question says that ask for the other rows.
+_NEGATED = re.compile(
+    r"\b(?:not|besides|except|excluding|without|other than|apart from|aside "
+    r"from)\b|n t\b"
+)
+_MONTH_NAMES = (
+    "January February March April May June July August September October November December"
+).split()
+_MONTHS = {name.lower(): n for n, name in enumerate(_MONTH_NAMES, start=1)}
 # A comparison said before a number: the condition's operator.
 _COMPARE_CUES = [
     (re.compile(r"\b(?:more|greater|higher|larger|bigger|longer|over|above|exceed\w*|surpass\w*|beyond|past)\s+(?:than\s+)?(?:the\s+)?$"), "gt"),
@@ -204,6 +214,20 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
             hits = sum(f" {word} " in f" {value} " for value in column.folded)
             if 0 < hits < max(2, grid.size):
                 found.setdefault((index, word), Condition(index, "contains", word, word))
+    # "Which projects are not done?", "other than Porto": the rows whose cell is not the one said.
+    for index, value in spans:
+        before = " ".join(padded[: padded.index(f" {value} ")].split()[-3:])
+        if _NEGATED.search(before):
+            said_text = found[(index, value)].said
+            found[(index, f"!{value}")] = Condition(index, "ne", value, said_text)
+    # "How many vessels depart in April?": the rows of a date column in that month.
+    months = [_MONTHS[word] for word in question.words if word in _MONTHS]
+    for index, column in enumerate(grid.columns):
+        if column.type == DATE:
+            for month in dict.fromkeys(months):
+                found[(index, f"month{month}")] = Condition(
+                    index, "month", month, _MONTH_NAMES[month - 1]
+                )
     for value, op in question.numbers:
         if not op:
             continue

@@ -38,7 +38,7 @@ OPS = (
 )  # fmt: skip
 AGGREGATES = frozenset({"count", "sum", "avg", "max", "min", "diff", "distinct"})
 # Condition operators: text equal / contained, numbers compared.
-COMPARISONS = ("eq", "contains", "gt", "lt", "ge", "le", "ne")
+COMPARISONS = ("eq", "contains", "gt", "lt", "ge", "le", "ne", "month")
 _LEADING_NUMBER = re.compile(r"^\s*[$€£¥₹#~≈]?\s*([-−–]?\d[\d,]*(?:\.\d+)?)")
 _PUNCTUATION = re.compile(r"[^\w\s.%$€£-]|(?<!\d)\.(?!\d)")
 
@@ -158,6 +158,12 @@ class Condition:
         if self.op == "contains":
             return f" {self.value} " in f" {column.folded[row]} "
         number = column.numbers[row]
+        if self.op == "month":  # a date column's month: numbers sort as yyyymmdd
+            return (
+                column.type == DATE
+                and number is not None
+                and int(number) // 100 % 100 == (self.value)
+            )
         if number is None or not isinstance(self.value, int | float):
             return False
         return {
@@ -322,8 +328,10 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
 
     def condition(c: Condition) -> str:
         symbol = {"eq": "is", "contains": "contains", "ne": "is not", "gt": ">", "lt": "<",
-                  "ge": "≥", "le": "≤"}[c.op]  # fmt: skip
-        if isinstance(c.value, str):
+                  "ge": "≥", "le": "≤", "month": "is in"}[c.op]  # fmt: skip
+        if c.op in ("ne", "month") and c.said:
+            value = c.said
+        elif isinstance(c.value, str):
             value = c.said if c.op == "eq" and c.said else c.value
         else:
             value = f"{c.value:g}"

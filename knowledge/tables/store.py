@@ -9,9 +9,14 @@ document viewer opens).
 
 A program is used only when it fits: the parser is confident enough among its candidates
 (`TABLE_PROGRAM_MIN`), the question is about the table (`TABLE_RELEVANCE_MIN` of its content
-words are the table's: its headers, caption or cells), and the program reads what the question
-names (a column whose header it says, or a cell it names whole). A lookup of one row is left
-to that row's chunk. Otherwise the store returns nothing and the passages answer, as before.
+words are the table's: its headers, caption or cells; or the passage BM25 ranks first for it is
+one of the table's rows), and the program reads what the question names (a column whose header
+it says, or a cell it names whole). A lookup of one row is left to that row's chunk unless the
+program accounts for every word of the question. Otherwise the store returns nothing and the
+passages answer, as before.
+
+With a generative provider, `model_table_search` lets the model write the program as SQL
+(knowledge/tables/model_sql.py, sql.py); the parser's program is its fallback and its judge.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from django.conf import settings
 from knowledge.chunk_kinds import SECTION_SEPARATOR
 from knowledge.retrieval.db import retrieval_alias
 from knowledge.retrieval.hits import SOURCE_TABLE, Hit, hydrate
+from knowledge.tables.cells import DATE
 from knowledge.tables.parser import (
     STOPWORDS,
     Candidate,
@@ -73,8 +79,7 @@ class TableChoice:
     best: Candidate
     relevance: float
     steps: list[Step] = field(default_factory=list)
-    # The probability of the result: the parser's on every program that computes it ("the
-    # first of the one Porto row" and "the Porto row" read the same cell).
+    # How sure the parser is of the program: its probability among the candidates.
     confidence: float = 0.0
     # The tables of the question: (table id, grid), the chosen one's document's first.
     others: list[tuple[int, Grid]] = field(default_factory=list)
@@ -165,19 +170,6 @@ def relevance(question: str, grid: Grid) -> float:
     return sum(word in vocabulary or word[:5] in stems for word in words) / len(words)
 
 
-def result_probability(found: list[Candidate], values: list | None = None) -> float:
-    """Return the parser's probability of a result (the best candidate's unless `values` are
-    given): the sum over the candidates that compute the same values. On a held-out fifth of
-    WikiTableQuestions' training split (1,200 questions), answers of probability >= 0.9 were
-    right 121 times in 159 (76 %); programs of probability >= 0.9, 91 in 118 (77 %)."""
-    from knowledge.tables.model_sql import same_values
-
-    if not found:
-        return 0.0
-    wanted = found[0].result.values if values is None else values
-    return min(1.0, sum(c.score for c in found if same_values(c.result.values, wanted)))
-
-
 def supported(kb_ids: list[int], query: str, filters, table_ids: list[int]) -> bool:
     """Whether the passage BM25 ranks first for the question is a row of one of the tables: the
     question is about the table even when its words are not the table's ("who won the most
@@ -222,12 +214,12 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
             continue
         grid, document_id, file_name, _ = loaded
         loaded_grids.append((table_id, grid, document_id))
-        found = ranked(first, grid)
+        found = [c for c in ranked(first, grid) if follows_the_named_order(first, grid, c)]
         if not found:
             continue
         choice = TableChoice(
             table_id, document_id, file_name, grid, found[0], relevance(query, grid),
-            confidence=result_probability(found),
+            confidence=found[0].score,
         )  # fmt: skip
         if best is None or _fit(choice, first) > _fit(best, first):
             best = choice
@@ -242,6 +234,7 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
         or not uses_the_question(first, best)
         or not uses_its_names(first, best)
         or not asks_for_its_operation(first, best)
+        or not holds_what_it_orders_by(first, best.grid)
         or (is_lookup(best) and not second and not _read_from_table(first, best))
     ):
         return None
@@ -265,12 +258,57 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
 _NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")
 
 
+# Cues that order by an amount: the words after them name what is measured ("the highest
+# energy use", "the most beds").
+_AMOUNT_CUES = frozenset(
+    "most least highest lowest largest smallest biggest fewest greatest longest shortest more "
+    "less fewer higher lower larger smaller maximum minimum".split()
+)
+
+
+def follows_the_named_order(question: str, grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program that takes rows in the table's order (the first, the last) is not
+    asked for another order: "which project is due first?" names the Due date column, so the
+    first row of the slide answers another question and the next candidate is taken."""
+    program = candidate.program
+    if program.op not in ("first", "last"):
+        return True
+    read = read_question(question)
+    touched = {program.target, *(c.column for c in program.conditions + program.anchors)}
+    return not any(
+        (column.type == DATE or column.numeric)
+        and index not in touched
+        and header_overlap(column.name, read) >= 0.5
+        for index, column in enumerate(grid.columns)
+    )
+
+
+def holds_what_it_orders_by(question: str, grid: Grid) -> bool:
+    """Whether the table holds what the question orders by: "which site has the highest energy
+    use?" over a table with no word of energy use asks what the table cannot say, whatever
+    program ranks first."""
+    words = fold(question).split()
+    vocabulary = set(fold(grid.label).split())
+    for column in grid.columns:
+        vocabulary.update(fold(column.name).split())
+        for value in column.folded:
+            vocabulary.update(value.split())
+    known = {stem(word) for word in vocabulary} | {word[:5] for word in vocabulary}
+    for index, word in enumerate(words):
+        if word not in _AMOUNT_CUES:
+            continue
+        after = [w for w in words[index + 1 : index + 4] if w not in STOPWORDS and not w.isdigit()]
+        if after and not any(stem(w) in known or w[:5] in known for w in after):
+            return False
+    return True
+
+
 def uses_its_names(question: str, choice: TableChoice) -> bool:
     """Whether the program reads every name the question says (a capitalised word that is no
     column header): "the Berlin office" counted over offices that are not Berlin answers
     another question, so the passages answer it, or nothing does."""
     program = choice.best.program
-    used = " ".join(str(c.value) for c in program.conditions + program.anchors)
+    used = fold(" ".join(f"{c.value} {c.said}" for c in program.conditions + program.anchors))
     headers = {word for column in choice.grid.columns for word in fold(column.name).split()}
     for name in _NAME.findall(question.strip()):
         words = [w for w in fold(name).split() if w not in STOPWORDS and w not in headers]
@@ -345,7 +383,7 @@ def unaccounted(question: str, choice: TableChoice) -> list[str]:
     word; on the team set the latter were wrong 3 times in 5 and the passages right."""
     program, grid = choice.best.program, choice.grid
     said = program.conditions + program.anchors
-    used = fold(" ".join(str(condition.value) for condition in said)).split()
+    used = fold(" ".join(f"{condition.value} {condition.said}" for condition in said)).split()
     known = {stem(word) for word in used} | {word[:5] for word in used}
     for index in {program.target, program.key, *(condition.column for condition in said)}:
         if index is not None:
@@ -667,9 +705,10 @@ def _model_hits(query: str, sql: str, values: list, shown) -> list[Hit]:
 
     started = time.perf_counter()
     grid = shown.grid
-    found = ranked(query, grid)
-    agreeing = [c for c in found if same_values(c.result.values, values)]
-    confidence = result_probability(found, values)
+    agreeing = [c for c in ranked(query, grid) if same_values(c.result.values, values)]
+    # The probability of the parser's likeliest program that computes the same: summing every
+    # agreeing program would count the many that happen to read the first row.
+    confidence = agreeing[0].score if agreeing else 0.0
     holding = rows_holding(values, grid)
     rows = agreeing[0].result.rows if agreeing else holding
     computed = not holding or any(isinstance(value, int | float) for value in values)

@@ -59,3 +59,51 @@ def test_candidates_are_ranked_with_probabilities(clinics) -> None:
     assert len(found) > 10
     assert sum(candidate.score for candidate in found) == pytest.approx(1.0)
     assert [c.score for c in found] == sorted((c.score for c in found), reverse=True)
+
+
+def _projects():
+    table = table_from_grid(
+        ["Project", "Status", "Due date"],
+        [
+            (1, 0, ["Hull sensors", "Done", "3 April 2026"]),
+            (2, 1, ["Crew app", "In progress", "30 September 2026"]),
+            (3, 2, ["Dock cameras", "Done", "20 April 2026"]),
+            (4, 3, ["Fuel telemetry", "Planned", "2027-01-15"]),
+        ],
+    )
+    return grid(table, "projects.pptx › Projects")
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "rows"),
+    [
+        # A cell said after "not", "other than", "besides", "isn't": the other rows.
+        ("Which projects are not done?", "ne", ["Crew app", "Fuel telemetry"]),
+        ("Which projects other than Crew app are due?", "ne", ["Hull sensors", "Dock cameras",
+                                                               "Fuel telemetry"]),
+        ("Besides Hull sensors, which project is done?", "ne", ["Crew app", "Dock cameras",
+                                                                "Fuel telemetry"]),
+        ("Which project isn't done?", "ne", ["Crew app", "Fuel telemetry"]),
+        # A month said beside a date column: the rows of that month, in any year.
+        ("How many projects are due in April?", "month", ["Hull sensors", "Dock cameras"]),
+    ],
+)  # fmt: skip
+def test_a_negated_cell_and_a_month_are_conditions(question, kind, rows) -> None:
+    from knowledge.tables.parser import mentions, read_question
+    from knowledge.tables.programs import Program, in_words, kept_rows
+
+    projects = _projects()
+    said = [c for c in mentions(read_question(question), projects) if c.op == kind]
+    assert len(said) == 1
+    kept = kept_rows(projects, (said[0],))
+    assert [projects.columns[0].texts[row] for row in kept] == rows
+    words = in_words(Program("count", conditions=(said[0],)), projects, run(
+        Program("count", conditions=(said[0],)), projects))  # fmt: skip
+    assert ("is not" if kind == "ne" else "Due date is in April") in words
+
+
+def test_no_negation_no_month_no_such_condition() -> None:
+    from knowledge.tables.parser import mentions, read_question
+
+    found = mentions(read_question("Which projects are done by Jan Eide?"), _projects())
+    assert {c.op for c in found} <= {"eq", "contains"}

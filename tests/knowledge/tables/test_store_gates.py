@@ -1,0 +1,78 @@
+"""When the table store's program answers, and when it leaves the question to the passages
+(knowledge/tables/store.py): the checks that need no database."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.tables.build import grid, table_from_grid
+from knowledge.tables.parser import ranked
+from knowledge.tables.programs import Program, Result
+from knowledge.tables.store import (
+    TableChoice,
+    follows_the_named_order,
+    holds_what_it_orders_by,
+    is_lookup,
+    unaccounted,
+)
+
+HEADERS = ["Site", "Staff", "Opened", "Lead"]
+ROWS = [
+    ["Bergen", "212", "1998", "Kari Nilsen"],
+    ["Gdansk", "64", "2015", "Piotr Nowak"],
+    ["Vigo", "38", "2021", "Lucia Vidal"],
+]
+
+
+@pytest.fixture(scope="module")
+def sites():
+    table = table_from_grid(HEADERS, [(n, n - 1, cells) for n, cells in enumerate(ROWS, start=1)])
+    return grid(table, "sites.xlsx › Sites")
+
+
+@pytest.mark.parametrize(
+    ("question", "holds"),
+    [
+        ("Which site has the most staff?", True),
+        ("Which site has the highest energy use?", False),  # no energy in the table
+        ("Which site is the newest?", True),  # nothing named after the cue
+        ("Who leads the site with the fewest staff?", True),
+    ],
+)
+def test_the_table_must_hold_what_the_question_orders_by(sites, question, holds) -> None:
+    assert holds_what_it_orders_by(question, sites) is holds
+
+
+def test_the_first_row_does_not_answer_a_question_that_names_another_order(sites) -> None:
+    first = next(c for c in ranked("Which site opened first?", sites) if c.program.op == "first")
+    assert not follows_the_named_order("Which site opened first?", sites, first)
+    listed = next(
+        c for c in ranked("Which site is listed first?", sites) if c.program.op == "first"
+    )
+    assert follows_the_named_order("Which site is listed first?", sites, listed)
+
+
+def _choice(sites, program: Program, rows: list[int]) -> TableChoice:
+    result = Result(values=[sites.columns[program.target].texts[r] for r in rows], rows=rows)
+    from knowledge.tables.parser import Candidate
+
+    return TableChoice(0, 0, "sites.xlsx", sites, Candidate(program, result, {}, 0.5), 1.0)
+
+
+@pytest.mark.parametrize(
+    ("question", "left"),
+    [
+        ("Who is the lead of the Vigo site?", []),
+        ("When was the Vigo site renovated?", ["renovated"]),
+        ("Who signed the Vigo lease?", ["signed", "lease"]),
+    ],
+)
+def test_a_lookup_is_read_from_the_table_only_when_it_accounts_for_every_word(
+    sites, question, left
+) -> None:
+    from knowledge.tables.programs import Condition
+
+    program = Program("values", target=3, conditions=(Condition(0, "eq", "vigo", "Vigo"),))
+    choice = _choice(sites, program, [2])
+    assert is_lookup(choice)
+    assert unaccounted(question, choice) == left
