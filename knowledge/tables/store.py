@@ -354,6 +354,16 @@ def asks_for_its_operation(question: str, choice: TableChoice) -> bool:
     )
 
 
+def asks_for_a_computation(question: str) -> bool:
+    """Whether a word of the question asks for more than reading a row: an order, an amount,
+    a count, a comparison or the rows a condition excludes."""
+    words = set(fold(question).split())
+    return bool(
+        words & (_ASKS_ORDER | _ASKS_AGGREGATE | {"not", "other", "besides", "except"})
+        or any(word.endswith("est") and len(word) > 5 for word in words)
+    )
+
+
 def is_lookup(choice: TableChoice) -> bool:
     """Whether the program reads one row a condition names ("the Dublin office"): a lookup,
     which the row's own chunk answers as well (93 % of the team set's lookups before this
@@ -655,6 +665,10 @@ def model_table_search(
     from knowledge.tables.model_sql import build_schema, extract_sql, misfit, run_program
     from knowledge.tables.sql import ProgramRefused, ProgramStopped
 
+    if not asks_for_a_computation(query):
+        # A lookup of a row is quoted from its chunk, or read by the parser's program when it
+        # accounts for the whole question: a model call would cost seconds for the same cell.
+        return parser_hits, None
     loaded = []
     for table_id in candidate_tables(kb_ids, query, filters):
         found = load_grid(table_id)

@@ -136,3 +136,9 @@ def test_a_question_about_prose_costs_no_table_query(clinics_kb) -> None:
     assert "retrieval" not in {stage for stage, _ in script.calls}
     assert "program" not in retrieval and "table_query" not in retrieval
     assert "8 pm" in outcome.answer
+
+
+def test_a_lookup_of_one_row_costs_no_table_query(clinics_kb) -> None:
+    outcome, _, script, _ = _ask([clinics_kb.id], "Who is the manager of the Faro clinic?")
+    assert "retrieval" not in {stage for stage, _ in script.calls}
+    assert "Joao Neves" in outcome.answer.split("\n")[0]
