@@ -81,6 +81,8 @@ class TableChoice:
     steps: list[Step] = field(default_factory=list)
     # How sure the parser is of the program: its probability among the candidates.
     confidence: float = 0.0
+    # The table's BM25 vote, as a share of the best table's (1.0 when every table is tried).
+    vote: float = 1.0
     # The tables of the question: (table id, grid), the chosen one's document's first.
     others: list[tuple[int, Grid]] = field(default_factory=list)
 
@@ -96,6 +98,12 @@ def _label(file_name: str, caption: str, section: list[str]) -> str:
 
 def candidate_tables(kb_ids: list[int], query: str, filters) -> list[int]:
     """Return the ids of the tables to try, most likely first."""
+    return list(table_votes(kb_ids, query, filters))
+
+
+def table_votes(kb_ids: list[int], query: str, filters) -> dict[int, float]:
+    """Return the tables to try, most likely first, each with its share of the best table's
+    BM25 vote (1.0 for each when the searched documents hold so few that all are tried)."""
     from knowledge.models import Table, TableRow
     from knowledge.retrieval.bm25 import bm25_scores
     from knowledge.retrieval.filters import as_filter
@@ -112,10 +120,10 @@ def candidate_tables(kb_ids: list[int], query: str, filters) -> list[int]:
         tables = tables.filter(document__file_type__in=document_filter.matched_file_types())
     ids = list(tables.order_by("id").values_list("id", flat=True)[: ALL_TABLES_UP_TO + 1])
     if len(ids) <= ALL_TABLES_UP_TO:
-        return ids
+        return dict.fromkeys(ids, 1.0)
     scored = bm25_scores(kb_ids=kb_ids, query=query, top_k=60, filters=filters)
     if not scored:
-        return []
+        return {}
     by_chunk = dict(scored)
     votes: dict[int, float] = {}
     for table_id, chunk_id in (
@@ -125,9 +133,9 @@ def candidate_tables(kb_ids: list[int], query: str, filters) -> list[int]:
     ):
         votes[table_id] = votes.get(table_id, 0.0) + by_chunk[chunk_id]
     allowed = set(tables.filter(id__in=votes).values_list("id", flat=True))
-    return [t for t, _ in sorted(votes.items(), key=lambda p: -p[1]) if t in allowed][
-        :TABLES_PER_QUESTION
-    ]
+    best = [(t, v) for t, v in sorted(votes.items(), key=lambda p: -p[1]) if t in allowed]
+    top = best[0][1] if best else 1.0
+    return {t: v / top for t, v in best[:TABLES_PER_QUESTION]}
 
 
 def load_grid(table_id: int) -> tuple[Grid, int, str, int] | None:
@@ -208,7 +216,8 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
     first, second = split_two_step(query)
     best: TableChoice | None = None
     loaded_grids: list[tuple[int, Grid, int]] = []
-    for table_id in candidate_tables(kb_ids, query, filters):
+    votes = table_votes(kb_ids, query, filters)
+    for table_id, vote in votes.items():
         loaded = load_grid(table_id)
         if loaded is None:
             continue
@@ -219,7 +228,7 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
             continue
         choice = TableChoice(
             table_id, document_id, file_name, grid, found[0], relevance(query, grid),
-            confidence=found[0].score,
+            confidence=found[0].score, vote=vote,
         )  # fmt: skip
         if best is None or _fit(choice, first) > _fit(best, first):
             best = choice
@@ -426,10 +435,11 @@ def uses_the_question(question: str, choice: TableChoice) -> bool:
 
 def _fit(choice: TableChoice, question: str) -> float:
     """How well a table's best program fits the question: its probability, the share of the
-    question the table holds, and twice that when it orders on the column the question's
+    question the table holds, the table's BM25 vote, and twice that when it orders on the
+    column the question's
     "most" or "least" names ("the budget of the site with the most staff" orders Sites by
     Staff, then joins Budgets)."""
-    fit = choice.best.score * choice.relevance
+    fit = choice.best.score * choice.relevance * choice.vote
     key = choice.best.program.key
     if key is not None:
         stems = {stem(word) for word in fold(choice.grid.columns[key].name).split()}
@@ -590,7 +600,9 @@ def table_search(q) -> list[Hit]:
         # Whether the values are computed (a count, a sum) or cells read from the rows.
         "computed": result.computed and not choice.steps,
         "result": said,
-        "confidence": round(choice.confidence, 4),
+        # A program over a table BM25 ranks below another is less sure to be over the table
+        # the question means: its probability is scaled by the table's vote.
+        "confidence": round(choice.confidence * choice.vote, 4),
         "relevance": round(choice.relevance, 4),
         "table_id": choice.table_id,
         "rows": [choice.grid.row_numbers[row] for row in result.rows[:CITED_ROWS]],
@@ -601,7 +613,7 @@ def table_search(q) -> list[Hit]:
     computed = Hit(
         text=f"{said}. {words}.",
         source_type=SOURCE_TABLE,
-        score=choice.confidence,
+        score=choice.confidence * choice.vote,
         document_id=choice.document_id,
         file_name=choice.file_name,
         kind=KIND_COMPUTED,
