@@ -125,18 +125,23 @@ def extract_sql(reply: str) -> str | None:
     return text[start.start() :].strip() if start else text
 
 
-def result_values(columns: list[str], rows: list[tuple]) -> list:
+def result_values(columns: list[str], rows: list[tuple], *, whole_row: bool = False) -> list:
     """Return the values a query's result asserts: its first column other than row_number (a
-    query may select the row number beside the answer), one value per row."""
-    index = next((i for i, name in enumerate(columns) if name != "row_number"), 0)
+    query may select the row number beside the answer), one value per row; or, for a question
+    that asks two things of one row ("which vessel sails first, and who is its captain?"),
+    every column of that row."""
+    indices = [i for i, name in enumerate(columns) if name != "row_number"] or [0]
+    if not (whole_row and len(rows) == 1):
+        indices = indices[:1]
     values = []
     for row in rows:
-        value = row[index] if row else None
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        elif value is not None and not isinstance(value, int | float):
-            value = str(value)
-        values.append(value)
+        for index in indices:
+            value = row[index] if row else None
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            elif value is not None and not isinstance(value, int | float):
+                value = str(value)
+            values.append(value)
     return values
 
 
@@ -156,14 +161,20 @@ def misfit(question: str, values: list) -> str:
 
 
 def run_program(
-    sql: str, schema: Schema, *, timeout_ms: int, row_limit: int, using: str = "default"
+    sql: str,
+    schema: Schema,
+    *,
+    timeout_ms: int,
+    row_limit: int,
+    using: str = "default",
+    whole_row: bool = False,
 ) -> list:
     """Run a model's query over the schema's tables and return its values (raises
     ProgramRefused or ProgramStopped)."""
     columns, rows = execute(
         sql, schema.named, row_limit=row_limit, timeout_ms=timeout_ms, using=using
     )
-    return result_values(columns, rows)
+    return result_values(columns, rows, whole_row=whole_row)
 
 
 def same_values(left: list, right: list) -> bool:

@@ -81,7 +81,7 @@ class TableChoice:
     steps: list[Step] = field(default_factory=list)
     # How sure the parser is of the program: its probability among the candidates.
     confidence: float = 0.0
-    # The table's BM25 vote, as a share of the best table's (1.0 when every table is tried).
+    # The table's share of the BM25 votes (1.0 when every table is tried).
     vote: float = 1.0
     # The tables of the question: (table id, grid), the chosen one's document's first.
     others: list[tuple[int, Grid]] = field(default_factory=list)
@@ -102,8 +102,9 @@ def candidate_tables(kb_ids: list[int], query: str, filters) -> list[int]:
 
 
 def table_votes(kb_ids: list[int], query: str, filters) -> dict[int, float]:
-    """Return the tables to try, most likely first, each with its share of the best table's
-    BM25 vote (1.0 for each when the searched documents hold so few that all are tried)."""
+    """Return the tables to try, most likely first, each with its share of their BM25 votes
+    (how likely the question is about it; 1.0 for each when the searched documents hold so
+    few tables that all are tried)."""
     from knowledge.models import Table, TableRow
     from knowledge.retrieval.bm25 import bm25_scores
     from knowledge.retrieval.filters import as_filter
@@ -134,8 +135,9 @@ def table_votes(kb_ids: list[int], query: str, filters) -> dict[int, float]:
         votes[table_id] = votes.get(table_id, 0.0) + by_chunk[chunk_id]
     allowed = set(tables.filter(id__in=votes).values_list("id", flat=True))
     best = [(t, v) for t, v in sorted(votes.items(), key=lambda p: -p[1]) if t in allowed]
-    top = best[0][1] if best else 1.0
-    return {t: v / top for t, v in best[:TABLES_PER_QUESTION]}
+    best = best[:TABLES_PER_QUESTION]
+    total = sum(v for _, v in best) or 1.0
+    return {t: v / total for t, v in best}
 
 
 def load_grid(table_id: int) -> tuple[Grid, int, str, int] | None:
@@ -600,8 +602,8 @@ def table_search(q) -> list[Hit]:
         # Whether the values are computed (a count, a sum) or cells read from the rows.
         "computed": result.computed and not choice.steps,
         "result": said,
-        # A program over a table BM25 ranks below another is less sure to be over the table
-        # the question means: its probability is scaled by the table's vote.
+        # Among many tables, a program is only as sure as the table is the question's: its
+        # probability is scaled by the table's share of the votes.
         "confidence": round(choice.confidence * choice.vote, 4),
         "relevance": round(choice.relevance, 4),
         "table_id": choice.table_id,
@@ -712,6 +714,7 @@ def model_table_search(
             timeout_ms=settings.TABLE_QUERY_TIMEOUT_MS,
             row_limit=settings.TABLE_QUERY_ROW_LIMIT,
             using=retrieval_alias(),
+            whole_row=bool(split_two_step(query)[1]),
         )
     except ProgramRefused as exc:
         return parser_hits, {"outcome": "refused", "reason": str(exc), "sql": sql}

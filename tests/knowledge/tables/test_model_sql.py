@@ -93,3 +93,12 @@ def test_two_results_agree_on_numbers_by_value_and_text_folded(offices) -> None:
     # The rows holding a text result are the rows it cites.
     assert rows_holding(["Ana Reis"], offices) == [0, 2]
     assert rows_holding([3], offices) == []
+
+
+def test_a_question_asking_two_things_of_one_row_gets_every_column_of_it() -> None:
+    columns, rows = ["vessel", "captain"], [("Skagerrak", "Jon Eide")]
+    assert result_values(columns, rows, whole_row=True) == ["Skagerrak", "Jon Eide"]
+    assert result_values(columns, rows) == ["Skagerrak"]
+    # Several rows are a list of the first column, whatever the question.
+    two = [("Skagerrak", "Jon Eide"), ("Biscaya", "Ana Pardo")]
+    assert result_values(columns, two, whole_row=True) == ["Skagerrak", "Biscaya"]
