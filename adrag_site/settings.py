@@ -538,6 +538,8 @@ TABLE_MAX_ROWS = env_int("TABLE_MAX_ROWS", 5000)
 # this many rows; past either it is stopped or refused and the parser's program answers.
 TABLE_QUERY_TIMEOUT_MS = env_int("TABLE_QUERY_TIMEOUT_MS", 2000)
 TABLE_QUERY_ROW_LIMIT = env_int("TABLE_QUERY_ROW_LIMIT", 200)
+# A model is not asked for a table query when the parser's program is at least this sure.
+TABLE_PARSER_SURE = env_float("TABLE_PARSER_SURE", 0.9)
 # The best rerank score below which a retry escalates to the web, per reranker kind.
 RERANK_FLOOR_CROSS_ENCODER = env_float("RERANK_FLOOR_CROSS_ENCODER", 0.0)
 RERANK_FLOOR_FALLBACK = env_float("RERANK_FLOOR_FALLBACK", 0.25)

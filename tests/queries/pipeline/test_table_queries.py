@@ -22,6 +22,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 COUNT = "How many clinics opened after 2019?"
 
 
+@pytest.fixture(autouse=True)
+def _always_ask_the_model(settings):
+    """The model writes the query even where the parser is sure (TABLE_PARSER_SURE)."""
+    settings.TABLE_PARSER_SURE = 1.01
+
+
 def _ask(kb_ids, question: str, *queries: str):
     script = Script(planner=[PLAN_RETRIEVE] * 2, retrieval=list(queries))
     sink = ListSink()
@@ -142,3 +148,12 @@ def test_a_lookup_of_one_row_costs_no_table_query(clinics_kb) -> None:
     outcome, _, script, _ = _ask([clinics_kb.id], "Who is the manager of the Faro clinic?")
     assert "retrieval" not in {stage for stage, _ in script.calls}
     assert "Joao Neves" in outcome.answer.split("\n")[0]
+
+
+def test_no_model_is_asked_where_the_parser_is_sure(clinics_kb, settings) -> None:
+    settings.TABLE_PARSER_SURE = 0.5
+    outcome, retrieval, script, _ = _ask([clinics_kb.id], COUNT)
+    assert "retrieval" not in {stage for stage, _ in script.calls}
+    assert retrieval["program"]["program"]["by"] == "parser"
+    assert retrieval["program"]["confidence"] >= 0.5
+    assert outcome.metadata["answer_values"] == [3]
