@@ -23,11 +23,13 @@ from sqlglot import exp
 
 from knowledge.tables.cells import DATE, DURATION, NUMBER
 
-# Functions a table query may call: aggregates, arithmetic, text and date helpers.
+# Functions a table query may call: aggregates, arithmetic, text and date helpers, and the
+# connectives and CASE, which sqlglot parses as functions too.
 FUNCTIONS = frozenset(
     """count sum avg min max abs round ceil floor trunc lower upper length trim substring
     coalesce nullif greatest least cast try_cast concat replace position strpos left right
-    extract date_part year month day stddev variance percentile_cont mode""".split()
+    extract date_part year month day stddev variance percentile_cont mode
+    and or case if""".split()
 )
 # Statements and clauses a table query may not hold.
 _FORBIDDEN = (
