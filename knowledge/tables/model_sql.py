@@ -157,6 +157,10 @@ def misfit(question: str, values: list) -> str:
         len(present) == 1 and isinstance(present[0], int | float)
     ):
         return "The question asks for a number and the query did not return one."
+    if _ASKS_NUMBER.search(question) and present[0] == 0:
+        # A small model's condition often spells a value as no cell does ("NED" for
+        # "Netherlands"): a count of nothing is more often that than the answer.
+        return "The query counted nothing: its condition may match no cell as written."
     return ""
 
 

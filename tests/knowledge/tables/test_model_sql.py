@@ -73,6 +73,7 @@ def test_the_values_are_the_first_column_that_is_not_the_row_number() -> None:
     ("question", "values", "fits"),
     [
         ("How many offices opened after 2018?", [3], True),
+        ("How many offices opened after 2090?", [0], False),
         ("How many offices opened after 2018?", ["Porto", "Braga", "Faro"], False),
         ("What is the total staff?", [257], True),
         ("Which office has the most staff?", ["Lisbon"], True),
