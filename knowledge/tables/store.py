@@ -549,11 +549,16 @@ def answer_values(values: list) -> list:
     return [int(v) if isinstance(v, float) and v.is_integer() else v for v in values]
 
 
+def said_values(values: list) -> str:
+    """Return a result's values as the answer says them: "Braga, Faro and Evora"."""
+    shown = [display(value) for value in values]
+    return ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else shown[0]
+
+
 def computed_text(choice: TableChoice) -> tuple[str, str]:
     """Return the computed passage's result sentence and its program in words."""
     result = choice.best.result
-    shown = [display(value) for value in result.values]
-    said = ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else shown[0]
+    said = said_values(result.values)
     words = in_words(choice.best.program, choice.grid, result)
     read = [choice.grid.columns[0].texts[row] for row in result.rows[:CITED_ROWS]]
     read = [text for text in read if text]
@@ -612,18 +617,25 @@ def table_search(q) -> list[Hit]:
         "caption": choice.grid.label,
         "ms": round((time.perf_counter() - started) * 1000, 1),
     }
+    return computed_hits(structure, choice.document_id, choice.file_name)
+
+
+def computed_hits(structure: dict, document_id: int, file_name: str) -> list[Hit]:
+    """Return a program's computed passage (its result, then the program in words, scored by
+    its confidence), then the row chunks it read."""
+    score = structure["confidence"]
     computed = Hit(
-        text=f"{said}. {words}.",
+        text=f"{structure['result']}. {structure['words']}.",
         source_type=SOURCE_TABLE,
-        score=choice.confidence * choice.vote,
-        document_id=choice.document_id,
-        file_name=choice.file_name,
+        score=score,
+        document_id=document_id,
+        file_name=file_name,
         kind=KIND_COMPUTED,
         structure=structure,
         rank=1,
         found_by=[SOURCE_TABLE],
     )
-    rows = hydrate([(chunk_id, choice.confidence) for chunk_id in row_chunks], SOURCE_TABLE)
+    rows = hydrate([(chunk_id, score) for chunk_id in structure["row_chunks"]], SOURCE_TABLE)
     for rank, hit in enumerate(rows, start=2):
         hit.rank = rank
     return [computed, *rows]
@@ -745,12 +757,7 @@ def _model_hits(query: str, sql: str, values: list, shown) -> list[Hit]:
     holding = rows_holding(values, grid)
     rows = agreeing[0].result.rows if agreeing else holding
     computed = not holding or any(isinstance(value, int | float) for value in values)
-    shown_values = [display(value) for value in values]
-    said = (
-        ", ".join(shown_values[:-1]) + " and " + shown_values[-1]
-        if len(shown_values) > 1
-        else shown_values[0]
-    )
+    said = said_values(values)
     words = f"Computed by the model's query over {grid.label}: {' '.join(sql.split())}"
     row_chunks = list(
         dict.fromkeys(grid.chunk_ids[row] for row in rows[:CITED_ROWS] if grid.chunk_ids[row])
@@ -769,18 +776,4 @@ def _model_hits(query: str, sql: str, values: list, shown) -> list[Hit]:
         "caption": grid.label,
         "ms": round((time.perf_counter() - started) * 1000, 1),
     }
-    hit = Hit(
-        text=f"{said}. {words}.",
-        source_type=SOURCE_TABLE,
-        score=confidence,
-        document_id=shown.document_id,
-        file_name=shown.file_name,
-        kind=KIND_COMPUTED,
-        structure=structure,
-        rank=1,
-        found_by=[SOURCE_TABLE],
-    )
-    cited = hydrate([(chunk_id, confidence) for chunk_id in row_chunks], SOURCE_TABLE)
-    for rank, row_hit in enumerate(cited, start=2):
-        row_hit.rank = rank
-    return [hit, *cited]
+    return computed_hits(structure, shown.document_id, shown.file_name)
