@@ -383,7 +383,11 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
 
 
 def display(value: str | float) -> str:
-    """Return a value as an answer says it (12.0 is "12")."""
+    """Return a value as an answer says it (12.0 is "12", 4250000 is "4,250,000")."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
     if isinstance(value, float):
         return f"{value:,.0f}" if value.is_integer() else f"{value:,.2f}".rstrip("0").rstrip(".")
-    return value
+    return str(value)

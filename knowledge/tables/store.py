@@ -736,7 +736,7 @@ def model_table_search(
         return parser_hits, {"outcome": "refused", "reason": str(exc), "sql": sql}
     except ProgramStopped as exc:
         return parser_hits, {"outcome": "stopped", "reason": str(exc), "sql": sql}
-    why = misfit(query, values)
+    why = misfit(split_two_step(query)[0], values)
     if why:
         return parser_hits, {"outcome": "unfit", "reason": why, "sql": sql}
     return _model_hits(query, sql, values, schema.tables[_main_table(sql, schema)]), None

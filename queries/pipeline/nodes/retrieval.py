@@ -10,7 +10,7 @@ from knowledge.retrieval.bm25 import corpus_stats, document_frequencies
 from knowledge.retrieval.hybrid import search_stores
 from knowledge.retrieval.stores import store_names, stores
 from knowledge.tables.store import KIND_COMPUTED, model_table_search
-from providers.llm.base import ProviderError, log_failure, public_error
+from providers.llm.base import ProviderError, RunCancelled, log_failure, public_error
 from providers.tokenize import bm25_tokens
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
@@ -104,6 +104,11 @@ def _model_table_query(run, query: str, result) -> dict | None:
     except ProviderError as exc:
         log_failure(logger, "table query", exc)
         return {"outcome": "failed", "reason": public_error(exc), "sql": ""}
+    except RunCancelled:
+        raise
+    except Exception:  # noqa: BLE001 - the model's query must never fail the run
+        logger.exception("a table query failed")
+        return {"outcome": "failed", "reason": "The table query failed.", "sql": ""}
     finally:
         run.timings_ms["retrieval_table_query"] = round((time.perf_counter() - started) * 1000, 1)
     result.hits["table"] = hits

@@ -157,3 +157,17 @@ def test_no_model_is_asked_where_the_parser_is_sure(clinics_kb, settings) -> Non
     assert retrieval["program"]["program"]["by"] == "parser"
     assert retrieval["program"]["confidence"] >= 0.5
     assert outcome.metadata["answer_values"] == [3]
+
+
+def test_a_two_part_question_gets_both_values_and_whole_numbers_are_said_as_such(
+    clinics_kb,
+) -> None:
+    # A CAST returns an integer, where the table's numbers come back as doubles.
+    outcome, retrieval, _, _ = _ask(
+        [clinics_kb.id],
+        "Which clinic opened first, and how many beds does that clinic have?",
+        "SELECT clinic, CAST(beds AS integer) FROM clinics ORDER BY opened ASC LIMIT 1",
+    )
+    assert retrieval["program"]["program"]["by"] == "model"
+    assert outcome.metadata["answer_values"] == ["Lisbon", 120]
+    assert outcome.answer.startswith("Lisbon and 120 [")
