@@ -135,6 +135,13 @@ def _value(cell: Cell, kind: str) -> Any:
     return cell.value if cell.type == kind else None
 
 
+def table_from_rows(headers: list[str], rows: list[list[str]], **kwargs) -> TableData:
+    """Return a table of a header row and body rows numbered from 1 (a CSV as read)."""
+    return table_from_grid(
+        headers, [(n, n - 1, cells) for n, cells in enumerate(rows, start=1)], **kwargs
+    )
+
+
 def grid(table: TableData, label: str, chunk_ids: list[int | None] | None = None):
     """Return a table as a grid to run programs on (knowledge/tables/programs.py)."""
     from knowledge.tables.programs import Grid

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from knowledge.tables.build import grid as to_grid
-from knowledge.tables.build import table_from_grid
+from knowledge.tables.build import table_from_rows
 from knowledge.tables.matching import right, target_items
 from knowledge.tables.parser import HASH_BUCKETS, feature_index, proposals, read_question
 
@@ -41,7 +41,7 @@ def read_csv_table(path: Path, label: str):
     if not rows:
         return None
     headers, body = rows[0], rows[1:]
-    table = table_from_grid(headers, [(n, n - 1, cells) for n, cells in enumerate(body, start=1)])
+    table = table_from_rows(headers, body)
     return to_grid(table, label)
 
 

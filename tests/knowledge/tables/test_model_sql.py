@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.tables.build import grid, table_from_grid
+from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.model_sql import (
     build_schema,
     extract_sql,
@@ -27,7 +27,7 @@ ROWS = [
 
 @pytest.fixture
 def offices():
-    table = table_from_grid(HEADERS, [(n, n - 1, cells) for n, cells in enumerate(ROWS, start=1)])
+    table = table_from_rows(HEADERS, ROWS)
     return grid(table, "offices.xlsx › Offices", [101, 102, 103, 104])
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.tables.build import grid, table_from_grid
+from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.parser import load_weights, ranked
 from knowledge.tables.programs import run
 
@@ -22,7 +22,7 @@ ROWS = [
 
 @pytest.fixture(scope="module")
 def clinics():
-    table = table_from_grid(HEADERS, [(n, n - 1, cells) for n, cells in enumerate(ROWS, start=1)])
+    table = table_from_rows(HEADERS, ROWS)
     return grid(table, "clinics.xlsx › Clinics")
 
 
@@ -62,13 +62,13 @@ def test_candidates_are_ranked_with_probabilities(clinics) -> None:
 
 
 def _projects():
-    table = table_from_grid(
+    table = table_from_rows(
         ["Project", "Status", "Due date"],
         [
-            (1, 0, ["Hull sensors", "Done", "3 April 2026"]),
-            (2, 1, ["Crew app", "In progress", "30 September 2026"]),
-            (3, 2, ["Dock cameras", "Done", "20 April 2026"]),
-            (4, 3, ["Fuel telemetry", "Planned", "2027-01-15"]),
+            ["Hull sensors", "Done", "3 April 2026"],
+            ["Crew app", "In progress", "30 September 2026"],
+            ["Dock cameras", "Done", "20 April 2026"],
+            ["Fuel telemetry", "Planned", "2027-01-15"],
         ],
     )
     return grid(table, "projects.pptx › Projects")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.tables.build import grid, table_from_grid
+from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.programs import Condition, Program, display, in_words, run
 
 HEADERS = ["Office", "Staff", "Opened", "Lead"]
@@ -20,7 +20,7 @@ ROWS = [
 
 @pytest.fixture
 def offices():
-    table = table_from_grid(HEADERS, [(n, n - 1, cells) for n, cells in enumerate(ROWS, start=1)])
+    table = table_from_rows(HEADERS, ROWS)
     return table, grid(table, "offices.xlsx › Offices")
 
 

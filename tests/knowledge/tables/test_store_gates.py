@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.tables.build import grid, table_from_grid
+from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.parser import ranked
 from knowledge.tables.programs import Program, Result
 from knowledge.tables.store import (
@@ -26,7 +26,7 @@ ROWS = [
 
 @pytest.fixture(scope="module")
 def sites():
-    table = table_from_grid(HEADERS, [(n, n - 1, cells) for n, cells in enumerate(ROWS, start=1)])
+    table = table_from_rows(HEADERS, ROWS)
     return grid(table, "sites.xlsx › Sites")
 
 
