@@ -21,6 +21,7 @@ With a generative provider, `model_table_search` lets the model write the progra
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from knowledge.chunk_kinds import SECTION_SEPARATOR
 from knowledge.retrieval.db import retrieval_alias
 from knowledge.retrieval.hits import SOURCE_TABLE, Hit, hydrate
 from knowledge.tables.cells import DATE
+from knowledge.tables.judge import probability
 from knowledge.tables.parser import (
     STOPWORDS,
     Candidate,
@@ -53,7 +55,8 @@ _ASKING = frozenset(
     "how many much number total sum average mean most least highest lowest largest smallest "
     "biggest first last next previous before after more less fewer than difference between "
     "name names list top greatest best worst longest shortest earliest latest same count "
-    "times year years".split()
+    "times year years all across together combined overall altogether each every per listed "
+    "there table chart".split()
 )
 
 
@@ -162,6 +165,16 @@ def load_grid(table_id: int) -> tuple[Grid, int, str, int] | None:
     return grid, table.document_id, table.document.file_name, table.knowledge_base_id
 
 
+def _vocabulary(grid: Grid) -> set[str]:
+    """Return the words of a table's label, headers and cells, and their first five letters."""
+    vocabulary = set(fold(grid.label).split())
+    for column in grid.columns:
+        vocabulary.update(fold(column.name).split())
+        for value in column.folded:
+            vocabulary.update(value.split())
+    return vocabulary | {word[:5] for word in vocabulary}
+
+
 def relevance(question: str, grid: Grid) -> float:
     """Return the share of the question's content words the table holds (in its label,
     headers or cells): how much the question is about this table."""
@@ -171,13 +184,8 @@ def relevance(question: str, grid: Grid) -> float:
     ]  # fmt: skip
     if not words:
         return 1.0
-    vocabulary = set(fold(grid.label).split())
-    for column in grid.columns:
-        vocabulary.update(fold(column.name).split())
-        for value in column.folded:
-            vocabulary.update(value.split())
-    stems = {word[:5] for word in vocabulary}
-    return sum(word in vocabulary or word[:5] in stems for word in words) / len(words)
+    vocabulary = _vocabulary(grid)
+    return sum(word in vocabulary or word[:5] in vocabulary for word in words) / len(words)
 
 
 def supported(kb_ids: list[int], query: str, filters, table_ids: list[int]) -> bool:
@@ -229,24 +237,23 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
         if not found:
             continue
         choice = TableChoice(
-            table_id, document_id, file_name, grid, found[0], relevance(query, grid),
-            confidence=found[0].score, vote=vote,
+            table_id, document_id, file_name, grid, found[0], relevance(query, grid), vote=vote
         )  # fmt: skip
+        choice.confidence = probability(signals(first, choice, found))
         if best is None or _fit(choice, first) > _fit(best, first):
             best = choice
     if best is None:
         return None
     if (
-        best.best.score < settings.TABLE_PROGRAM_MIN
+        (
+            best.confidence < settings.TABLE_ANSWER_MIN
+            and not _fits_by_its_words(first, best, second)
+        )
         or (
             best.relevance < settings.TABLE_RELEVANCE_MIN
             and not supported(kb_ids, query, filters, [best.table_id])
         )
-        or not uses_the_question(first, best)
         or not uses_its_names(first, best)
-        or not asks_for_its_operation(first, best)
-        or not holds_what_it_orders_by(first, best.grid)
-        or (is_lookup(best) and not second and not _read_from_table(first, best))
     ):
         return None
     best.others = [(t, g) for t, g, _ in loaded_grids if t != best.table_id]
@@ -264,6 +271,20 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
         if step is not None:
             best.steps.append(step)
     return best
+
+
+def _fits_by_its_words(question: str, choice: TableChoice, second: str) -> bool:
+    """Whether the program fits the question by its words, whatever the judge says: the ranker
+    gives it TABLE_PROGRAM_MIN, it reads a column or a cell the question names, a word of the
+    question asks for its operation, the table holds what the question orders by, and a lookup
+    of one row accounts for every word of the question (else the row's chunk answers it)."""
+    return (
+        choice.best.score >= settings.TABLE_PROGRAM_MIN
+        and uses_the_question(question, choice)
+        and asks_for_its_operation(question, choice)
+        and holds_what_it_orders_by(question, choice.grid)
+        and not (is_lookup(choice) and not second and not _read_from_table(question, choice))
+    )
 
 
 _NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")
@@ -435,13 +456,54 @@ def uses_the_question(question: str, choice: TableChoice) -> bool:
     )
 
 
+def signals(question: str, choice: TableChoice, found: list[Candidate]) -> dict[str, float]:
+    """Return what the judge (knowledge/tables/judge.py) weighs of a table's best program: the
+    ranker's probability and margin, whether the question asks for its operation and names what
+    it reads, how much of the question the table and the program account for, how many rows it
+    keeps and how many values it returns. No signal names an operation: on WikiTableQuestions
+    the judge learned that a total over every row is seldom right, which holds of its tables
+    and not of a team's."""
+    best = choice.best
+    program, result = best.program, best.result
+    values = result.values
+    different = [c.score for c in found if c.result.values != values]
+    mass = sum(c.score for c in found if c.result.values == values)
+    left = unaccounted(question, choice)
+    cells = {stem(word) for column in choice.grid.columns for value in column.folded
+             for word in value.split()}  # fmt: skip
+    missed = [word for word in left if stem(word) in cells]
+    size = len(values)
+    out = {
+        "p": best.score,
+        "logit": math.log(max(best.score, 1e-6) / max(1 - best.score, 1e-6)),
+        "margin": best.score - (max(different) if different else 0.0),
+        "mass": mass,
+        "candidates": math.log1p(len(found)) / 5,
+        "relevance": choice.relevance,
+        "asks-operation": float(asks_for_its_operation(question, choice)),
+        "uses-question": float(uses_the_question(question, choice)),
+        "holds-order": float(holds_what_it_orders_by(question, choice.grid)),
+        "lookup": float(is_lookup(choice)),
+        "lookup-unread": float(is_lookup(choice) and not _read_from_table(question, choice)),
+        # A word of the table's cells the program does not read is a condition it missed ("how
+        # many games did they *win*"); another may only name its rows ("how many albums").
+        "missed": min(len(missed), 3) / 3,
+        "unaccounted": min(len(left) - len(missed), 4) / 4,
+        "computation": float(asks_for_a_computation(question)),
+        f"size={'1' if size == 1 else '2' if size == 2 else '3+'}": 1.0,
+        "conditions": len(program.conditions + program.anchors) / 3,
+        "kept-share": len(result.rows) / max(choice.grid.size, 1),
+    }
+    return out
+
+
 def _fit(choice: TableChoice, question: str) -> float:
     """How well a table's best program fits the question: its probability, the share of the
     question the table holds, the table's BM25 vote, and twice that when it orders on the
     column the question's
     "most" or "least" names ("the budget of the site with the most staff" orders Sites by
     Staff, then joins Budgets)."""
-    fit = choice.best.score * choice.relevance * choice.vote
+    fit = choice.confidence * choice.relevance * choice.vote
     key = choice.best.program.key
     if key is not None:
         stems = {stem(word) for word in fold(choice.grid.columns[key].name).split()}
@@ -696,8 +758,7 @@ def model_table_search(
         # accounts for the whole question: a model call would cost seconds for the same cell.
         return parser_hits, None
     if parser_hits and parser_hits[0].score >= settings.TABLE_PARSER_SURE:
-        # The parser is sure enough to verify its program (right about four times in five on
-        # a held-out fifth of WikiTableQuestions' training tables): no model call.
+        # The judge is sure enough of the parser's program to verify it: no model call.
         return parser_hits, None
     loaded = []
     for table_id in candidate_tables(kb_ids, query, filters):
@@ -716,7 +777,7 @@ def model_table_search(
         if table_id not in shown:
             loaded.append((table_id, grid, document_id, file_name))
     schema = build_schema(loaded)
-    sql = extract_sql(write(schema.text(), query))
+    sql = extract_sql(write(schema.text(query), query))
     if sql is None:
         return parser_hits, {
             "outcome": "declined",
@@ -750,10 +811,14 @@ def _model_hits(query: str, sql: str, values: list, shown) -> list[Hit]:
 
     started = time.perf_counter()
     grid = shown.grid
-    agreeing = [c for c in ranked(query, grid) if same_values(c.result.values, values)]
-    # The probability of the parser's likeliest program that computes the same: summing every
-    # agreeing program would count the many that happen to read the first row.
-    confidence = agreeing[0].score if agreeing else 0.0
+    found = ranked(query, grid)
+    agreeing = [c for c in found if same_values(c.result.values, values)]
+    # The judge's probability that the parser's likeliest program computing the same is right:
+    # summing every agreeing program would count the many that happen to read the first row.
+    confidence = 0.0
+    if agreeing:
+        choice = TableChoice(0, 0, "", grid, agreeing[0], relevance(query, grid))
+        confidence = probability(signals(query, choice, found))
     holding = rows_holding(values, grid)
     rows = agreeing[0].result.rows if agreeing else holding
     computed = not holding or any(isinstance(value, int | float) for value in values)

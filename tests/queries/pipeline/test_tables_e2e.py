@@ -91,3 +91,17 @@ def test_a_table_over_the_row_cap_is_left_to_its_row_chunks(kb, settings) -> Non
     outcome, sink = _ask(kb, "How many clinics opened after 2019?")
     assert "program" not in _data(sink, "retrieval_result", "retrieval")
     assert "answer_values" not in outcome.metadata
+
+
+def test_a_program_answers_when_the_judge_or_its_words_admit_it(kb, settings) -> None:
+    from knowledge.tables.store import choose
+
+    question = "How many clinics opened after 2019?"
+    settings.TABLE_ANSWER_MIN, settings.TABLE_PROGRAM_MIN = 1.01, 1.01
+    assert choose([kb.id], question) is None  # neither admits it: the passages answer
+    settings.TABLE_ANSWER_MIN = 0.0  # the judge admits it
+    assert choose([kb.id], question).best.result.values == [3.0]
+    settings.TABLE_ANSWER_MIN, settings.TABLE_PROGRAM_MIN = 1.01, 0.2  # its words admit it
+    choice = choose([kb.id], question)
+    assert choice.best.result.values == [3.0]
+    assert 0.0 < choice.confidence < 1.0  # the judge's probability, whoever admitted it
