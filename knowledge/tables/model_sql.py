@@ -31,8 +31,6 @@ SAMPLE_CHARS = 40
 MAX_VALUES = 20
 # Tables shown to the model, at most (the question's, then its workbook's other sheets).
 MAX_TABLES = 4
-# Cells holding what the question names, shown per table, at most.
-NAMED_CELLS = 6
 
 SYSTEM = """You answer a question about data tables by writing one PostgreSQL SELECT query.
 Rules:
@@ -41,8 +39,6 @@ Rules:
 - Select only what answers the question, as the first column.
 - How many: COUNT(*). A total: SUM. The most: ORDER BY ... DESC LIMIT 1.
 - First, last, next and previous follow row_number, unless the question names an order.
-- The row after a named row: WHERE row_number = (SELECT row_number FROM t WHERE ...) + 1.
-- A name the question says is spelled as in the cells listed under "Cells the question names".
 - If the tables cannot answer the question, reply NONE.
 Reply with the SQL query only."""
 
@@ -77,9 +73,8 @@ class Schema:
     def named(self) -> list[NamedTable]:
         return [table.named for table in self.tables]
 
-    def text(self, question: str = "") -> str:
-        """Return the schema as the model reads it: each table, its columns, a few rows, and the
-        cells that hold what the question names (so the model spells them as the cells do)."""
+    def text(self) -> str:
+        """Return the schema as the model reads it: each table, its columns and a few rows."""
         parts = []
         for shown in self.tables:
             named, grid = shown.named, shown.grid
@@ -96,33 +91,8 @@ class Schema:
                     _sample(column.texts[row]) for column in grid.columns
                 ]
                 lines.append("  " + " | ".join(cells))
-            named_cells = cells_named(question, grid, named) if question else []
-            if named_cells:
-                lines.append("Cells the question names:")
-                lines.extend(f"  {column} = '{text}'" for column, text in named_cells)
             parts.append("\n".join(lines))
         return "\n\n".join(parts)
-
-
-def cells_named(question: str, grid: Grid, named: NamedTable) -> list[tuple[str, str]]:
-    """Return (column's SQL name, cell text) of the cells holding what the question names: a
-    cell it says whole, or cells holding a word it says (those the offline parser would filter
-    on, knowledge/tables/parser.py), at most NAMED_CELLS."""
-    from knowledge.tables.parser import mentions, read_question
-
-    out: dict[tuple[str, str], None] = {}
-    for condition in mentions(read_question(question), grid):
-        if condition.op not in ("eq", "contains", "ne"):
-            continue
-        column = grid.columns[condition.column]
-        name = named.columns[condition.column][0]
-        for row, value in enumerate(column.folded):
-            if value == condition.value or (
-                condition.op == "contains" and f" {condition.value} " in f" {value} "
-            ):
-                out.setdefault((name, _sample(column.texts[row]).replace("'", "''")), None)
-                break
-    return list(out)[:NAMED_CELLS]
 
 
 def _sample(text: str) -> str:

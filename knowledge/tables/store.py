@@ -777,7 +777,7 @@ def model_table_search(
         if table_id not in shown:
             loaded.append((table_id, grid, document_id, file_name))
     schema = build_schema(loaded)
-    sql = extract_sql(write(schema.text(query), query))
+    sql = extract_sql(write(schema.text(), query))
     if sql is None:
         return parser_hits, {
             "outcome": "declined",

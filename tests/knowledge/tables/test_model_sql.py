@@ -44,15 +44,6 @@ def test_the_schema_names_each_table_and_column_with_its_type_and_a_few_rows(off
     assert schema.named[0].table_id == 7
 
 
-def test_the_schema_shows_the_cells_holding_what_the_question_names(offices) -> None:
-    schema = build_schema([(7, offices, 1, "offices.xlsx")])
-    # "faro" is a cell said whole (not among the three sample rows); "ana" a word of a cell.
-    text = schema.text("How many staff does the faro office have, and is ana there?")
-    named = text.split("Cells the question names:\n", 1)[1].splitlines()
-    assert "  office = 'Faro'" in named and "  lead = 'Ana Reis'" in named
-    assert "Cells the question names" not in schema.text("How many offices are there?")
-
-
 @pytest.mark.parametrize(
     ("reply", "sql"),
     [
