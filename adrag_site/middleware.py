@@ -121,7 +121,7 @@ class ApiAuthenticationMiddleware(MiddlewareMixin):
             needed = required_scope(request.method, request.path)
             return json_error(
                 403,
-                f"This token's scope does not allow this request; it needs the {needed!r} scope.",
+                f"This token's scope does not allow this request; it needs the {str(needed)!r} scope.",
                 "insufficient_scope",
             )
         request.user = result[0]

@@ -21,7 +21,7 @@ import re
 import socket
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from urllib import robotparser
 from urllib.parse import urldefrag, urljoin, urlsplit
@@ -46,6 +46,8 @@ ATTEMPTS_PER_PAGE = 3
 # A sync that has run this long without ending belongs to a worker that died.
 STUCK_SYNC = timedelta(hours=1)
 MAX_DEPTH = 3
+# Skipped links listed in a sync's report, at most (all are counted).
+SKIPPED_LISTED = 50
 
 
 class FetchError(Exception):
@@ -56,20 +58,111 @@ class FetchError(Exception):
         self.gone = gone
 
 
-def _allowed_entries() -> list[str]:
-    return [entry.strip().lower() for entry in settings.WEB_SOURCES_ALLOWED_HOSTS if entry.strip()]
+@dataclass(frozen=True)
+class Allowed:
+    """One WEB_SOURCES_ALLOWED_HOSTS entry: a host name, an address or a network, with a port
+    or a range of ports (`intranet.example:8080`, `10.0.0.0/8:8000-8999`, `[fd00::1]:443`);
+    without one, only the URL scheme's default port."""
+
+    host: str
+    network: ipaddress._BaseNetwork | None
+    ports: tuple[int, int] | None  # None: the default port of the URL's scheme
 
 
-def _address_allowed(host: str, address: ipaddress._BaseAddress) -> bool:
-    for entry in _allowed_entries():
-        if entry == host.lower():
-            return True
+_ENTRY = re.compile(
+    r"^(?:\[(?P<v6>[^\]]+)\](?P<v6net>/\d+)?|(?P<host>[^:\[\]]+))"
+    r"(?::(?P<low>\d{1,5})(?:-(?P<high>\d{1,5}))?)?$"
+)
+
+
+def parse_allowed(entry: str) -> Allowed | None:
+    """Return an allow-list entry read, or None when it is not one (it then allows nothing)."""
+    text = entry.strip().lower()
+    match = _ENTRY.match(text)
+    if match is None:
+        # A bare IPv6 address or network, with no port: "fd00::/8".
         try:
-            if address in ipaddress.ip_network(entry, strict=False):
-                return True
+            return Allowed(text, ipaddress.ip_network(text, strict=False), None)
         except ValueError:
+            return None
+    host = match["v6"] + (match["v6net"] or "") if match["v6"] else match["host"]
+    try:
+        network = ipaddress.ip_network(host, strict=False)
+    except ValueError:
+        network = None
+    ports = None
+    if match["low"]:
+        low = int(match["low"])
+        high = int(match["high"] or low)
+        if not 0 < low <= high <= 65535:
+            return None
+        ports = (low, high)
+    return Allowed(host, network, ports)
+
+
+def _allowed_entries() -> list[Allowed]:
+    entries = (parse_allowed(entry) for entry in settings.WEB_SOURCES_ALLOWED_HOSTS)
+    return [entry for entry in entries if entry is not None]
+
+
+def _address_allowed(
+    host: str, address: ipaddress._BaseAddress, port: int, default_port: int
+) -> bool:
+    for entry in _allowed_entries():
+        if entry.ports is None:
+            if port != default_port:
+                continue
+        elif not entry.ports[0] <= port <= entry.ports[1]:
             continue
+        if entry.host == host.lower():
+            return True
+        if entry.network is not None and address.version == entry.network.version:
+            if address in entry.network:
+                return True
     return False
+
+
+@dataclass(frozen=True)
+class UrlCheck:
+    """What `read_url` made of a URL: the URL without its fragment, its parts, or why not."""
+
+    url: str
+    scheme: str = ""
+    host: str = ""
+    port: int = 0
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.reason
+
+
+def read_url(url) -> UrlCheck:
+    """Read a URL (submitted, found in a page, a redirect's target): the one place a URL is
+    parsed. It never raises: a URL that cannot be read comes back with its reason."""
+    text = str(url or "").strip()
+    try:
+        text = urldefrag(text)[0]
+        parts = urlsplit(text)
+        hostname = parts.hostname
+        port = parts.port
+    except ValueError as exc:
+        return UrlCheck(text, reason=f"The URL cannot be read: {exc}.")
+    if parts.scheme not in ("http", "https") or not hostname:
+        return UrlCheck(text, reason="The URL must be an http or https address.")
+    if parts.username or parts.password:
+        return UrlCheck(text, reason="The URL must not carry a user name or password.")
+    default = 443 if parts.scheme == "https" else 80
+    return UrlCheck(text, parts.scheme, hostname, port or default)
+
+
+def join_url(base: str, link: str) -> UrlCheck:
+    """Return a link of a page (or a redirect's Location) read against the page's URL."""
+    try:
+        joined = urljoin(base, str(link))
+    except ValueError as exc:
+        return UrlCheck(str(link)[:300], reason=f"The URL cannot be read: {exc}.")
+    return read_url(joined)
 
 
 def check_url(url: str) -> str:
@@ -82,34 +175,30 @@ def check_url(url: str) -> str:
 
 def _checked(url: str) -> tuple[str, str]:
     """Return the URL without its fragment and the address to connect to (checked)."""
-    url = urldefrag(str(url or "").strip())[0]
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ServiceError(400, "invalid_url", "The URL must be an http or https address.")
-    if parts.username or parts.password:
-        raise ServiceError(400, "invalid_url", "The URL must not carry a user name or password.")
+    read = read_url(url)
+    if not read.ok:
+        raise ServiceError(400, "invalid_url", read.reason)
+    default = 443 if read.scheme == "https" else 80
     try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
-    except (OSError, ValueError) as exc:
-        raise ServiceError(
-            400, "invalid_url", f"The host {parts.hostname!r} does not resolve."
-        ) from exc
+        infos = socket.getaddrinfo(read.host, read.port, type=socket.SOCK_STREAM)
+    except (OSError, ValueError, UnicodeError) as exc:
+        raise ServiceError(400, "invalid_url", f"The host {read.host!r} does not resolve.") from exc
     for info in infos:
         address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
-        if not address.is_global and not _address_allowed(parts.hostname, address):
+        if not address.is_global and not _address_allowed(read.host, address, read.port, default):
             raise ServiceError(
                 400,
                 "forbidden_address",
-                f"{parts.hostname} is a private, loopback or link-local address; only public "
-                "addresses may be fetched unless WEB_SOURCES_ALLOWED_HOSTS names it.",
+                f"{read.host}:{read.port} is a private, loopback or link-local address; only "
+                "public addresses may be fetched unless WEB_SOURCES_ALLOWED_HOSTS names it "
+                "with this port.",
             )
-    return url, infos[0][4][0]
+    return read.url, infos[0][4][0]
 
 
 def _same_site(url: str, start: str) -> bool:
-    a, b = urlsplit(url), urlsplit(start)
-    return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
+    a, b = read_url(url), read_url(start)
+    return a.ok and b.ok and (a.scheme, a.host, a.port) == (b.scheme, b.host, b.port)
 
 
 def _pinned_session(url: str, address: str):
@@ -162,10 +251,12 @@ def fetch(url: str, *, start: str) -> tuple[str, bytes, str]:
                 )
                 with response:
                     if response.is_redirect:
-                        target = urljoin(url, response.headers.get("Location", ""))
-                        if not _same_site(target, start):
-                            raise FetchError(f"redirected off the site, to {target}", gone=True)
-                        url = urldefrag(target)[0]
+                        target = join_url(url, response.headers.get("Location", ""))
+                        if not target.ok:
+                            raise FetchError(f"redirected to {target.url}: {target.reason}")
+                        if not _same_site(target.url, start):
+                            raise FetchError(f"redirected off the site, to {target.url}", gone=True)
+                        url = target.url
                         continue
                     if response.status_code in GONE:
                         raise FetchError(f"HTTP {response.status_code}", gone=True)
@@ -188,21 +279,30 @@ def fetch(url: str, *, start: str) -> tuple[str, bytes, str]:
     raise FetchError("too many redirects")
 
 
-def _links(url: str, body: bytes, start: str) -> list[str]:
+def _links(url: str, body: bytes, start: str, bad: list[dict] | None = None) -> list[str]:
+    """Return the same-site links of a page; a link that cannot be read is added to `bad`
+    ({url, reason}) and the others are still followed."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(body, "html.parser")
     found = []
     for anchor in soup.find_all("a", href=True, limit=MAX_LINKS_PER_PAGE):
-        target = urldefrag(urljoin(url, anchor["href"]))[0]
-        if _same_site(target, start):
-            found.append(target)
+        href = str(anchor["href"]).strip()
+        if href.lower().startswith(("mailto:", "tel:", "javascript:", "data:")):
+            continue
+        target = join_url(url, href)
+        if not target.ok:
+            if bad is not None:
+                bad.append({"url": target.url[:300], "reason": target.reason})
+            continue
+        if _same_site(target.url, start):
+            found.append(target.url)
     return list(dict.fromkeys(found))
 
 
 def _robots(start: str) -> robotparser.RobotFileParser:
     parser = robotparser.RobotFileParser()
-    parts = urlsplit(start)
+    parts = urlsplit(read_url(start).url)
     try:
         _, body, _ = fetch(f"{parts.scheme}://{parts.netloc}/robots.txt", start=start)
         parser.parse(body.decode("utf-8", "replace").splitlines())
@@ -230,9 +330,17 @@ class SyncCounts:
     removed: int = 0
     failed: int = 0
     skipped: int = 0
+    # What was skipped and why: links that cannot be read, pages robots.txt refuses (at most
+    # SKIPPED_LISTED of them).
+    skipped_links: list[dict] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, int]:
-        return dict(self.__dict__)
+    def skip(self, url: str, reason: str) -> None:
+        self.skipped += 1
+        if len(self.skipped_links) < SKIPPED_LISTED:
+            self.skipped_links.append({"url": url[:300], "reason": reason})
+
+    def as_dict(self) -> dict:
+        return {**self.__dict__, "skipped_links": list(self.skipped_links)}
 
 
 def web_source_create(
@@ -357,7 +465,7 @@ def _crawl(source: WebSource, counts: SyncCounts, *, ingest_inline: bool) -> str
         attempts += 1
         url, level = queue.popleft()
         if not robots.can_fetch(USER_AGENT, url):
-            counts.skipped += 1
+            counts.skip(url, "robots.txt does not allow it")
             continue
         try:
             final, body, kind = fetch(url, start=source.url)
@@ -372,7 +480,11 @@ def _crawl(source: WebSource, counts: SyncCounts, *, ingest_inline: bool) -> str
         counts.pages += 1
         seen.add(url)
         if kind == "html" and level < source.depth:
-            for link in _links(final, body, source.url):
+            bad: list[dict] = []
+            links = _links(final, body, source.url, bad)
+            for item in bad:
+                counts.skip(item["url"], item["reason"])
+            for link in links:
                 if link not in queued:
                     queued.add(link)
                     queue.append((link, level + 1))

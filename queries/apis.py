@@ -297,6 +297,17 @@ class FeedbackExportApi(APIView):
 CONVERSATION_ID = OpenApiParameter("conversation_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
 
 
+def _conversation_uuid(value: str):
+    """Return a path's conversation id as a UUID; a malformed one is a 400, as the README says
+    (an unknown or someone else's is a 404, from the selector)."""
+    import uuid
+
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        raise ServiceError(400, "invalid_conversation", "A conversation id is a UUID.") from None
+
+
 class ConversationListApi(APIView):
     """The caller's conversations, most recently used first, paginated like the runs."""
 
@@ -329,7 +340,7 @@ class ConversationDetailApi(APIView):
     )
     def get(self, request, conversation_id):
         conversation = selectors.conversation_get_for_user(
-            conversation_id=conversation_id, user=request.user
+            conversation_id=_conversation_uuid(conversation_id), user=request.user
         )
         return Response(ConversationDetailOutput(conversation).data)
 
@@ -341,7 +352,7 @@ class ConversationDetailApi(APIView):
     )
     def delete(self, request, conversation_id):
         conversation = selectors.conversation_get_for_user(
-            conversation_id=conversation_id, user=request.user, own=True
+            conversation_id=_conversation_uuid(conversation_id), user=request.user, own=True
         )
         services.conversation_delete(conversation=conversation)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -380,7 +391,7 @@ class ConversationExportApi(APIView):
         if wanted not in FORMATS:
             raise ServiceError(400, "invalid_request", "format must be 'md' or 'json'.")
         conversation = selectors.conversation_get_for_user(
-            conversation_id=conversation_id, user=request.user
+            conversation_id=_conversation_uuid(conversation_id), user=request.user
         )
         export = conversation_export(conversation=conversation)
         audit_record(audit.EXPORT, target=conversation, format=wanted)
@@ -423,7 +434,7 @@ class ConversationShareApi(APIView):
         from knowledge.selectors import team_get_for_user
 
         conversation = selectors.conversation_get_for_user(
-            conversation_id=conversation_id, user=request.user, own=True
+            conversation_id=_conversation_uuid(conversation_id), user=request.user, own=True
         )
         values = ConversationShareInput(data=request.data)
         values.is_valid(raise_exception=True)
@@ -439,7 +450,7 @@ class ConversationShareApi(APIView):
     )
     def delete(self, request, conversation_id):
         conversation = selectors.conversation_get_for_user(
-            conversation_id=conversation_id, user=request.user, own=True
+            conversation_id=_conversation_uuid(conversation_id), user=request.user, own=True
         )
         services.conversation_share(conversation=conversation, team=None)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -465,6 +476,6 @@ class SharedConversationApi(APIView):
     )
     def get(self, request, conversation_id):
         conversation = selectors.conversation_get_shared(
-            conversation_id=conversation_id, user=request.user
+            conversation_id=_conversation_uuid(conversation_id), user=request.user
         )
         return Response(shared_conversation_export(conversation=conversation, user=request.user))

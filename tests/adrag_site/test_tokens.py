@@ -72,6 +72,8 @@ def test_an_ask_token_asks_but_does_not_manage(signed_in):
     assert missing.status_code == 400 and missing.json()["code"] == "missing_query"
     refused = asker.post("/api/knowledge-bases", {"name": "Mine"}, format="json")
     assert refused.status_code == 403 and refused.json()["code"] == "insufficient_scope"
+    # The scope by its name, as the README shows it (not the enum's repr).
+    assert refused.json()["error"].endswith("it needs the 'manage' scope.")
 
 
 def test_a_manage_token_manages_and_a_revoked_or_expired_one_is_refused(signed_in):

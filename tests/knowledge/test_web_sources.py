@@ -63,7 +63,7 @@ def pages_of(source):
 def test_a_site_is_crawled_then_resynced_after_a_change_and_a_removal(
     site, user, settings, auth_client
 ):
-    settings.WEB_SOURCES_ALLOWED_HOSTS = ["127.0.0.1"]
+    settings.WEB_SOURCES_ALLOWED_HOSTS = [site.removeprefix("http://")]  # 127.0.0.1:<port>
     kb = kb_create(owner=user, name="Intranet")
     created = auth_client.post(
         f"/api/knowledge-bases/{kb.id}/sources", {"url": site + "/", "depth": 1}, format="json"
@@ -83,7 +83,7 @@ def test_a_site_is_crawled_then_resynced_after_a_change_and_a_removal(
     source = web_source_sync(source_id=source.id, ingest_inline=True)
     assert source.counts == {
         "pages": 2, "added": 0, "updated": 1, "unchanged": 1, "removed": 1, "failed": 1,
-        "skipped": 0,
+        "skipped": 0, "skipped_links": [],
     }  # fmt: skip
     second = pages_of(source)
     assert set(second) == {"", "leave"}
@@ -117,3 +117,60 @@ def test_private_loopback_and_link_local_addresses_are_refused(auth_client, user
         "invalid_url" if url.startswith("file") else "forbidden_address"
     )
     assert not WebSource.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "url", ["http://[127.0.0.1]/", "http://[::1", "http://[zzz]/", "http://[127.0.0.1]:8711/"]
+)
+def test_a_url_that_cannot_be_read_is_a_400_not_a_500(auth_client, user, url):
+    kb = kb_create(owner=user, name="Intranet")
+    response = auth_client.post(
+        f"/api/knowledge-bases/{kb.id}/sources", {"url": url, "depth": 0}, format="json"
+    )
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == "invalid_url"
+    assert "cannot be read" in response.json()["error"]
+
+
+def test_bad_links_are_listed_and_the_rest_of_the_site_syncs(site, user, settings):
+    settings.WEB_SOURCES_ALLOWED_HOSTS = [site.removeprefix("http://")]
+    Site.pages["/"] = (
+        "<html><body><h1>Handbook</h1><a href='/leave'>leave</a> <a href='/travel'>travel</a>"
+        " <a href='http://[127.0.0.1]/x'>one</a> <a href='http://[::1'>two</a>"
+        " <a href='http://a.example:99999/'>three</a></body></html>"
+    )
+    kb = kb_create(owner=user, name="Intranet")
+    source = WebSource.objects.create(knowledge_base=kb, url=site + "/", depth=1, created_by=user)
+    source = web_source_sync(source_id=source.id, ingest_inline=True)
+    assert source.status == "idle", source.error
+    assert set(pages_of(source)) == {"", "leave", "travel"}
+    report = source.counts
+    assert report["pages"] == 3 and report["skipped"] == 3
+    assert [item["url"] for item in report["skipped_links"]] == [
+        "http://[127.0.0.1]/x", "http://[::1", "http://a.example:99999/",
+    ]  # fmt: skip
+    assert all("cannot be read" in item["reason"] for item in report["skipped_links"])
+
+
+def test_an_allowed_host_allows_its_default_port_or_the_ports_it_names(settings):
+    from adrag_site.errors import ServiceError
+    from knowledge.web_sources import check_url
+
+    def allowed(url: str) -> bool:
+        try:
+            check_url(url)
+        except ServiceError as exc:
+            assert exc.code == "forbidden_address"
+            return False
+        return True
+
+    settings.WEB_SOURCES_ALLOWED_HOSTS = ["127.0.0.1"]
+    assert allowed("http://127.0.0.1/") and not allowed("http://127.0.0.1:8711/")
+    settings.WEB_SOURCES_ALLOWED_HOSTS = ["127.0.0.1:8711"]
+    assert allowed("http://127.0.0.1:8711/") and not allowed("http://127.0.0.1/")
+    settings.WEB_SOURCES_ALLOWED_HOSTS = ["127.0.0.0/8:8000-8999"]
+    assert allowed("http://127.0.0.2:8711/") and not allowed("http://127.0.0.2:9000/")
+    settings.WEB_SOURCES_ALLOWED_HOSTS = ["localhost:8080"]
+    assert allowed("http://localhost:8080/") and not allowed("http://localhost:8081/")
+    settings.WEB_SOURCES_ALLOWED_HOSTS = ["[::1]:8080", "not an entry:x"]
+    assert allowed("http://[::1]:8080/") and not allowed("http://[::1]/")

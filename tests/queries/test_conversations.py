@@ -291,7 +291,6 @@ def test_only_the_owner_and_staff_read_a_conversation_and_only_the_owner_deletes
     for response in (
         bob.get(f"/api/conversations/{conversation.id}"),
         bob.delete(f"/api/conversations/{conversation.id}"),
-        auth_client.get("/api/conversations/not-a-uuid"),
         auth_client.get(f"/api/conversations/{uuid.uuid4()}"),
     ):
         assert response.status_code == 404 and response.json()["code"] == "not_found"
@@ -308,3 +307,48 @@ def test_only_the_owner_and_staff_read_a_conversation_and_only_the_owner_deletes
     assert not Conversation.objects.filter(id=conversation.id).exists()
     assert QueryRun.objects.get(user=user).conversation is None
     assert auth_client.get("/api/conversations").json()["count"] == 0
+
+
+def _conversation_routes():
+    """Every API route that takes a conversation id in its path, with the methods its view
+    answers: (method, path with a malformed id)."""
+    from django.urls import get_resolver
+
+    found = []
+
+    def walk(patterns, prefix):
+        for pattern in patterns:
+            route = prefix + str(pattern.pattern)
+            if hasattr(pattern, "url_patterns"):
+                walk(pattern.url_patterns, route)
+            elif "<str:conversation_id>" in route and route.startswith("api/"):
+                view = pattern.callback.cls
+                for method in ("get", "put", "delete", "post"):
+                    if hasattr(view, method):
+                        found.append(
+                            (method, "/" + route.replace("<str:conversation_id>", "not-a-uuid"))
+                        )
+
+    walk(get_resolver().url_patterns, "")
+    return found
+
+
+def test_every_route_answers_a_malformed_conversation_id_with_400(auth_client):
+    routes = _conversation_routes()
+    assert {path for _, path in routes} >= {
+        "/api/conversations/not-a-uuid", "/api/conversations/not-a-uuid/export",
+        "/api/conversations/not-a-uuid/share", "/api/shared/conversations/not-a-uuid",
+    }  # fmt: skip
+    for method, path in routes:
+        body = {"team": "People Ops"} if method == "put" else None
+        response = getattr(auth_client, method)(path, body, format="json")
+        assert response.status_code == 400, (method, path, response.content)
+        assert response.json()["code"] == "invalid_conversation", (method, path)
+
+
+def test_a_page_that_is_not_a_number_is_400(auth_client):
+    for path in ("/api/conversations?page=abc", "/api/runs?page=0", "/api/runs?page=-1"):
+        response = auth_client.get(path)
+        assert response.status_code == 400, (path, response.content)
+        assert response.json()["code"] == "invalid_request"
+    assert auth_client.get("/api/conversations?page=1").status_code == 200
