@@ -127,7 +127,17 @@ class SsoCallbackView(OIDCAuthenticationCallbackView):
             return super().get(request)
         except SuspiciousOperation as exc:
             logger.warning("single sign-on callback refused: %s", exc)
+            self.refused = str(exc)[:200]
             return self.login_failure()
+
+    def login_failure(self):
+        """Every failed callback (forged, stale, refused by the provider, its token invalid) is
+        audited as `sign_in_failed` through single sign-on, then ends on the sign-in page."""
+        from adrag_site.audit import SIGN_IN_FAILED, audit_record
+
+        reason = getattr(self, "refused", "") or self.request.GET.get("error", "")
+        audit_record(SIGN_IN_FAILED, request=self.request, via="sso", reason=str(reason)[:200])
+        return super().login_failure()
 
 
 class SsoBackend(OIDCAuthenticationBackend):

@@ -80,7 +80,9 @@ class ScopedTokenAuthentication(TokenAuthentication):
 
     def authenticate_credentials(self, key):
         if not key.startswith(KEY_PREFIX):
-            return super().authenticate_credentials(key)
+            user, token = super().authenticate_credentials(key)
+            _audit_plain_token_use(user, key)
+            return user, token
         token = ApiToken.objects.select_related("user").filter(key_hash=key_hash(key)).first()
         now = timezone.now()
         if token is None or (token.expires_at is not None and token.expires_at <= now):
@@ -97,3 +99,22 @@ class ScopedTokenAuthentication(TokenAuthentication):
                 audit_record(TOKEN_USED, target=token, actor=token.user, name=token.name)
             token.last_used_at = now
         return token.user, token
+
+
+def _audit_plain_token_use(user, key: str) -> None:
+    """Record the use of a DRF token (`drf_create_token`) as `token_used`, at most once a minute
+    per token and process (such a token has no last-used time to compare). Its key is its
+    primary key, so the event names it by a hash, never by the key."""
+    from django.core.cache import cache
+
+    from adrag_site.audit import TOKEN_USED, audit_record
+
+    digest = key_hash(key)
+    if cache.add(f"token-used:{digest}", True, timeout=int(LAST_USED_EVERY.total_seconds())):
+        audit_record(
+            TOKEN_USED,
+            target_type="token",
+            target_id=digest[:16],
+            actor=user,
+            kind="drf",
+        )

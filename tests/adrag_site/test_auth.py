@@ -69,3 +69,24 @@ def test_drf_create_token_and_createsuperuser_commands_work(django_user_model, m
     assert admin.is_superuser and admin.check_password("root-pass-123")
     call_command("drf_create_token", "root", verbosity=0)
     assert Token.objects.filter(user=admin).exists()
+
+
+@pytest.mark.django_db
+def test_a_drf_token_s_use_is_audited_once_a_minute_without_its_key(django_user_model):
+    from django.core.cache import cache
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    from adrag_site.models import AuditEvent
+
+    cache.clear()
+    user = django_user_model.objects.create_user("tok", password="tok-pass-123")
+    key = Token.objects.create(user=user).key
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    assert client.get("/api/runs").status_code == 200
+    assert client.get("/api/runs").status_code == 200
+    used = AuditEvent.objects.filter(action="token_used", actor=user)
+    assert used.count() == 1  # once a minute, not once a request
+    event = used.get()
+    assert event.details["kind"] == "drf" and key not in event.target_id

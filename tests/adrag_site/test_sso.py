@@ -195,6 +195,11 @@ def test_a_forged_callback_signs_nobody_in(client, sso_settings):
     assert not User.objects.filter(username="maria").exists()
     page = client.get(failed["Location"])
     assert "Single sign-on did not sign you in" in page.content.decode()
+    # Audited, like a failed password: through single sign-on, with why.
+    from adrag_site.models import AuditEvent
+
+    event = AuditEvent.objects.filter(action="sign_in_failed").latest("at")
+    assert event.details["via"] == "sso" and event.details["reason"]
 
 
 @pytest.mark.django_db
