@@ -99,6 +99,9 @@ class Answer:
     # The answer's own judgement of its evidence; None when it gave none (a plain answer).
     is_sufficient: bool | None = None
     answered_by: AnsweredBy | None = None
+    # The values the answer asserts as data (a cell read from a table's row), for the `done`
+    # metadata's `answer_values`; empty for an answer in words.
+    values: tuple = ()
 
     @classmethod
     def from_reply(cls, reply: dict[str, Any], answered_by: AnsweredBy | None = None) -> Answer:

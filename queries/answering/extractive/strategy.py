@@ -143,6 +143,7 @@ class ExtractiveStrategy(Strategy):
                 cited=tuple(structured.cited),
                 key_facts=tuple(structured.facts),
                 is_sufficient=True,
+                values=tuple(structured.values),
             )
         # Table rows are read by the structure above, never quoted as sentences: a record
         # quoted whole is a dump, not an answer.

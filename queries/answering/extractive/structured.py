@@ -63,6 +63,8 @@ class StructuredAnswer:
     cited: list[int]
     facts: list[str] = field(default_factory=list)
     confidence: float = 0.9
+    # The values it asserts as data: the cell a row answer reads (a number as a number).
+    values: list = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -178,7 +180,19 @@ def row_answer(frame: QuestionFrame, rows: list[_Row]) -> StructuredAnswer | Non
         text = f"{value}: {header} for {subject} [{row.block}]."
     else:
         text = f"{value} is the {header} for {subject} [{row.block}]."
-    return StructuredAnswer(text, [row.block], [f"{row.headers[column]}: {value}"])
+    return StructuredAnswer(
+        text, [row.block], [f"{row.headers[column]}: {value}"], values=[_as_value(value)]
+    )
+
+
+def _as_value(text: str):
+    """Return a cell as the value an answer asserts: a number as a number ("4,250" 4250)."""
+    from knowledge.tables.cells import NUMBER, read_cell
+
+    cell = read_cell(text)
+    if cell.type == NUMBER and isinstance(cell.value, int | float):
+        return int(cell.value) if float(cell.value).is_integer() else cell.value
+    return text
 
 
 def _unexplained(frame: QuestionFrame, row: _Row, keys: list[int], column: int) -> list[str]:

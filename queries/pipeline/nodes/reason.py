@@ -177,6 +177,8 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         "key_facts": key_facts,
         "is_sufficient": is_sufficient,
         "answered_by": answered_by,
+        # A cell read from a row is asserted as data too (additive `answer_values`).
+        **({"answer_values": list(result.values)} if result.values else {}),
     }
 
 

@@ -70,8 +70,13 @@ def _metadata(state: RAGState, *, verdict: str, confidence: float, issues: list)
         "issues": list(issues),
         # Additive: what the answer card says (verified, unverified, not_found).
         "verdict": verdict,
-        # Additive: the values the answer asserts, as data (a table program's result).
-        **({"answer_values": values} if (values := state.get("answer_values")) else {}),
+        # Additive: the values the answer asserts, as data (a table program's result, a cell
+        # read from a row); none when the answer says the documents do not hold it.
+        **(
+            {"answer_values": values}
+            if (values := state.get("answer_values")) and verdict != NOT_FOUND
+            else {}
+        ),
     }
 
 

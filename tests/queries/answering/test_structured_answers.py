@@ -70,6 +70,19 @@ def test_a_row_named_by_a_cell_answers_with_the_column_asked_for(question, answe
     assert result is not None and result.text == answer and result.cited == [int(answer[-3])]
 
 
+def test_a_cell_read_from_a_row_is_asserted_as_data() -> None:
+    # The `done` metadata's answer_values: a number as a number, text as written.
+    count = structured_answer(
+        frame_question("How many people work in the Porto office?"), office_rows()
+    )
+    manager = structured_answer(frame_question("Who runs the Dublin office?"), office_rows())
+    assert count.values == [64] and manager.values == ["Aoife Brennan"]
+    answer = ExtractiveStrategy("extractive", OfflineBackend()).answer(
+        frame_question("Who runs the Dublin office?"), "", office_rows(), CallContext()
+    )
+    assert answer.values == ("Aoife Brennan",)
+
+
 def test_a_word_of_a_cell_no_other_row_holds_names_the_row() -> None:
     blocks = [
         row(i, CONTACT_HEADERS, cells, i, file_name="policy.md")
