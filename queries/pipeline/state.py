@@ -23,6 +23,9 @@ class RAGState(TypedDict, total=False):
     web_hits: list[dict[str, Any]]
     candidates: list[dict[str, Any]]
     context_docs: list[dict[str, Any]]
+    # A tentative table program's computed passage and rows (knowledge/tables/store.py): the
+    # answer only when the passages find nothing.
+    tentative_docs: list[dict[str, Any]]
     reranker: dict[str, Any]
     context: str
     answer: str

@@ -23,9 +23,9 @@
     return Object.prototype.hasOwnProperty.call(RERANKER_SCORES, kind) ? RERANKER_SCORES[kind] : kind + " scores";
   }
   // A table program, as the table store ran it: its result, then what it did, in words.
-  function programLine(program) {
+  function programLine(program, label) {
     var line = el("div", { className: "program-line" });
-    line.appendChild(A.chip("program", String(program.result || "")));
+    line.appendChild(A.chip(label || "program", String(program.result || "")));
     line.appendChild(el("span", { className: "program-words", text: " " + String(program.words || "") }));
     return line;
   }
@@ -48,7 +48,10 @@
       case "retrieval": {
         var nodes = A.stores().map(function (store) { return chip(store.name, data[store.name + "_count"]); });
         if (data.table_query) nodes.push(queryLine(data.table_query));
-        return data.program ? nodes.concat([programLine(data.program)]) : nodes;
+        if (data.program) nodes.push(programLine(data.program));
+        // A program held back for the passages: the answer only if they find nothing.
+        if (data.tentative_program) nodes.push(programLine(data.tentative_program, "held back"));
+        return nodes;
       }
       case "external_tools":
         return data.web_count !== undefined ? [chip("web results", data.web_count)] : [String(data.message || "")];

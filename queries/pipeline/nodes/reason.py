@@ -182,10 +182,10 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
     }
 
 
-def _computed(run: RunContext, docs: list[dict], sources: list[dict], stream: AnswerStream) -> dict:
-    """Answer with a table program's result (knowledge/tables/store.py): the result first,
-    citing the computed passage, then the program in words, citing the rows it read. Every
-    provider answers so: the value is computed, not written."""
+def computed_answer(docs: list[dict], sources: list[dict], lead: str = "") -> tuple[str, set[int]]:
+    """Return a table program's answer (the result first, citing the computed passage, then
+    the program in words, citing the rows it read) and the source numbers it cites. `lead`
+    goes before the result ("Probably")."""
     structure = docs[0]["structure"]
     rows = [
         source["index"]
@@ -193,17 +193,23 @@ def _computed(run: RunContext, docs: list[dict], sources: list[dict], stream: An
         if doc.get("chunk_id") in set(structure.get("row_chunks") or [])
     ]
     cited_rows = "".join(f"[{index}]" for index in rows)
+    result = f"{lead} {structure['result']}" if lead else structure["result"]
     if rows and not structure.get("computed"):
         # Cells read from rows: the value cites the rows that hold it, the program [1].
-        answer = f"{structure['result']} {cited_rows}. {structure['words']} [1]."
+        answer = f"{result} {cited_rows}. {structure['words']} [1]."
     else:
-        answer = (
-            f"{structure['result']} [1]. {structure['words']}{' ' + cited_rows if rows else ''}."
-        )
+        answer = f"{result} [1]. {structure['words']}{' ' + cited_rows if rows else ''}."
+    return answer, {1, *rows}
+
+
+def _computed(run: RunContext, docs: list[dict], sources: list[dict], stream: AnswerStream) -> dict:
+    """Answer with a table program's result (knowledge/tables/store.py). Every provider
+    answers so: the value is computed, not written."""
+    structure = docs[0]["structure"]
+    answer, keep = computed_answer(docs, sources)
     stream(answer)
     stream.flush()
     confidence = round(float(structure.get("confidence") or 0.0), 2)
-    keep = {1, *rows}
     run.emit(
         stages.STAGE_COMPLETE,
         {

@@ -21,7 +21,13 @@ from queries.answering.checks import CAVEAT, AnswerCheck, check_answer, not_foun
 from queries.answering.types import BY_TABLE, OTHER_WAY, Critique
 from queries.pipeline import stages
 from queries.pipeline.context import RunContext, run_context
-from queries.pipeline.nodes.reason import UNABLE, build_sources, cited_indices, source_blocks
+from queries.pipeline.nodes.reason import (
+    UNABLE,
+    build_sources,
+    cited_indices,
+    computed_answer,
+    source_blocks,
+)
 from queries.pipeline.state import RAGState, question, question_frame
 
 logger = logging.getLogger(__name__)
@@ -32,6 +38,13 @@ REFLECT_CONTEXT_CHARS = 4000
 NOT_FOUND_CONFIDENCE = 0.3
 CLOSEST_PASSAGES = 3
 NOT_GROUNDED = "The answer was not grounded in the evidence."
+TENTATIVE_NOTE = (
+    "Note: no passage states this. It is the table's likeliest reading, computed by a program "
+    "that may not be the one you asked for."
+)
+TENTATIVE_ISSUE = (
+    "No passage states the answer; a table program that may not be the one asked for computed it."
+)
 
 VERIFIED = "verified"
 UNVERIFIED = "unverified"
@@ -115,6 +128,25 @@ def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "
     confidence = verdict.confidence
     if verdict.grounded:
         outcome = VERIFIED
+    elif not verdict.sufficient and state.get("tentative_docs"):
+        # The passages found nothing, but a table program the rules did not admit is likely
+        # enough (TABLE_TENTATIVE_MIN): its result, as the table's likeliest reading.
+        outcome = UNVERIFIED
+        docs = state["tentative_docs"]
+        structure = docs[0]["structure"]
+        sources = build_sources(docs)
+        answer, keep = computed_answer(docs, sources, lead="Probably")
+        answer = f"{answer}\n\n{TENTATIVE_NOTE}"
+        sources = [source for source in sources if source["index"] in keep]
+        confidence = float(structure.get("confidence") or 0.0)
+        verdict = Verdict(
+            grounded=False, confidence=confidence, issues=[*verdict.issues, TENTATIVE_ISSUE]
+        )
+        state = {
+            **state,
+            "context_docs": docs,
+            "answer_values": list(structure.get("values") or []),
+        }
     elif not verdict.sufficient:
         outcome = NOT_FOUND
         docs = state.get("context_docs", [])[:CLOSEST_PASSAGES]

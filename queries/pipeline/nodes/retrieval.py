@@ -7,6 +7,7 @@ import logging
 import time
 
 from knowledge.retrieval.bm25 import corpus_stats, document_frequencies
+from knowledge.retrieval.hits import SOURCE_TABLE, Hit
 from knowledge.retrieval.hybrid import search_stores
 from knowledge.retrieval.stores import store_names, stores
 from knowledge.tables.store import KIND_COMPUTED, model_table_search
@@ -57,9 +58,16 @@ def retrieval(state: RAGState, config) -> dict:
     computed = next(
         (hit for hits in result.hits.values() for hit in hits if hit.kind == KIND_COMPUTED), None
     )
+    tentative: list[Hit] = []
+    if computed is not None and (computed.structure or {}).get("tentative"):
+        # A program the rules do not admit is no candidate: it is the answer only when the
+        # passages find nothing (reflect's finalize), so its hits are kept aside.
+        tentative, result.hits[SOURCE_TABLE] = result.of(SOURCE_TABLE), []
+    shown = {key: computed.structure[key] for key in PROGRAM_KEYS} if computed else {}
     program = (
-        # Additive: the table program the table store ran, in words, with its result.
-        {"program": {key: computed.structure[key] for key in PROGRAM_KEYS}} if computed else {}
+        # Additive: the table program the table store ran, in words, with its result; a
+        # tentative one as `tentative_program`.
+        {"tentative_program" if tentative else "program": shown} if computed else {}
     )
     run.emit(
         stages.RETRIEVAL_RESULT,
@@ -81,7 +89,10 @@ def retrieval(state: RAGState, config) -> dict:
         },
     )
     update = {
-        "store_hits": {name: [hit.to_state() for hit in hits] for name, hits in result.hits.items()}
+        "store_hits": {
+            name: [hit.to_state() for hit in hits] for name, hits in result.hits.items()
+        },
+        "tentative_docs": [hit.to_state() for hit in tentative],
     }
     if "term_stats" not in state:
         update["term_stats"] = question_term_stats(run.kb_ids, question(state))

@@ -47,7 +47,13 @@ ADDITIVE = {
     # The hits of each store and the fused order, by chunk id (for comparing runs).
     # The table store's count (the registry's fourth store), the program it ran, and a model's
     # table query that did not answer.
-    ("retrieval_result", "retrieval"): {"hits", "table_count", "program", "table_query"},
+    ("retrieval_result", "retrieval"): {
+        "hits",
+        "table_count",
+        "program",
+        "tentative_program",
+        "table_query",
+    },
     ("stage_complete", "aggregator"): {"ranked"},
     # The question as it stands alone, which planner decided, and the question's frame.
     ("stage_complete", "planner"): {"standalone_query", "planned_by", "frame"},

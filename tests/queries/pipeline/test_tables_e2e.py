@@ -98,10 +98,35 @@ def test_a_program_answers_when_the_judge_or_its_words_admit_it(kb, settings) ->
 
     question = "How many clinics opened after 2019?"
     settings.TABLE_ANSWER_MIN, settings.TABLE_PROGRAM_MIN = 1.01, 1.01
-    assert choose([kb.id], question) is None  # neither admits it: the passages answer
+    assert choose([kb.id], question).tentative  # neither admits it: the passages answer first
+    settings.TABLE_TENTATIVE_MIN = 1.01
+    assert choose([kb.id], question) is None  # nor is it likely enough to stand in for them
     settings.TABLE_ANSWER_MIN = 0.0  # the judge admits it
-    assert choose([kb.id], question).best.result.values == [3.0]
+    admitted = choose([kb.id], question)
+    assert admitted.best.result.values == [3.0] and not admitted.tentative
     settings.TABLE_ANSWER_MIN, settings.TABLE_PROGRAM_MIN = 1.01, 0.2  # its words admit it
     choice = choose([kb.id], question)
     assert choice.best.result.values == [3.0]
     assert 0.0 < choice.confidence < 1.0  # the judge's probability, whoever admitted it
+
+
+def test_a_program_the_rules_do_not_admit_answers_only_what_the_passages_do_not(
+    kb, settings
+) -> None:
+    # Neither the judge nor its words admit the count: the passages answer first, and when they
+    # find nothing the program's result is the answer, as the table's likeliest reading, never
+    # verified.
+    settings.TABLE_ANSWER_MIN, settings.TABLE_PROGRAM_MIN = 1.01, 1.01
+    outcome, sink = _ask(kb, "How many clinics opened after 2019?")
+    retrieval = _data(sink, "retrieval_result", "retrieval")
+    assert "program" not in retrieval and retrieval["tentative_program"]["values"] == [3]
+    assert _data(sink, "stage_complete", "reasoning").get("answered_by") != "table"
+    assert outcome.answer.startswith("Probably 3 [1].")
+    assert outcome.metadata["verdict"] == "unverified" and not outcome.metadata["grounded"]
+    assert outcome.metadata["answer_values"] == [3]
+    assert "no passage states this" in outcome.answer
+    rows = [source for source in outcome.sources if source.get("chunk_id")]
+    assert {source["table"]["rows"][0][0] for source in rows} == {"Braga", "Faro", "Evora"}
+    # A question the passages answer keeps their answer.
+    outcome, sink = _ask(kb, "When do visiting hours end?")
+    assert "8 pm" in outcome.answer and "Probably" not in outcome.answer
