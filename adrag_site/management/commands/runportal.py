@@ -16,6 +16,7 @@ the embedded database: nothing of the portal is left running.
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -32,16 +33,26 @@ from adrag_site.server import uvicorn_command
 FIRST_ADMIN_HELP = """
 No user exists yet. Create the first administrator in another terminal:
 
-    .venv/bin/python manage.py createsuperuser
+    {env}.venv/bin/python manage.py createsuperuser
 
 or without prompts:
 
-    DJANGO_SUPERUSER_USERNAME=admin DJANGO_SUPERUSER_EMAIL=admin@example.com \\
+    {env}DJANGO_SUPERUSER_USERNAME=admin DJANGO_SUPERUSER_EMAIL=admin@example.com \\
     DJANGO_SUPERUSER_PASSWORD='choose-a-password' .venv/bin/python manage.py createsuperuser --noinput
 
 then sign in at http://{host}:{port}/accounts/login/ (the admin is at /admin/).
-An API token for scripts: .venv/bin/python manage.py drf_create_token admin
+An API token for scripts: {env}.venv/bin/python manage.py drf_create_token admin
 """
+
+
+def same_data_env() -> str:
+    """Return what a command needs before it to read this portal's data folder: its
+    ADRAG_DATA_DIR when the portal was started with one ("" for the default folder)."""
+    if not os.environ.get("ADRAG_DATA_DIR"):
+        return ""
+    return f"ADRAG_DATA_DIR={shlex.quote(str(settings.DATA_DIR))} "
+
+
 # Restart back-off of a dying worker: doubles from the first value up to the last; a worker
 # that stayed up for STABLE_SECONDS starts again from the first.
 BACKOFF_FIRST_SECONDS = 1.0
@@ -124,7 +135,11 @@ class Command(BaseCommand):
             env = {**os.environ, embedded_db.ATTACH_ENV: embedded_db.attach_value(params)}
         if not no_web:
             if not get_user_model().objects.exists():
-                self.stdout.write(self.style.WARNING(FIRST_ADMIN_HELP.format(host=host, port=port)))
+                self.stdout.write(
+                    self.style.WARNING(
+                        FIRST_ADMIN_HELP.format(host=host, port=port, env=same_data_env())
+                    )
+                )
             call_command("collectstatic", interactive=False, verbosity=0)
         children = portal_children(
             web=None if no_web else (host, port),
