@@ -55,7 +55,7 @@
     var models = (provider.models || []).slice();
     if (preferred && models.indexOf(preferred) === -1) models.push(preferred);
     models.forEach(function (model) {
-      modelSelect.appendChild(el("option", { value: model, text: model + (model === provider.default_model ? " (default)" : "") }));
+      modelSelect.appendChild(el("option", { value: model, title: model, text: A.modelLabel(model, provider.default_model) }));
     });
     modelSelect.value = preferred && models.indexOf(preferred) !== -1 ? preferred : provider.default_model || models[0] || "";
   }

@@ -117,6 +117,22 @@
     if (value === null || value === undefined || value === "") return "—";
     return Number(value).toLocaleString();
   }
+  // A model as a picker shows it: a GGUF file without its folder and extension, its quantisation
+  // apart ("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" is "qwen2.5-coder-1.5b-instruct · Q4_K_M").
+  function modelLabel(model, defaultModel) {
+    var text = String(model || "").split("/").pop();
+    if (/\.gguf$/i.test(text)) {
+      text = text.replace(/\.gguf$/i, "");
+      var quant = /[-._]((?:i?q|f|bf)\d[\w]*)$/i.exec(text);
+      if (quant) text = text.slice(0, quant.index) + " · " + quant[1].toUpperCase();
+    }
+    return text + (model === defaultModel ? " (default)" : "");
+  }
+  // "1 chunk", "3 chunks", "1 entity", "2 entities": a count and its noun, agreeing.
+  function plural(count, word, many) {
+    var n = Number(count) || 0;
+    return formatNumber(n) + " " + (n === 1 ? word : many || word + "s");
+  }
 
   // The user's default provider and model, remembered in this browser.
   var DEFAULT_KEY = "adrag-default-provider";
@@ -164,7 +180,7 @@
   window.Adrag = {
     csrfToken: csrfToken, el: el, append: append, clear: clear, safeHref: safeHref, isSafeUrl: isSafeUrl,
     api: api, ApiError: ApiError, chip: chip,
-    formatDuration: formatDuration, formatBytes: formatBytes, formatTime: formatTime, formatNumber: formatNumber,
+    formatDuration: formatDuration, formatBytes: formatBytes, formatTime: formatTime, formatNumber: formatNumber, plural: plural, modelLabel: modelLabel,
     loadDefault: loadDefault, saveDefault: saveDefault, stores: stores, pipeline: pipeline
   };
 })();

@@ -114,7 +114,7 @@
     return el("tr", { className: "conv-row", dataset: { conversationId: id } }, el("td", { colspan: columns }, [
       el("span", { className: "conv-label", text: "Conversation" }),
       el("strong", { text: String(group[0].query) }),
-      el("span", { className: "muted", text: " · " + group.length + " runs" }),
+      el("span", { className: "muted", text: " · " + A.plural(group.length, "run") }),
       el("a", { className: "conv-open", href: "/?conversation=" + encodeURIComponent(id), text: "Open in chat" })
     ]));
   }

@@ -26,7 +26,7 @@
   var pollTimer = null;
   var refreshTimer = null;
 
-  function plural(n, word) { return A.formatNumber(n) + " " + word + (n === 1 ? "" : "s"); }
+  var plural = A.plural;
 
   function isActive(doc) { return ACTIVE.indexOf(doc.status) !== -1; }
 
@@ -51,9 +51,9 @@
       case "queued": return "queued: waiting for a worker";
       case "extracting": return p.total ? "reading page " + (p.done + 1) + " of " + p.total + " with OCR (" + Math.round(p.percent || 0) + "%)" : "extracting text…";
       case "chunking": return "splitting into chunks…";
-      case "embedding": return "embedding " + (p.done || 0) + " of " + (p.total || "?") + " chunks (" + Math.round(p.percent || 0) + "%)";
+      case "embedding": return "embedding " + (p.done || 0) + " of " + (p.total ? plural(p.total, "chunk") : "? chunks") + " (" + Math.round(p.percent || 0) + "%)";
       case "indexing": return "writing the vector, BM25 and graph indexes…";
-      case "ready": return "ready · " + doc.chunk_count + " chunks · " + doc.entity_count + " entities · " + doc.edge_count + " edges";
+      case "ready": return "ready · " + plural(doc.chunk_count, "chunk") + " · " + plural(doc.entity_count, "entity", "entities") + " · " + plural(doc.edge_count, "edge");
       case "failed": return "failed: " + (doc.error || "unknown error") + (doc.error_code ? " (" + doc.error_code + ")" : "");
       case "cancelled": return "cancelled";
     }
@@ -226,7 +226,7 @@
     }
     var nameCell = el("td", null, [
       el("div", { className: "doc-name", text: String(doc.file_name) }),
-      el("div", { className: "muted small", text: [doc.file_type, doc.page_count ? doc.page_count + " pages" : "", doc.encoding].filter(Boolean).join(" · ") })
+      el("div", { className: "muted small", text: [doc.file_type, doc.page_count ? plural(doc.page_count, "page") : "", doc.encoding].filter(Boolean).join(" · ") })
     ]);
     if (doc.ocr_pages && doc.ocr_pages.length) A.append(nameCell, el("div", { className: "muted small doc-ocr", text: pageList(doc.ocr_pages) + " read by OCR" }));
     (doc.unreadable_pages || []).forEach(function (page) {
@@ -372,7 +372,7 @@
     var button = $("upload-button");
     button.disabled = true;
     var sending = el("li", { className: "upload-item", dataset: { status: "uploading" } }, [
-      el("span", { className: "upload-name", text: files.length === 1 ? files[0].name : files.length + " files" }),
+      el("span", { className: "upload-name", text: files.length === 1 ? files[0].name : plural(files.length, "file") }),
       el("span", { className: "badge running", text: "uploading" }),
       el("progress", { max: 100, value: 0, "aria-label": "Upload progress" }),
       el("span", { className: "upload-state", text: "sending…" })
@@ -397,7 +397,7 @@
       try { body = JSON.parse(xhr.responseText); } catch (e) { body = { error: "The server answered " + xhr.status + "." }; }
       (body.rejected || []).forEach(rejectedRow);
       if (xhr.status >= 400 && !(body.rejected && body.rejected.length)) {
-        rejectedRow({ file_name: files.length === 1 ? files[0].name : files.length + " files", error: body.error || "Upload failed", code: body.code });
+        rejectedRow({ file_name: files.length === 1 ? files[0].name : plural(files.length, "file"), error: body.error || "Upload failed", code: body.code });
       }
       var accepted = body.documents || [];
       accepted.forEach(function (doc) { uploadRow(doc); replaceDocRow(doc); watch(doc.id); });

@@ -44,7 +44,7 @@
       var models = (provider.models || []).slice();
       var select = el("select", { id: modelId, disabled: !provider.available });
       models.forEach(function (model) {
-        select.appendChild(el("option", { value: model, text: model + (model === provider.default_model ? " (default)" : "") }));
+        select.appendChild(el("option", { value: model, title: model, text: A.modelLabel(model, provider.default_model) }));
       });
       select.value = isDefault && choice.model && models.indexOf(choice.model) !== -1 ? choice.model : provider.default_model || models[0] || "";
       var status = el("p", { className: "muted small", role: "status" });

@@ -49,7 +49,7 @@
     view.reset("Replaying…");
     if (speed === "instant") {
       showFinal();
-      setState("done", "Replayed " + events.length + " events instantly.");
+      setState("done", "Replayed " + A.plural(events.length, "event") + " instantly.");
       return;
     }
     speed = Number(speed) || 1;
@@ -72,7 +72,7 @@
         A.formatDuration(Math.min(now, start + total) - start) + " of " + A.formatDuration(total);
       if (next >= events.length) {
         timer = null;
-        setState("done", "Replay finished (" + speed + "×, " + events.length + " events).");
+        setState("done", "Replay finished (" + speed + "×, " + A.plural(events.length, "event") + ").");
         return;
       }
       timer = setTimeout(step, Math.min(250, Math.max(0, (times[next] - now) / speed)));
@@ -130,7 +130,7 @@
       return;
     }
     var span = times[times.length - 1] - times[0];
-    setState("ready", events.length + " events over " + A.formatDuration(span) + ".");
+    setState("ready", A.plural(events.length, "event") + " over " + A.formatDuration(span) + ".");
   }).catch(function (err) {
     view.showError("The run could not be loaded: " + err.message, err.code);
     setState("error", "");

@@ -371,7 +371,10 @@ def _table_answer(headers: tuple[str, ...], column: int, rows: list[_Row]) -> St
     names = ", ".join(row.cells[0] for row in rows)
     caption = rows[0].table[1] or rows[0].table[0] or "the table"
     # A lead-in (it ends with a colon), so the rows below are the claims the check reads.
-    lead = f"{len(rows)} rows of {caption} match [{rows[0].block}]:"
+    counted = (
+        f"{len(rows)} rows of {caption} match" if len(rows) != 1 else f"1 row of {caption} matches"
+    )
+    lead = f"{counted} [{rows[0].block}]:"
     lines = [
         "| " + " | ".join(headers[i] or f"column {i + 1}" for i in shown) + " |",
         "|" + "---|" * len(shown),
