@@ -26,6 +26,12 @@ def _citation(source: dict) -> dict[str, Any]:
         "page": source.get("page"),
         "section": [str(part) for part in section] if isinstance(section, list) else [],
         "url": str(source.get("url") or ""),
+        # The passage in the document viewer (/documents/<id>/?chunk=<id>), when it is one.
+        **{
+            key: int(source[key])
+            for key in ("document_id", "chunk_id")
+            if isinstance(source.get(key), int)
+        },
     }
 
 

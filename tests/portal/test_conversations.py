@@ -83,12 +83,26 @@ def test_a_conversation_keeps_its_thread_and_reopens_from_the_sidebar(
     assert FIRST in shared and SECOND in shared and "Maria Santos" in shared
     assert "Withheld" not in shared
     screenshot(reader, "shared-conversation")
+    # A source opens the document viewer at the cited passage.
+    opened = reader.locator("ul.sources a.source-open").first
+    chunk_id = opened.get_attribute("href").split("chunk=")[1].split("&")[0]
+    opened.click()
+    reader.wait_for_selector("#document-view[data-marked='1']")
+    assert reader.locator(".passage.passage-mark").get_attribute("data-chunk-id") == chunk_id
     reader.close()
     screenshot(page, "chat-conversation")
     page.click("#theme-toggle")
     screenshot(page, "chat-conversation-dark")
     page.click("#theme-toggle")
     page.set_viewport_size(PHONE)
+    # At phone width the navigation is one line and the conversations come before the question.
+    links = page.locator("nav.nav a")
+    assert len({round(links.nth(i).bounding_box()["y"]) for i in range(links.count())}) == 1
+    sidebar, ask = (
+        page.locator("#conv-sidebar").bounding_box(),
+        page.locator(".ask-card").bounding_box(),
+    )
+    assert sidebar["y"] < ask["y"] and sidebar["height"] <= 240
     screenshot(page, "chat-conversation-phone")
     page.set_viewport_size(DESKTOP)
 
@@ -150,5 +164,9 @@ def test_a_conversation_keeps_its_thread_and_reopens_from_the_sidebar(
     header.get_by_role("link", name="Open in chat").click()
     page.wait_for_url(re.compile(rf"conversation={conversation_id}"))
     page.wait_for_selector("#chat[data-state='succeeded']")
+    # Opened by its link, the conversation is the one marked in the sidebar.
+    page.wait_for_selector(
+        f"#conv-list .conv-item[data-conversation-id='{conversation_id}'][aria-current='true']"
+    )
     assert page.locator("#thread li.turn").count() == 2
     assert page.inner_text("#current-question") == THIRD
