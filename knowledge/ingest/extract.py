@@ -5,6 +5,8 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import math
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import BinaryIO
@@ -256,7 +258,9 @@ def _extract_pdf(data: bytes, ocr: OcrOptions | None) -> ExtractedText:
         pages = list(reader.pages)
         if not pages:
             raise ExtractionError(CORRUPT_FILE, "The PDF has no readable pages.")
-        texts = [_normalise_newlines(page.extract_text() or "") for page in pages]
+        fonts = [_page_fonts(page) for page in pages]
+        headings = font_headings(fonts)
+        texts = [_heading_lines(page.text, headings) for page in fonts]
     except ExtractionError:
         raise
     except Exception as exc:  # noqa: BLE001 - pypdf raises many types on bad input
@@ -272,12 +276,94 @@ def _extract_pdf(data: bytes, ocr: OcrOptions | None) -> ExtractedText:
             elif len(read.text.strip()) > len(texts[read.page - 1].strip()):
                 texts[read.page - 1] = read.text
                 ocr_pages.append(read.page)
-    segments = plain_structure([(text, number) for number, text in enumerate(texts, start=1)])
+    segments = plain_structure(
+        [(text, number) for number, text in enumerate(texts, start=1)], headings=headings
+    )
     # Blank pages stay, so page numbers and the page count match the file.
     present = {segment.page for segment in segments}
     blanks = [Segment(text="", page=n) for n in range(1, len(texts) + 1) if n not in present]
     segments = sorted([*segments, *blanks], key=lambda segment: segment.page or 0)
     return ExtractedText(segments=segments, ocr_pages=ocr_pages, unreadable_pages=unreadable)
+
+
+# A line set at least this much larger than the document's body text is a heading.
+HEADING_SIZE_RATIO = 1.15
+HEADING_MAX_CHARS = 120
+# Headings are levels from here on (the largest size first), below the framed-title level.
+FIRST_FONT_LEVEL = 1
+
+
+@dataclass
+class _PageFonts:
+    """A PDF page's text and, for each piece of it, its size on the page and whether bold."""
+
+    text: str
+    fragments: list[tuple[str, float, bool]]
+
+
+def _page_fonts(page) -> _PageFonts:
+    fragments: list[tuple[str, float, bool]] = []
+
+    def visit(text, cm, tm, font, size) -> None:
+        if not text.strip():
+            return
+        scale = math.hypot(tm[2], tm[3]) * math.hypot(cm[2], cm[3]) or 1.0
+        bold = "bold" in str((font or {}).get("/BaseFont", "")).lower()
+        fragments.append((" ".join(text.split()), round(float(size or 0) * scale, 1), bold))
+
+    text = _normalise_newlines(page.extract_text(visitor_text=visit) or "")
+    return _PageFonts(text, fragments)
+
+
+def font_headings(pages: list[_PageFonts]) -> dict[str, int]:
+    """Return the lines a PDF's fonts set apart as headings, with their levels: set larger
+    than the body text (the size most characters have), the largest size first; then bold
+    lines at the body size. A word processor's PDF puts no blank line around a heading, and
+    one after a list item or an unfinished sentence would otherwise stay in the text, its
+    passages under the heading before it (or under the document's title)."""
+    sizes: Counter[float] = Counter()
+    for page in pages:
+        for fragment, size, _ in page.fragments:
+            sizes[size] += len(fragment)
+    if not sizes:
+        return {}
+    body = sizes.most_common(1)[0][0]
+    candidates = [
+        (fragment, size, bold)
+        for page in pages
+        for fragment, size, bold in page.fragments
+        if len(fragment) <= HEADING_MAX_CHARS and not fragment.endswith((".", ",", ";"))
+    ]
+    larger = sorted({size for _, size, _ in candidates if size >= body * HEADING_SIZE_RATIO})
+    levels = {size: FIRST_FONT_LEVEL + rank for rank, size in enumerate(reversed(larger))}
+    bold_level = FIRST_FONT_LEVEL + len(larger)
+    found: dict[str, int] = {}
+    for fragment, size, bold in candidates:
+        level = levels.get(size) or (bold_level if bold and body <= size else None)
+        if level is not None:
+            found.setdefault(fragment, level)
+    return found
+
+
+def _heading_lines(text: str, headings: dict[str, int]) -> str:
+    """Return a page's text with each heading line alone between blank lines (split from the
+    text pypdf ran it into, when it did)."""
+    if not headings:
+        return text
+    lines: list[str] = []
+    for line in text.split("\n"):
+        said = " ".join(line.split())
+        lead = next(
+            (h for h in headings if said != h and said.startswith(h) and said[len(h)].isupper()),
+            None,
+        )
+        if said in headings:
+            lines += ["", said, ""]
+        elif lead is not None:
+            lines += ["", lead, "", said[len(lead) :]]
+        else:
+            lines.append(line)
+    return "\n".join(lines)
 
 
 def _needs_ocr(text: str) -> bool:

@@ -29,6 +29,9 @@ from knowledge.ingest.extract import (
 from knowledge.ingest.filetypes import KIND_DOCX, KIND_PPTX, KIND_XLSX, OFFICE_KINDS
 from knowledge.ingest.structure import StructureBuilder
 
+# The section a slide's speaker notes go under (after the slide's title).
+NOTES_SECTION = "Speaker notes"
+
 
 def extract_office(
     data: bytes, kind: str, *, caption: str, max_uncompressed_bytes: int
@@ -271,7 +274,10 @@ def _extract_pptx(data: bytes, *, max_uncompressed_bytes: int) -> ExtractedText:
             if slide.has_notes_slide:
                 notes = (slide.notes_slide.notes_text_frame.text or "").strip()
                 if notes:
-                    builder.paragraph(f"Speaker notes: {notes}")
+                    # A section of the slide, not a label in the text: an answer quoting
+                    # the notes does not begin "Speaker notes:".
+                    builder.heading(2, NOTES_SECTION)
+                    builder.paragraph(notes)
         segments = builder.build()
     except ExtractionError:
         raise

@@ -252,7 +252,9 @@ MAX_LEAD_IN_WORDS = 5
 _SEPARATOR_LINE = re.compile(r"^\s*([-=_*~#])\1{2,}\s*$")
 
 
-def plain_structure(pages: list[tuple[str, int | None]]) -> list[Segment]:
+def plain_structure(
+    pages: list[tuple[str, int | None]], headings: dict[str, int] | None = None
+) -> list[Segment]:
     """Return the structure of plain text (a .txt file, or a PDF's pages) by its layout.
 
     A short line that stands alone, opens a paragraph, or (in a PDF, which puts no blank
@@ -264,8 +266,14 @@ def plain_structure(pages: list[tuple[str, int | None]]) -> list[Segment]:
     lines of labelled amounts under a lead-in ("The nightly caps are:" over "Lisbon EUR 140 -
     Porto EUR 120") are a two-column table named by the lead-in; a paragraph whose every line
     holds tab-separated cells (a pasted spreadsheet, or a table OCR found on a scan) is a table
-    under its first line's headers.
+    under its first line's headers. `headings` (a PDF's, by its fonts: knowledge/ingest/
+    extract.py) are lines known to be headings, with their levels: such a line standing alone
+    opens its section, whatever its neighbours.
     """
+    headings = headings or {}
+    # Fonts that set two lines or more apart as headings are trusted over the layout (a title
+    # alone in a larger size is no sign that the other headings are).
+    fonts = len(headings) >= 2
     builder = StructureBuilder()
     for text, page in pages:
         builder.flush()
@@ -273,8 +281,12 @@ def plain_structure(pages: list[tuple[str, int | None]]) -> list[Segment]:
         width = max((len(line.strip()) for line in text.split("\n")), default=0)
         paragraphs = _plain_paragraphs(text)
         for index, (paragraph, framed) in enumerate(paragraphs):
+            if paragraph.strip() in headings:
+                builder.heading(headings[paragraph.strip()], paragraph.strip())
+                continue
             following = paragraphs[index + 1][0] if index + 1 < len(paragraphs) else ""
-            numbered = _numbered_heading(paragraph, following)
+            # A document whose fonts say which lines are headings needs no guess from layout.
+            numbered = "" if fonts else _numbered_heading(paragraph, following)
             if numbered:
                 builder.heading(LEVEL_TOPIC, numbered)
                 continue
@@ -287,12 +299,18 @@ def plain_structure(pages: list[tuple[str, int | None]]) -> list[Segment]:
                 # A PDF keeps no blank line around a table: the lines before and after it
                 # are paragraphs of their own.
                 if before:
-                    _plain_paragraph(builder, before, width, paged=page is not None, framed=framed)
+                    _plain_paragraph(
+                        builder, before, width, paged=page is not None, framed=framed, fonts=fonts
+                    )
                 builder.table([column_name(n, i) for i, n in enumerate(rows[0])], rows[1:])
                 if after:
-                    _plain_paragraph(builder, after, width, paged=page is not None, framed=False)
+                    _plain_paragraph(
+                        builder, after, width, paged=page is not None, framed=False, fonts=fonts
+                    )
                 continue
-            _plain_paragraph(builder, paragraph, width, paged=page is not None, framed=framed)
+            _plain_paragraph(
+                builder, paragraph, width, paged=page is not None, framed=framed, fonts=fonts
+            )
     return builder.build()
 
 
@@ -380,8 +398,17 @@ def _numbered_heading(paragraph: str, following: str) -> str:
 
 
 def _plain_paragraph(
-    builder: StructureBuilder, paragraph: str, width: int, *, paged: bool, framed: bool
+    builder: StructureBuilder,
+    paragraph: str,
+    width: int,
+    *,
+    paged: bool,
+    framed: bool,
+    fonts: bool = False,
 ) -> None:
+    """Add a paragraph's headings, prose, list items and amount lists. With `fonts` (a PDF
+    whose fonts set its headings apart) only a lead-in ("The nightly caps are:") is read as a
+    heading from the layout."""
     lines = [line.rstrip() for line in paragraph.split("\n") if line.strip()]
     prose: list[str] = []
     item: list[str] = []
@@ -413,6 +440,8 @@ def _plain_paragraph(
         heading = _plain_heading(
             line, following, alone=len(lines) == 1, first=index == 0, paged=paged, width=line_width
         )
+        if fonts and heading is not None and heading[0] != LEVEL_LEAD_IN:
+            heading = None
         if heading is not None and (index == 0 or _ends_sentence(lines[index - 1])):
             close_item()
             close_pairs()
@@ -430,7 +459,7 @@ def _plain_paragraph(
         close_pairs()
         lead_in = ""
         marker = _NUMBERED.match(line) or _BULLETED.match(line)
-        topic = _numbered_heading(line, following) if following[:1].isupper() else ""
+        topic = _numbered_heading(line, following) if following[:1].isupper() and not fonts else ""
         if marker and topic and not item:
             # "1. Ledger checkout" over a line of prose: an agenda item, not a list.
             close_prose()

@@ -22,7 +22,7 @@ EXPECTED_PHRASES: dict[str, str] = {
     "docx": "Marie Curie and Pierre Curie studied radioactivity in Paris.",
     "xlsx": "Name: Dorothy Hodgkin · Field: Chemistry · Institution: University of Oxford · "
     "Nobel year: 1964 · Born: 1910-05-12",
-    "pptx": "Speaker notes: Mention that the laboratory notebooks are still radioactive today.",
+    "pptx": "Mention that the laboratory notebooks are still radioactive today.",
     # Images are read by OCR (a multi-page TIFF page by page).
     "png": "Marie Curie measured radium chloride in her Paris laboratory.",
     "jpg": "Pierre Curie checked each reading with the quartz electrometer.",
@@ -514,7 +514,10 @@ def test_a_presentation_is_a_section_per_slide_with_its_number_as_the_page() -> 
     for segment in result.segments:
         by_page.setdefault(segment.page, set()).add(tuple(segment.section))
     assert by_page == {
-        1: {("Radioactivity research at the University of Paris",)},
+        1: {
+            ("Radioactivity research at the University of Paris",),
+            ("Radioactivity research at the University of Paris", "Speaker notes"),
+        },
         2: {("Who leads each programme",)},
     }
     text = result.text
@@ -533,3 +536,41 @@ def test_a_cut_off_workbook_or_presentation_is_corrupt_and_a_docx_renamed_is_a_m
     with pytest.raises(ExtractionError) as renamed:
         extract((FILES / "sample.docx").read_bytes(), name)
     assert renamed.value.code == "content_mismatch"
+
+
+def test_speaker_notes_are_a_section_of_their_slide_not_a_label_in_the_text() -> None:
+    segments = _extract_fixture("sample.pptx").segments
+    notes = [s for s in segments if "still radioactive today" in s.text]
+    assert len(notes) == 1 and notes[0].section[-1] == "Speaker notes"
+    assert len(notes[0].section) == 2  # under the slide's title
+    assert "Speaker notes:" not in "".join(s.text for s in segments)
+
+
+def test_a_pdf_passage_is_under_the_heading_its_font_sets_apart() -> None:
+    from knowledge.ingest.extract import extract
+    from tests.fixtures.make_files import build_pdf
+
+    # As a word processor writes it: no blank lines, headings set larger and bold, one after a
+    # list item and one after a line that ends without a full stop.
+    data = build_pdf(
+        [
+            [
+                ("Harbour Operations Handbook", 20),
+                "This handbook is for every crew member of the harbour team.",
+                ("Mooring", 14),
+                "Check every line twice before the vessel is made fast:",
+                "- bow and stern lines",
+                "- spring lines",
+                ("Fuel and bunkering", 14),
+                "Bunkering is allowed between 06:00 and 22:00 at berth 4",
+                ("Radio procedures", 14),
+                "Call the harbour master on channel 12 before entering the basin.",
+            ]
+        ]
+    )
+    segments = extract(data, "handbook.pdf").segments
+    section_of = {s.text.split("\n")[0][:20]: s.section for s in segments if s.text}
+    assert section_of["Check every line twi"][-1] == "Mooring"
+    assert section_of["Bunkering is allowed"][-1] == "Fuel and bunkering"
+    assert section_of["Call the harbour mas"][-1] == "Radio procedures"
+    assert not any("Mooring" in s.text or "Radio procedures" in s.text for s in segments)
