@@ -63,13 +63,10 @@ class Document(models.Model):
     # An id from the source collection (a BEIR `_id`), for documents ingested from a corpus;
     # a web page's URL.
     external_id = models.CharField(max_length=2000, blank=True, default="")
-    # The web source a page came from (None: an upload).
-    web_source = models.ForeignKey(
-        "knowledge.WebSource",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="documents",
+    # The web sources of the knowledge base that reach this page (none: an upload). A page
+    # leaves the knowledge base when the last of them stops reaching it or is deleted.
+    web_sources = models.ManyToManyField(
+        "knowledge.WebSource", blank=True, related_name="documents"
     )
     # Stored by content hash, never by name: two files with one name never overwrite each other.
     stored_path = models.CharField(max_length=300)

@@ -386,14 +386,23 @@ def web_source_queue(*, source: WebSource) -> WebSource:
 
 
 def web_source_delete(*, source: WebSource) -> int:
-    """Remove a web source and the documents of its pages; return how many documents."""
+    """Remove a web source and the documents of its pages that no other source of the
+    knowledge base reaches; return how many documents were removed."""
+    removed = sum(_leave(source, document) for document in list(source.documents.all()))
+    source.delete()
+    return removed
+
+
+def _leave(source: WebSource, document: Document) -> bool:
+    """Take a page from a source: the document goes only when no other source reaches it.
+    Returns whether it went."""
     from knowledge.services import document_delete
 
-    documents = list(source.documents.all())
-    for document in documents:
-        document_delete(document=document)
-    source.delete()
-    return len(documents)
+    if document.web_sources.exclude(id=source.id).exists():
+        document.web_sources.remove(source)
+        return False
+    document_delete(document=document)
+    return True
 
 
 def web_sources_due() -> list[int]:
@@ -448,7 +457,7 @@ def web_source_sync(*, source_id: int, ingest_inline: bool = False) -> WebSource
 def _crawl(source: WebSource, counts: SyncCounts, *, ingest_inline: bool) -> str:
     """Fetch the pages breadth first and index them; remove the gone ones. Return an error for
     the source ("" when the start page was read)."""
-    from knowledge.services import document_delete, document_upload
+    from knowledge.services import document_upload
 
     existing = {doc.external_id: doc for doc in source.documents.all()}
     seen: set[str] = set()
@@ -514,7 +523,7 @@ def _crawl(source: WebSource, counts: SyncCounts, *, ingest_inline: bool) -> str
     if not error:
         for url, document in existing.items():
             if url in gone or (complete and url not in seen and url not in queued):
-                document_delete(document=document)
+                _leave(source, document)
                 counts.removed += 1
     return error
 
@@ -539,7 +548,10 @@ def _index_page(source, url, body, kind, old, *, defer_job: bool, upload) -> Doc
     except ServiceError as exc:
         logger.info("web source %s: %s not indexed (%s)", source.id, url, exc.message)
         return None
-    Document.objects.filter(id=document.id).update(web_source=source, external_id=url)
+    Document.objects.filter(id=document.id).update(external_id=url)
+    document.web_sources.add(source)
     if old is not None and old.id != document.id:
+        # The new version belongs to every source the old one did.
+        document.web_sources.add(*old.web_sources.all())
         document_delete(document=old)
     return document

@@ -56,7 +56,7 @@ def site():
 def pages_of(source):
     return {
         doc.external_id.rsplit("/", 1)[-1]: doc
-        for doc in Document.objects.filter(web_source=source)
+        for doc in Document.objects.filter(web_sources=source)
     }
 
 
@@ -174,3 +174,39 @@ def test_an_allowed_host_allows_its_default_port_or_the_ports_it_names(settings)
     assert allowed("http://localhost:8080/") and not allowed("http://localhost:8081/")
     settings.WEB_SOURCES_ALLOWED_HOSTS = ["[::1]:8080", "not an entry:x"]
     assert allowed("http://[::1]:8080/") and not allowed("http://[::1]/")
+
+
+def test_a_page_two_sources_reach_goes_only_with_the_last_of_them(
+    site, user, settings, auth_client
+):
+    settings.WEB_SOURCES_ALLOWED_HOSTS = [site.removeprefix("http://")]
+    kb = kb_create(owner=user, name="Intranet")
+    made = [
+        auth_client.post(
+            f"/api/knowledge-bases/{kb.id}/sources", {"url": url, "depth": depth}, format="json"
+        )
+        for url, depth in ((site + "/", 1), (site + "/leave", 0))
+    ]
+    handbook, leave = (WebSource.objects.get(id=response.json()["id"]) for response in made)
+    web_source_sync(source_id=handbook.id, ingest_inline=True)
+    web_source_sync(source_id=leave.id, ingest_inline=True)
+    page = pages_of(leave)["leave"]
+    assert pages_of(handbook)["leave"].id == page.id  # one document, both sources'
+    assert Document.objects.filter(knowledge_base=kb).count() == 3
+
+    # The handbook stops linking to it: its sync leaves the page to the other source.
+    Site.pages["/"] = Site.pages["/"].replace("<a href='/leave'>leave</a>", "leave")
+    handbook = web_source_sync(source_id=handbook.id, ingest_inline=True)
+    assert handbook.counts["removed"] == 1 and "leave" not in pages_of(handbook)
+    assert Document.objects.filter(id=page.id).exists()
+
+    # Back in the handbook, then the leave source is deleted: the handbook keeps the page.
+    Site.pages["/"] = PAGES["/"]
+    web_source_sync(source_id=handbook.id, ingest_inline=True)
+    assert pages_of(handbook)["leave"].id == page.id
+    deleted = auth_client.delete(f"/api/sources/{leave.id}")
+    assert deleted.status_code in (200, 204), deleted.content
+    assert Document.objects.filter(id=page.id).exists()
+    # The handbook, the last source to reach it, is deleted: the page goes with it.
+    auth_client.delete(f"/api/sources/{handbook.id}")
+    assert not Document.objects.filter(knowledge_base=kb).exists()
