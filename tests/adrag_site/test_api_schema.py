@@ -128,3 +128,35 @@ def test_redoc_is_gone_and_its_address_leads_to_swagger_ui(auth_client):
     response = auth_client.get("/api/redoc")
     assert response.status_code == 302 and response["Location"] == "/api/docs"
     assert not auth_client.get("/static/api_docs/redoc-init.js").status_code == 200
+
+
+# What a malformed id answers, by the kind of id (README "Conversations" and "Errors"): a
+# conversation id that is no UUID is a 400; any other id that is not one of the caller's
+# (malformed, zero, too large, unknown) is a 404, as a missing one is. The spec's DELETE of a
+# knowledge base is idempotent: a 200 saying nothing was deleted.
+MALFORMED_IDS = ("not-an-id", "0", "-1", "99999999999999999999999", "1e3", "%C3%A9")
+MALFORMED_ANSWER = {"conversation_id": (400, "invalid_conversation")}
+IDEMPOTENT = {("delete", "/api/knowledge-bases/{kb_id}")}
+
+
+def test_every_route_with_a_path_id_answers_a_malformed_one_as_documented(auth_client, schema):
+    walked = 0
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            params = [p["name"] for p in operation.get("parameters", []) if p["in"] == "path"]
+            if method not in ("get", "post", "put", "patch", "delete") or not params:
+                continue
+            for bad in MALFORMED_IDS:
+                url = path
+                for name in params:
+                    url = url.replace("{" + name + "}", bad)
+                response = getattr(auth_client, method)(url, {}, format="json")
+                walked += 1
+                if (method, path) in IDEMPOTENT:
+                    assert response.status_code == 200 and response.json()["deleted"] is False
+                    continue
+                status, code = MALFORMED_ANSWER.get(params[0], (404, "not_found"))
+                assert response.status_code == status, (method, url, response.content)
+                assert response.json()["code"] == code, (method, url)
+                assert str(status) in operation["responses"], (method, path, status)
+    assert walked >= 30 * len(MALFORMED_IDS)  # 32 operations take a path id
