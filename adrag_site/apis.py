@@ -181,3 +181,165 @@ class AuditEventListApi(APIView):
         paginator = PageSizePagination()
         page = paginator.paginate_queryset(events, request, view=self)
         return paginator.get_paginated_response(AuditEventOutput(page, many=True).data)
+
+
+# ---- Teams (staff): make one, add and remove members, see its knowledge bases ----------------
+
+TEAM_ID = OpenApiParameter("team_id", int, OpenApiParameter.PATH)
+USER_ID = OpenApiParameter("user_id", int, OpenApiParameter.PATH)
+
+
+class TeamSummaryOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    member_count = serializers.IntegerField()
+    knowledge_base_count = serializers.IntegerField()
+
+
+class TeamMemberOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    is_staff = serializers.BooleanField()
+
+
+class TeamKnowledgeBaseOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    owner = serializers.CharField(source="owner.username")
+    document_count = serializers.IntegerField()
+
+
+class TeamDetailOutput(TeamSummaryOutput):
+    members = TeamMemberOutput(many=True)
+    knowledge_bases = TeamKnowledgeBaseOutput(many=True)
+
+
+class TeamInput(serializers.Serializer):
+    name = serializers.CharField(max_length=150)
+
+
+class TeamMemberInput(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+
+
+def _staff_only(request) -> None:
+    if not request.user.is_staff:
+        raise ServiceError(403, "permission_denied", "Teams are managed by staff.")
+
+
+def _teams():
+    from django.contrib.auth.models import Group
+    from django.db.models import Count
+
+    return Group.objects.annotate(
+        member_count=Count("user", distinct=True),
+        knowledge_base_count=Count("knowledge_bases", distinct=True),
+    ).order_by("name")
+
+
+def _team(request, team_id):
+    from django.http import Http404
+
+    _staff_only(request)
+    team = _teams().filter(id=team_id).first() if str(team_id).isdigit() else None
+    if team is None:
+        raise Http404
+    return team
+
+
+def _team_detail(team) -> dict:
+    from django.db.models import Count
+
+    return {
+        "id": team.id,
+        "name": team.name,
+        "member_count": team.member_count,
+        "knowledge_base_count": team.knowledge_base_count,
+        "members": list(team.user_set.order_by("username")),
+        "knowledge_bases": list(
+            team.knowledge_bases.select_related("owner")
+            .annotate(document_count=Count("documents"))
+            .order_by("name")
+        ),
+    }
+
+
+class TeamListApi(APIView):
+    """Every team, with its member and knowledge base counts, or a new team (staff only)."""
+
+    @extend_schema(
+        operation_id="teams_list",
+        tags=["teams"],
+        responses={200: TeamSummaryOutput(many=True), **error_responses(403)},
+    )
+    def get(self, request):
+        _staff_only(request)
+        return Response(TeamSummaryOutput(_teams(), many=True).data)
+
+    @extend_schema(
+        operation_id="teams_create",
+        tags=["teams"],
+        request=TeamInput,
+        responses={201: TeamSummaryOutput, **error_responses(400, 403, 409)},
+    )
+    def post(self, request):
+        from adrag_site.teams import team_create
+
+        _staff_only(request)
+        data = TeamInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        team = team_create(name=data.validated_data["name"], actor=request.user)
+        return Response(
+            TeamSummaryOutput(_teams().get(id=team.id)).data, status=status.HTTP_201_CREATED
+        )
+
+
+class TeamDetailApi(APIView):
+    """A team: its members and its knowledge bases (staff only)."""
+
+    @extend_schema(
+        operation_id="teams_retrieve",
+        tags=["teams"],
+        parameters=[TEAM_ID],
+        responses={200: TeamDetailOutput, **error_responses(403, 404)},
+    )
+    def get(self, request, team_id):
+        return Response(TeamDetailOutput(_team_detail(_team(request, team_id))).data)
+
+
+class TeamMemberListApi(APIView):
+    """Add a member to a team, by user name (staff only)."""
+
+    @extend_schema(
+        operation_id="teams_members_add",
+        tags=["teams"],
+        parameters=[TEAM_ID],
+        request=TeamMemberInput,
+        responses={200: TeamDetailOutput, **error_responses(400, 403, 404)},
+    )
+    def post(self, request, team_id):
+        from adrag_site.teams import team_member_add
+
+        team = _team(request, team_id)
+        data = TeamMemberInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        team_member_add(team=team, username=data.validated_data["username"], actor=request.user)
+        return Response(TeamDetailOutput(_team_detail(_team(request, team_id))).data)
+
+
+class TeamMemberApi(APIView):
+    """Take a member out of a team (staff only)."""
+
+    @extend_schema(
+        operation_id="teams_members_remove",
+        tags=["teams"],
+        parameters=[TEAM_ID, USER_ID],
+        request=None,
+        responses={200: TeamDetailOutput, **error_responses(403, 404)},
+    )
+    def delete(self, request, team_id, user_id):
+        from adrag_site.teams import team_member_remove
+
+        team = _team(request, team_id)
+        team_member_remove(team=team, user_id=int(user_id), actor=request.user)
+        return Response(TeamDetailOutput(_team_detail(_team(request, team_id))).data)

@@ -32,3 +32,13 @@ def tokens_view(request: HttpRequest) -> HttpResponse:
     from adrag_site.models import ApiToken
 
     return render(request, "tokens.html", {"nav": "tokens", "scopes": ApiToken.Scope.choices})
+
+
+@login_required
+def teams_view(request: HttpRequest) -> HttpResponse:
+    """Teams, for staff: make one, add and remove members, see its knowledge bases."""
+    from django.core.exceptions import PermissionDenied
+
+    if not request.user.is_staff:
+        raise PermissionDenied("Teams are managed by staff.")
+    return render(request, "teams.html", {"nav": "teams"})

@@ -26,6 +26,18 @@ urlpatterns = [
     path("api/tokens", apis.TokenListApi.as_view(), name="token-list"),
     path("api/tokens/<int:token_id>", apis.TokenDetailApi.as_view(), name="token-detail"),
     path("api/audit-events", apis.AuditEventListApi.as_view(), name="audit-event-list"),
+    path("api/teams", apis.TeamListApi.as_view(), name="team-list"),
+    path("api/teams/<str:team_id>", apis.TeamDetailApi.as_view(), name="team-detail"),
+    path(
+        "api/teams/<str:team_id>/members",
+        apis.TeamMemberListApi.as_view(),
+        name="team-member-list",
+    ),
+    path(
+        "api/teams/<str:team_id>/members/<int:user_id>",
+        apis.TeamMemberApi.as_view(),
+        name="team-member-detail",
+    ),
     # The OpenAPI schema and its page; like the rest of /api/, they need a login.
     path("api/schema", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs", views.ApiSwaggerView.as_view(), name="api-docs"),
@@ -40,6 +52,7 @@ urlpatterns = [
     path("static/<path:path>", pages.static_file, name="static-file"),
     path("favicon.ico", pages.favicon_view, name="favicon"),
     path("account/tokens/", pages.tokens_view, name="tokens-page"),
+    path("teams/", pages.teams_view, name="teams-page"),
     path("metrics", metrics.metrics_view, name="metrics"),
     # The spec's page routes, kept as addresses of the portal's pages.
     re_path(r"^chat/?$", RedirectView.as_view(url="/", query_string=True)),

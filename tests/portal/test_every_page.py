@@ -99,6 +99,7 @@ def test_every_page_loads_without_a_console_error(portal, new_page, django_user_
         f"/history/compare/?a={run.id}&b={run.id}",
         "/providers/",
         "/account/tokens/",
+        "/teams/",
         "/chat",
         "/knowledge-base",
         "/configuration",
