@@ -110,6 +110,7 @@ def main() -> None:
     from knowledge.models import KnowledgeBase
     from queries.answering.registry import get_strategy
     from queries.pipeline.events import ListSink
+    from queries.pipeline.nodes.reflect import TENTATIVE_ISSUE as tentative
     from queries.pipeline.runner import run_pipeline
 
     every = load(args.split)
@@ -172,6 +173,9 @@ def main() -> None:
         # Who wrote the program that answered (the parser, a model's query) and what became
         # of a model's query that did not answer.
         row["program_by"] = program.get("by", "")
+        if tentative in (outcome.metadata.get("issues") or []):
+            # The passages found nothing; the program the rules held back answered, hedged.
+            row["program_by"] = "held-back program"
         row["table_query"] = (retrieval.get("table_query") or {}).get("outcome", "")
         rows.append(row)
         if out:
