@@ -376,13 +376,44 @@ class DocumentPassagesApi(APIView):
         rows = list(
             passages.values("id", "ordinal", "page", "section", "kind", "text")[: MAX_PASSAGES + 1]
         )
+        # Where OCR read the lines of the cited passage's page (a scan): the viewer marks the
+        # passage on the page's image.
+        page = str(cited.page) if cited is not None and cited.page else ""
+        boxes = (document.ocr_boxes or {}).get(page) or []
         return Response(
             {
                 "document": DocumentOutput(document).data,
                 "passages": rows[:MAX_PASSAGES],
                 "truncated": len(rows) > MAX_PASSAGES,
+                "ocr_boxes": {"page": int(page), "boxes": boxes} if boxes else None,
             }
         )
+
+
+# Scans a browser shows as they are; a TIFF (which it cannot) keeps the viewer's text.
+SCAN_TYPES = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg"}
+
+
+class DocumentScanApi(APIView):
+    """A scanned image document as an image the viewer shows, with the cited passage marked
+    over it (PNG and JPEG; 404 for any other document)."""
+
+    @extend_schema(
+        tags=["knowledge"],
+        parameters=[DOCUMENT_ID],
+        responses={(200, "image/png"): OpenApiTypes.BINARY, **error_responses(404)},
+    )
+    def get(self, request, document_id):
+        document = selectors.document_get_for_user(document_id=document_id, user=request.user)
+        kind = SCAN_TYPES.get(document.file_type.lower().lstrip("."))
+        path = Path(settings.MEDIA_ROOT, document.stored_path)
+        if kind is None or not document.stored_path or not path.is_file():
+            raise Http404("The document is no image the viewer shows.")
+        response = FileResponse(path.open("rb"), content_type=kind)
+        response["X-Content-Type-Options"] = "nosniff"
+        response["Content-Security-Policy"] = "sandbox; default-src 'none'"
+        response["Cache-Control"] = "private, max-age=300"
+        return response
 
 
 class DocumentFileApi(APIView):

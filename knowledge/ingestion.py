@@ -51,6 +51,7 @@ def extracted_fields(extracted: ExtractedText) -> dict:
         "page_count": max((s.page or 0 for s in extracted.segments), default=0) or None,
         "ocr_pages": extracted.ocr_pages,
         "unreadable_pages": extracted.unreadable_pages,
+        "ocr_boxes": extracted.ocr_boxes,
     }
 
 

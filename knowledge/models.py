@@ -85,6 +85,9 @@ class Document(models.Model):
     # {"page", "reason", "message"} (knowledge/ingest/ocr.py).
     ocr_pages = models.JSONField(default=list, blank=True)
     unreadable_pages = models.JSONField(default=list, blank=True)
+    # Where OCR read each line of each page it read: {"<page>": [[left, top, right, bottom,
+    # text], ...]}, fractions of the page; the viewer marks a cited passage on the scan.
+    ocr_boxes = models.JSONField(default=dict, blank=True)
     chunk_count = models.PositiveIntegerField(default=0)
     entity_count = models.PositiveIntegerField(default=0)
     edge_count = models.PositiveIntegerField(default=0)

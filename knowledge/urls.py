@@ -39,6 +39,11 @@ urlpatterns = [
         apis.DocumentPassagesApi.as_view(),
         name="document-passages",
     ),
+    path(
+        "documents/<str:document_id>/scan",
+        apis.DocumentScanApi.as_view(),
+        name="document-scan",
+    ),
     path("documents/<str:document_id>/file", apis.DocumentFileApi.as_view(), name="document-file"),
     path("upload", apis.SpecUploadApi.as_view(), name="spec-upload"),
     path("clear", apis.SpecClearApi.as_view(), name="spec-clear"),

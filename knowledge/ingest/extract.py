@@ -65,6 +65,8 @@ class ExtractedText:
     # The pages read by OCR, and those that could not be read: {"page", "reason", "message"}.
     ocr_pages: list[int] = field(default_factory=list)
     unreadable_pages: list[dict] = field(default_factory=list)
+    # Where OCR read each line of a page: {"<page>": [[left, top, right, bottom, text], ...]}.
+    ocr_boxes: dict[str, list] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """Return a JSON-able dict (the extraction sandbox sends its result as JSON)."""
@@ -73,6 +75,7 @@ class ExtractedText:
             "encoding": self.encoding,
             "ocr_pages": self.ocr_pages,
             "unreadable_pages": self.unreadable_pages,
+            "ocr_boxes": self.ocr_boxes,
         }
 
     @classmethod
@@ -83,6 +86,7 @@ class ExtractedText:
             encoding=data.get("encoding"),
             ocr_pages=list(data.get("ocr_pages") or []),
             unreadable_pages=list(data.get("unreadable_pages") or []),
+            ocr_boxes=dict(data.get("ocr_boxes") or {}),
         )
 
     @property
@@ -267,6 +271,7 @@ def _extract_pdf(data: bytes, ocr: OcrOptions | None) -> ExtractedText:
         raise ExtractionError(CORRUPT_FILE, f"The PDF could not be read: {exc}") from exc
     ocr_pages: list[int] = []
     unreadable: list[dict] = []
+    boxes: dict[str, list] = {}
     if ocr is not None and any(_needs_ocr(text) for text in texts):
         for read in _ocr_pdf_pages(data, texts, ocr):
             if read.problem:
@@ -276,6 +281,7 @@ def _extract_pdf(data: bytes, ocr: OcrOptions | None) -> ExtractedText:
             elif len(read.text.strip()) > len(texts[read.page - 1].strip()):
                 texts[read.page - 1] = read.text
                 ocr_pages.append(read.page)
+                boxes[str(read.page)] = [list(box) for box in read.boxes]
     segments = plain_structure(
         [(text, number) for number, text in enumerate(texts, start=1)], headings=headings
     )
@@ -283,7 +289,9 @@ def _extract_pdf(data: bytes, ocr: OcrOptions | None) -> ExtractedText:
     present = {segment.page for segment in segments}
     blanks = [Segment(text="", page=n) for n in range(1, len(texts) + 1) if n not in present]
     segments = sorted([*segments, *blanks], key=lambda segment: segment.page or 0)
-    return ExtractedText(segments=segments, ocr_pages=ocr_pages, unreadable_pages=unreadable)
+    return ExtractedText(
+        segments=segments, ocr_pages=ocr_pages, unreadable_pages=unreadable, ocr_boxes=boxes
+    )
 
 
 # A line set at least this much larger than the document's body text is a heading.
@@ -431,6 +439,9 @@ def _extract_image(data: bytes, file_name: str, ocr: OcrOptions | None) -> Extra
         ),
         ocr_pages=[read.page for read in reads if read.text],
         unreadable_pages=[_unreadable(read, ocr) for read in reads if read.problem],
+        ocr_boxes={
+            str(read.page): [list(box) for box in read.boxes] for read in reads if read.text
+        },
     )
 
 

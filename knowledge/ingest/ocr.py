@@ -71,6 +71,9 @@ class PageText:
     text: str = ""
     problem: str = ""
     seconds: float = 0.0
+    # Where each line was read: (left, top, right, bottom) as fractions of the page, and its
+    # text, so a viewer can mark a cited passage on the scan.
+    boxes: tuple[tuple[float, float, float, float, str], ...] = ()
 
 
 class _PageTimeout(BaseException):
@@ -179,7 +182,7 @@ def _read_one(number: int, load: Callable[[], object], budget: float) -> PageTex
                 # Then every half second, should a library swallow the first alarm.
                 signal.setitimer(signal.ITIMER_REAL, max(budget, 0.001), 0.5)
             try:
-                text = image_text(load())
+                text, boxes = image_read(load())
             finally:
                 if timed:
                     signal.setitimer(signal.ITIMER_REAL, 0)
@@ -202,7 +205,7 @@ def _read_one(number: int, load: Callable[[], object], budget: float) -> PageTex
     seconds = time.monotonic() - started
     if not text.strip():
         return PageText(page=number, problem=NO_TEXT_FOUND, seconds=seconds)
-    return PageText(page=number, text=text, seconds=seconds)
+    return PageText(page=number, text=text, seconds=seconds, boxes=boxes)
 
 
 def _timed_out(exc: BaseException) -> bool:
@@ -218,13 +221,18 @@ def _timed_out(exc: BaseException) -> bool:
 
 def image_text(image) -> str:
     """Return the text OCR reads on a PIL image: lines in reading order, paragraphs apart."""
+    return image_read(image)[0]
+
+
+def image_read(image) -> tuple[str, tuple]:
+    """Return the text OCR reads on a PIL image and where it read each line (PageText.boxes)."""
     import numpy as np
 
     # Word boxes too: a table's columns show in the gaps between words, even where the engine
     # read a whole row of cells as one line.
     result = _engine()(np.asarray(image.convert("RGB")), return_word_box=True)
     if result.boxes is None or not result.txts:
-        return ""
+        return "", ()
     words = result.word_results if len(result.word_results) == len(result.txts) else None
     boxes = []
     for index, (box, text, score) in enumerate(
@@ -247,7 +255,18 @@ def image_text(image) -> str:
                 words=tuple(spans),
             )
         )
-    return layout_text(boxes)
+    width, height = image.size
+    placed = tuple(
+        (
+            round(box.left / width, 4),
+            round(box.top / height, 4),
+            round(box.right / width, 4),
+            round(box.bottom / height, 4),
+            box.text,
+        )
+        for box in boxes
+    )
+    return layout_text(boxes), placed
 
 
 def layout_text(boxes: list[Box]) -> str:

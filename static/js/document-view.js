@@ -12,6 +12,8 @@
   var state = { pdf: null, page: 1, pages: 1, cited: null, pdfjs: null };
 
   function $(id) { return document.getElementById(id); }
+  // Images the browser shows (GET /api/documents/<id>/scan); a TIFF keeps its text only.
+  var SCANS = ["png", "jpg", "jpeg"];
 
   function fail(message) {
     var box = $("document-error");
@@ -140,6 +142,45 @@
   }
 
   // Mark the text pieces of the page that belong to the cited passage.
+  // The lines OCR read on a scanned page that belong to the cited passage, marked over the
+  // page where OCR found them (their boxes are fractions of the page). Returns how many.
+  function markBoxes(holder, number) {
+    var scan = state.boxes;
+    var cited = state.cited;
+    if (!scan || !cited || scan.page !== number) return 0;
+    var passage = " " + normalise(cited.text) + " ";
+    var count = 0;
+    scan.boxes.forEach(function (box) {
+      var piece = normalise(box[4]);
+      if (piece.length < 3 || passage.indexOf(" " + piece + " ") === -1) return;
+      var mark = el("div", { className: "scan-mark", title: String(box[4]) });
+      mark.style.left = (box[0] * 100) + "%";
+      mark.style.top = (box[1] * 100) + "%";
+      mark.style.width = ((box[2] - box[0]) * 100) + "%";
+      mark.style.height = ((box[3] - box[1]) * 100) + "%";
+      holder.appendChild(mark);
+      count += 1;
+    });
+    return count;
+  }
+
+  function showScan(passages) {
+    var holder = $("scan-page");
+    var image = el("img", { className: "scan-image", alt: "The scanned page as uploaded", src: "/api/documents/" + documentId + "/scan" });
+    image.addEventListener("load", function () {
+      var count = markBoxes(holder, (state.cited && state.cited.page) || 1);
+      root.dataset.scanMarked = String(count);
+      var first = holder.querySelector(".scan-mark");
+      if (first) first.scrollIntoView({ block: "center" });
+    });
+    image.addEventListener("error", function () {
+      $("scan-pane").hidden = true;
+    });
+    holder.appendChild(image);
+    $("scan-pane").hidden = false;
+    renderPassages(passages);
+  }
+
   function highlight(divs, number) {
     var count = 0;
     var cited = state.cited;
@@ -153,9 +194,12 @@
         }
       });
     }
-    root.dataset.marked = String(count);
+    // A scanned page has no text layer: its OCR lines are marked instead.
+    var scanned = markBoxes($("pdf-page"), number);
+    root.dataset.scanMarked = String(scanned);
+    root.dataset.marked = String(count + scanned);
     root.dataset.shownPage = String(number);
-    var first = document.querySelector("#pdf-page .passage-mark");
+    var first = document.querySelector("#pdf-page .passage-mark, #pdf-page .scan-mark");
     if (first) first.scrollIntoView({ block: "center" });
   }
 
@@ -165,6 +209,7 @@
   A.api("/api/documents/" + documentId + "/passages" + (chunkId ? "?around=" + chunkId : "")).then(function (body) {
     var passages = body.passages || [];
     state.cited = passages.filter(function (p) { return p.id === chunkId; })[0] || null;
+    state.boxes = body.ocr_boxes || null;
     showCited(state.cited);
     state.page = (state.cited && state.cited.page) || Number(root.dataset.page) || 1;
     if (root.dataset.fileType === "pdf") {
@@ -173,6 +218,10 @@
         fail("The PDF could not be shown: " + err.message);
         renderPassages(passages);
       });
+    }
+    if (SCANS.indexOf(String(root.dataset.fileType).toLowerCase()) !== -1) {
+      showScan(passages);
+      return;
     }
     renderPassages(passages);
   }).catch(function (err) { fail("Could not load the document: " + err.message); });

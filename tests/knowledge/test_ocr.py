@@ -153,6 +153,13 @@ def test_the_sandbox_announces_each_page_it_reads(tmp_path):
     assert pages == [(1, 2), (2, 2)]
     assert result.ocr_pages == [1, 2]
     assert HOTEL_RULE in result.text
+    # Where each line was read comes back too, as fractions of its page.
+    assert set(result.ocr_boxes) == {"1", "2"}
+    boxes = [box for page in result.ocr_boxes.values() for box in page]
+    assert all(
+        0 <= left < right <= 1 and 0 <= top < bottom <= 1 for left, top, right, bottom, _ in boxes
+    )
+    assert any("140 euros per night" in box[4] for box in boxes)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -176,6 +183,13 @@ def test_a_question_is_answered_from_a_scanned_page_with_its_page_cited(upload, 
     assert "140 euros per night in Lisbon" in outcome.answer, outcome.answer
     cited = [s for s in outcome.sources if f"[{s['index']}]" in outcome.answer]
     assert cited and all(s["file_name"] == "scanned.pdf" and s["page"] == 2 for s in cited)
+    # The viewer gets where OCR read the cited page's lines, to mark the passage on the scan.
+    passages = auth_client.get(
+        f"/api/documents/{document_id}/passages", {"around": cited[0]["chunk_id"]}
+    ).json()
+    assert passages["ocr_boxes"]["page"] == 2
+    assert any("140 euros" in box[4] for box in passages["ocr_boxes"]["boxes"])
+    assert auth_client.get(f"/api/documents/{document_id}/scan").status_code == 404  # a PDF
     # Each cites its passage by id, so the card can open the document there.
     assert all(
         Chunk.objects.get(id=s["chunk_id"]).document_id == s["document_id"] == document_id
@@ -231,3 +245,19 @@ def test_images_are_refused_when_ocr_is_switched_off(upload, settings):
     assert response.status_code == 400
     assert response.json()["code"] == OCR_DISABLED
     assert "switched off" in response.json()["error"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_scanned_image_is_shown_as_itself_with_the_lines_of_a_passage_located(
+    upload, auth_client
+):
+    document_id = upload("sample.png").json()["documents"][0]["id"]
+    run_ingestion(document_id)
+    chunk = Chunk.objects.filter(document_id=document_id).order_by("ordinal").first()
+    body = auth_client.get(f"/api/documents/{document_id}/passages", {"around": chunk.id}).json()
+    lines = [box[4] for box in body["ocr_boxes"]["boxes"]]
+    assert lines and any(line in chunk.text for line in lines)
+    scan = auth_client.get(f"/api/documents/{document_id}/scan")
+    assert scan.status_code == 200 and scan["Content-Type"] == "image/png"
+    assert b"".join(scan.streaming_content).startswith(b"\x89PNG")
+    assert scan["Content-Security-Policy"].startswith("sandbox")

@@ -69,3 +69,42 @@ def test_a_cited_pdf_passage_opens_at_its_page_highlighted_and_markdown_marked(
     sign_in(other, portal.url, "bob", "bob-pass-123")
     response = other.goto(f"{portal.url}/documents/{pdf.id}/?chunk={cited.id}")
     assert response.status == 404
+
+
+def test_a_cited_scan_opens_as_its_image_with_the_passage_lines_marked(
+    portal, new_page, django_user_model, settings
+):
+    settings.MEDIA_ROOT = portal.stack.env["ADRAG_MEDIA_ROOT"]
+    alice = django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
+    kb = kb_create(owner=alice, name="Scans")
+    documents_ingest_inline(
+        kb=kb,
+        items=[
+            TextItem(name, (FILES / name).read_bytes()) for name in ("sample.png", "scanned.pdf")
+        ],
+    )
+    image = Document.objects.get(knowledge_base=kb, file_name="sample.png")
+    cited = Chunk.objects.filter(document=image).order_by("ordinal").first()
+    page = new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    sign_in(page, portal.url, "alice", "alice-pass-123")
+
+    # An image: the scan itself, the cited passage's lines marked over it, its text below.
+    page.goto(f"{portal.url}/documents/{image.id}/?chunk={cited.id}")
+    page.wait_for_selector("#document-view[data-scan-marked]")
+    assert int(page.get_attribute("#document-view", "data-scan-marked")) >= 1
+    assert page.is_visible("#scan-pane img.scan-image")
+    marks = page.locator("#scan-page .scan-mark")
+    assert all(mark in cited.text for mark in marks.evaluate_all("m => m.map(x => x.title)"))
+    assert page.locator(".passage.passage-mark").count() == 1
+    screenshot(page, "document-scan")
+
+    # A scanned PDF page (no text layer): its OCR lines are marked over the drawn page.
+    pdf = Document.objects.get(knowledge_base=kb, file_name="scanned.pdf")
+    scanned = Chunk.objects.filter(document=pdf, page=2).order_by("ordinal").first()
+    page.goto(f"{portal.url}/documents/{pdf.id}/?chunk={scanned.id}")
+    page.wait_for_selector("#document-view[data-shown-page='2']", timeout=30_000)
+    assert int(page.get_attribute("#document-view", "data-scan-marked")) >= 1
+    assert page.locator("#pdf-page .scan-mark").count() >= 1
+    assert errors == []
