@@ -19,11 +19,17 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 import warnings
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 _server = None
+# One thread of a process at a time starts or attaches to the server: pgserver's inter-process
+# lock (fasteners) is not one between threads, and a burst of first requests under ASGI (each
+# on a thread of its own, each making the connection pool) failed with "Unable to release an
+# unaquired lock" (12 of 500 streams, bench/streams.py).
+_start_lock = threading.Lock()
 # "<socket dir>|<port>": the server runportal owns, handed to the processes it starts.
 ATTACH_ENV = "ADRAG_EMBEDDED_DB_SOCKET"
 
@@ -60,10 +66,15 @@ def attach_value(params: dict[str, str]) -> str:
 
 def ensure_server(data_dir: Path) -> dict[str, str]:
     """Start the embedded server if needed and return Django connection settings for it."""
-    global _server
     handed = attached()
     if handed is not None:
         return handed
+    with _start_lock:
+        return _ensure_server(data_dir)
+
+
+def _ensure_server(data_dir: Path) -> dict[str, str]:
+    global _server
     if _server is None:
         # pgserver keeps its lock under XDG_RUNTIME_DIR; without one it warns on every start.
         os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")

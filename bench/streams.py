@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/streams.py [--levels 50,100,200,400] [--events 20]
 
+It ends with the machine's saturation point: the first level whose p95 passes 100 ms.
+
 One web process (uvicorn) serves GET /api/runs/<id>/events. This process plays the pipeline: it
 appends events to runs' logs (insert + NOTIFY, the production emit path) at a fixed pace, each
 carrying its emit time. Clients (asyncio + httpx, in a separate process) read every stream and
@@ -55,6 +57,9 @@ async def main():
 
 asyncio.run(main())
 """
+
+
+SATURATION_MS = 100
 
 
 def latencies_ok(streams) -> bool:
@@ -111,6 +116,10 @@ def main() -> None:
     print(
         f"{'streams':>8}{'events sent':>13}{'received':>10}{'lost':>6}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"
     )
+    # The machine's saturation point: the first level whose p95 passes SATURATION_MS. A
+    # regression shows as a lower number.
+    passed_at: int | None = None
+    last_under = 0
     try:
         for level in [int(x) for x in args.levels.split(",")]:
             runs = [
@@ -175,6 +184,17 @@ def main() -> None:
                 f"{percentile(latencies, 95):>9.1f}{max(latencies):>9.1f}"
             )
             QueryRun.objects.filter(id__in=[r.id for r in runs]).delete()
+            if percentile(latencies, 95) > SATURATION_MS:
+                passed_at = passed_at or level
+            elif passed_at is None:
+                last_under = level
+        if passed_at is None:
+            print(f"saturation: p95 stayed under {SATURATION_MS} ms up to {last_under} streams")
+        else:
+            print(
+                f"saturation: p95 passes {SATURATION_MS} ms at {passed_at} streams "
+                f"(under it at {last_under})"
+            )
     finally:
         web.terminate()
         web.wait(10)

@@ -205,3 +205,43 @@ def test_a_process_handed_the_socket_only_connects_and_never_registers(tmp_path)
     finally:
         child.kill()
         child.wait()
+
+
+THREADS_CHILD = textwrap.dedent(
+    """
+    import os, sys, threading
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "adrag_site.settings")
+    import django
+    django.setup()
+    from django.conf import settings
+    from adrag_site import embedded_db
+    barrier = threading.Barrier(32)
+    failures = []
+    def attach():
+        barrier.wait()
+        try:
+            embedded_db.ensure_server(settings.DATA_DIR)
+        except Exception as exc:
+            failures.append(repr(exc))
+    threads = [threading.Thread(target=attach) for _ in range(32)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    print(len(failures), failures[:1])
+    """
+)
+
+
+def test_a_burst_of_threads_attaches_to_the_embedded_server_at_once():
+    # Under ASGI the first requests arrive together, each on a thread making its connection.
+    env = child_env()
+    if env.get("DATABASE_URL") or env.get("ADRAG_EMBEDDED_DB_SOCKET"):
+        pytest.skip("the embedded server is not this run's database")
+    for _ in range(3):
+        done = subprocess.run(
+            [sys.executable, "-c", THREADS_CHILD], cwd=ROOT, env=env,
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "0 []", done.stdout

@@ -72,3 +72,38 @@ def test_a_live_runs_worker_means_no_notice(queued_run):
     assert first_frames(queued_run.id, STYLE_EVENTSOURCE, 1)[0].startswith("event: waiting")
     WorkerPresence.objects.create(worker="h:2", queues="runs,default", started_at=now, seen_at=now)
     assert first_frames(queued_run.id, STYLE_EVENTSOURCE, 1) == [": keep-alive\n\n"]
+
+
+def test_a_started_stream_waits_for_its_next_deadline_not_a_busy_poll(
+    queued_run, settings, monkeypatch
+):
+    # Once the run has begun (an event was read), the stream sleeps until a notification, its
+    # next re-read or its heartbeat: never the 10 ms floor, whatever time the waiting check had.
+    from queries import notify
+    from queries.eventlog import run_event_append
+
+    settings.STREAM_HEARTBEAT_SECONDS = 30
+    settings.STREAM_WAITING_SECONDS = 0.05
+    run_event_append(run_id=queued_run.id, event_type="stage_start", data={"stage": "planner"})
+    waits: list[float] = []
+    real_wait = notify.wait
+
+    async def recorded(waiter, timeout):
+        waits.append(timeout)
+        return await real_wait(waiter, min(timeout, 0.1))
+
+    monkeypatch.setattr(notify, "wait", recorded)
+
+    async def read() -> None:
+        stream = run_stream(run_id=queued_run.id, style=STYLE_EVENTSOURCE)
+        try:
+            await stream.__anext__()  # the event
+            while len(waits) < 5:
+                await asyncio.wait_for(stream.__anext__(), 0.5)
+        except TimeoutError:
+            pass
+        finally:
+            await stream.aclose()
+
+    asyncio.run(read())
+    assert waits and min(waits) > 0.05, waits
