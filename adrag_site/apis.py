@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.contrib.auth.models import Group
+from django.db.models import Count
+from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -17,6 +20,7 @@ from adrag_site.errors import ServiceError
 from adrag_site.models import ApiToken, AuditEvent
 from adrag_site.pagination import PageSizePagination
 from adrag_site.schema import error_responses
+from adrag_site.teams import team_create, team_member_add, team_member_remove
 from adrag_site.tokens import token_create
 
 MAX_TOKENS_PER_USER = 50
@@ -228,9 +232,6 @@ def _staff_only(request) -> None:
 
 
 def _teams():
-    from django.contrib.auth.models import Group
-    from django.db.models import Count
-
     return Group.objects.annotate(
         member_count=Count("user", distinct=True),
         knowledge_base_count=Count("knowledge_bases", distinct=True),
@@ -238,8 +239,6 @@ def _teams():
 
 
 def _team(request, team_id):
-    from django.http import Http404
-
     _staff_only(request)
     team = _teams().filter(id=team_id).first() if str(team_id).isdigit() else None
     if team is None:
@@ -248,8 +247,6 @@ def _team(request, team_id):
 
 
 def _team_detail(team) -> dict:
-    from django.db.models import Count
-
     return {
         "id": team.id,
         "name": team.name,
@@ -283,8 +280,6 @@ class TeamListApi(APIView):
         responses={201: TeamSummaryOutput, **error_responses(400, 403, 409)},
     )
     def post(self, request):
-        from adrag_site.teams import team_create
-
         _staff_only(request)
         data = TeamInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -318,8 +313,6 @@ class TeamMemberListApi(APIView):
         responses={200: TeamDetailOutput, **error_responses(400, 403, 404)},
     )
     def post(self, request, team_id):
-        from adrag_site.teams import team_member_add
-
         team = _team(request, team_id)
         data = TeamMemberInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -338,8 +331,6 @@ class TeamMemberApi(APIView):
         responses={200: TeamDetailOutput, **error_responses(403, 404)},
     )
     def delete(self, request, team_id, user_id):
-        from adrag_site.teams import team_member_remove
-
         team = _team(request, team_id)
         team_member_remove(team=team, user_id=int(user_id), actor=request.user)
         return Response(TeamDetailOutput(_team_detail(_team(request, team_id))).data)

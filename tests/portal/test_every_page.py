@@ -3,6 +3,8 @@ that actually ran (here the fallback: no cross-encoder is on this machine)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import requests
 from django.contrib import admin
@@ -116,6 +118,12 @@ def test_every_page_loads_without_a_console_error(portal, new_page, django_user_
         assert response.ok, (path, response.status)
         visited.append(path)
     assert len(visited) > 40, visited
+    # Counts and their nouns agree: a one-chunk document is "1 chunk", never "1 chunks".
+    document = kb.documents.get()
+    page.goto(portal.url + f"/knowledge/?kb={kb.id}", wait_until="networkidle")
+    listed = page.inner_text("#main")
+    assert re.search(r"\b1 (chunks|documents|pages|entities|edges|files)\b", listed) is None
+    assert ("1 chunk" if document.chunk_count == 1 else f"{document.chunk_count} chunks") in listed
     page.goto(portal.url + "/api/docs", wait_until="networkidle")
     page.locator(".opblock").first.wait_for()
     page.goto(portal.url + "/favicon.ico")

@@ -41,6 +41,17 @@ def test_the_answer_streams_into_the_page_as_the_local_model_writes_it(
     stack.wait_for_worker()
     page = new_page()
     sign_in(page, url, "alice", "alice-pass-123")
+    # The model picker names a GGUF file by its model and quantisation; the file is the tooltip.
+    page.wait_for_selector("#chat[data-ready='1']")
+    page.select_option("#provider", "local")
+    options = page.locator("#model option")
+    shown = [
+        (options.nth(i).inner_text(), options.nth(i).get_attribute("title"))
+        for i in range(options.count())
+    ]
+    assert any(title.endswith(".gguf") for _, title in shown), shown
+    assert not any(".gguf" in text for text, _ in shown), shown
+    assert any(" · Q4_1" in text for text, _ in shown), shown
     ask(page, "Tell me everything about what Marie Curie discovered, in detail.", "local")
     # While the run is still going, the answer grows in the page as a draft.
     page.wait_for_selector("#run-view [data-role=answer] .answer-draft", timeout=90_000)
