@@ -1,6 +1,6 @@
 """Questions over tables: WikiTableQuestions through the whole pipeline.
 
-    .venv/bin/python bench/tables.py [--split test|train] [--mode given|open]
+    .venv/bin/python bench/tables.py [--split test|train|dev] [--mode given|open]
                                      [--sample N] [--seed S] [--limit N]
                                      [--provider NAME] [--model NAME]
                                      [--out results.jsonl]
@@ -10,7 +10,10 @@ wrote): questions over Wikipedia tables, each with its table as a CSV file.
 
 - `--split test` (the default) is the scoreboard: the 4,344 questions of the unseen-tables test
   (421 tables never seen in training). Report it; never tune on it, never read its questions.
-  `--split train` samples the training questions: tune there.
+  `--split train` samples the training questions: tune there. `--split dev` keeps the training
+  questions on the dev fifth's tables (`training.part`), which the ranker never trained on: the
+  pipeline's share of what the parser alone gets right is measured there. Each record names the
+  table's judge half (`a` fits the judge, `b` is held out).
 - `--mode given`: each question is asked of a knowledge base holding only its table (one
   knowledge base per table, `wtq-<group>-<n>`, reused when it already holds the file).
   `--mode open`: every table of the split in one knowledge base (`wtq-<split>-all`, the 421
@@ -40,10 +43,15 @@ from pathlib import Path
 
 from _setup import EVAL_DATA, bench_user, setup
 
+from knowledge.tables import training
 from knowledge.tables.matching import right, said, target_items
 
 WTQ = EVAL_DATA / "wikitablequestions"
-SPLITS = {"test": "pristine-unseen-tables.canon.tsv", "train": "training.tsv"}
+SPLITS = {
+    "test": "pristine-unseen-tables.canon.tsv",
+    "train": "training.tsv",
+    "dev": "training.tsv",
+}
 # A citation followed by a capital ends a sentence even when the quoted text has no full stop.
 CITED_BREAK = re.compile(r"(\[\d+(?:\s*[,;]\s*\d+)*\])\s+(?=[A-Z\"“(])")
 
@@ -63,6 +71,7 @@ def load(split: str) -> list[dict]:
             "canon_type": row.get("targetCanonType", ""),
         }
         for row in rows
+        if split != "dev" or training.part(row["context"]) == "dev"
     ]
 
 
@@ -168,6 +177,8 @@ def main() -> None:
             "not_found": verdict == "not_found",
             "seconds": seconds,
         }
+        if args.split == "dev":
+            row["half"] = training.half(item["table"])
         retrieval = next((f["data"] for f in sink.frames() if f["type"] == "retrieval_result"), {})
         program = (retrieval.get("program") or {}).get("program") or {}
         # Who wrote the program that answered (the parser, a model's query) and what became
