@@ -20,31 +20,31 @@ logger = logging.getLogger(__name__)
 
 
 def config_snapshot(*, provider_name: str, model: str, overrides: dict | None = None) -> dict:
-    """Record the settings a run ran with (a re-run's overrides applied), to read its results."""
-    from knowledge.retrieval.fusion import fusion_weights
-    from knowledge.retrieval.graph import graph_top_k
+    """Record the settings a run ran with (a re-run's overrides applied), to read its results:
+    the provider and model, the embedder and reranker, the pipeline's tunables
+    (PipelineConfig.snapshot) and the chunking its documents were indexed with."""
+    from providers.reranker import FusedRankOrder
     from providers.reranker import status as reranker_status
-    from queries.overrides import config_apply
-    from queries.pipeline.context import WEB_RESULTS, WEB_SCORE
+    from queries.pipeline.config import PipelineConfig
 
-    snapshot = {
+    config = PipelineConfig.from_settings().with_overrides(overrides or {})
+    reranker = reranker_status()
+    if not config.reranker_enabled:
+        reranker = {
+            "ready": True,
+            **FusedRankOrder().describe(),
+            "configured": settings.RERANKER_MODEL,
+            "enabled": False,
+        }
+    return {
         "provider": provider_name,
         "model": model,
         "embedding_model": settings.EMBEDDING_MODEL,
-        "reranker": reranker_status(),
-        "retrieval_top_k": settings.RETRIEVAL_TOP_K,
-        "graph_top_k": graph_top_k(settings.RETRIEVAL_TOP_K),
-        "rerank_top_k": settings.RERANK_TOP_K,
-        "max_context_chars": settings.MAX_CONTEXT_CHARS,
-        "max_reflection_retries": settings.MAX_REFLECTION_RETRIES,
-        "retry_temperature": settings.RETRY_TEMPERATURE,
-        "fusion": {"rrf_k": settings.FUSION_RRF_K, "weights": fusion_weights()},
+        "reranker": reranker,
+        **config.snapshot(),
         "chunk_size": settings.CHUNK_SIZE,
         "chunk_overlap": settings.CHUNK_OVERLAP,
-        "web_results": WEB_RESULTS,
-        "web_score": WEB_SCORE,
     }
-    return config_apply(snapshot, overrides or {})
 
 
 # The namespace of the per-user advisory lock that serialises run creation.

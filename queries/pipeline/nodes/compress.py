@@ -51,7 +51,7 @@ def compress(state: RAGState, config) -> dict:
         return {"context": ""}
     context = build_context(docs)
     original = len(context)
-    limit = run.max_context_chars
+    limit = run.config.max_context_chars
     try:
         budget = run.strategy.context_budget(context, run.call)
     except RunCancelled:

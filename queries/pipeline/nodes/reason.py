@@ -115,8 +115,8 @@ def reason(state: RAGState, config) -> dict:
     stream = AnswerStream(
         run.emit,
         attempt=state.get("retry_count", 0) + 1,
-        interval=run.answer_delta_seconds,
-        max_events=run.answer_delta_max_events,
+        interval=run.config.answer_delta_seconds,
+        max_events=run.config.answer_delta_max_events,
     )
     run.call.on_answer_text = stream
     try:
@@ -130,7 +130,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
     docs = state.get("context_docs", [])
     retrying = state.get("retry_count", 0) > 0
     if retrying:
-        run.call.temperature = run.retry_temperature
+        run.call.temperature = run.config.retry_temperature
     if not docs:
         return _direct(run, state, stream)
     sources = build_sources(docs)

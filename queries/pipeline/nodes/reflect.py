@@ -186,7 +186,7 @@ def reflect(state: RAGState, config) -> dict:
     run = run_context(config)
     run.check_cancelled()
     retry_count = state.get("retry_count", 0)
-    max_attempts = run.max_retries + 1
+    max_attempts = run.config.max_reflection_retries + 1
     run.emit(
         stages.STAGE_START,
         {
@@ -242,7 +242,11 @@ def reflect(state: RAGState, config) -> dict:
 def _next_step(run: RunContext, state: RAGState, verdict: Verdict) -> tuple[bool, bool]:
     """Return whether to try again, and whether that try adds web search (weak evidence)."""
     retry_count = state.get("retry_count", 0)
-    will_retry = (not verdict.grounded) and verdict.should_retry and retry_count < run.max_retries
+    will_retry = (
+        (not verdict.grounded)
+        and verdict.should_retry
+        and retry_count < run.config.max_reflection_retries
+    )
     if not will_retry or state.get("use_external", False) or run.strategy.retry == OTHER_WAY:
         # A retry the other way reads the same passages: it never sends the question to the web.
         return will_retry, False
@@ -369,7 +373,7 @@ def _combine(
 def _retry(run: RunContext, state: RAGState, verdict: Verdict, *, escalate: bool) -> dict:
     retry_count = state.get("retry_count", 0)
     attempt = retry_count + 2
-    max_attempts = run.max_retries + 1
+    max_attempts = run.config.max_reflection_retries + 1
     # Never empty: the next attempt knows it is one (a small model answers the other way).
     reason = verdict.feedback or "; ".join(verdict.issues) or NOT_GROUNDED
     run.emit(
