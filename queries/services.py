@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.http import Http404
 from django.utils import timezone
 
 from adrag_site import audit
@@ -134,6 +135,38 @@ def run_create(
         run.job_id = run_query.defer(run_id=str(run.id))
         run.save(update_fields=["job_id"])
     return run
+
+
+def run_start(*, user, data: dict, request_id: str = "") -> QueryRun:
+    """Start a run from a checked POST /api/query body (queries/inputs.QueryInput): the
+    knowledge bases it names must be readable (404 otherwise; none named: every readable one),
+    the conversation it continues the user's own (404), its filters valid for those knowledge
+    bases (400); then the run is created and queued (the limits apply: 429)."""
+    from knowledge.selectors import kb_ids_readable
+    from queries.filters import filters_validate
+    from queries.selectors import conversation_get_for_user
+
+    kb_ids = kb_ids_readable(user=user, requested=data["knowledge_bases"])
+    conversation = None
+    if data["conversation"]:
+        try:
+            conversation = conversation_get_for_user(
+                conversation_id=data["conversation"], user=user, own=True
+            )
+        except Http404:
+            raise ServiceError(404, "not_found", "No such conversation.") from None
+    filters = filters_validate(raw=data["filters"], user=user, kb_ids=kb_ids)
+    return run_create(
+        user=user,
+        query=data["query"],
+        provider_name=data["provider"],
+        model=data["model"],
+        kb_ids=kb_ids,
+        request_id=request_id,
+        filters=filters,
+        conversation=conversation,
+        start_conversation=conversation is None,
+    )
 
 
 TITLE_CHARS = 80
