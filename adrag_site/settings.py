@@ -455,12 +455,7 @@ LOCAL_N_CTX = env_int("LOCAL_N_CTX", 4096)
 # the model (none for a model of your own: then MAX_CONTEXT_CHARS alone).
 LOCAL_CONTEXT_TOKENS = env_int("LOCAL_CONTEXT_TOKENS", 0)
 LOCAL_N_THREADS = env_int("LOCAL_N_THREADS", 0)  # 0: one per core
-# OpenMP threads (llama.cpp's, torch's) sleep rather than spin while they wait. Alone it costs
-# nothing (a 1.5B model read 20.9 tokens/s either way); two processes computing at once (two
-# run workers, a worker beside a test or a model server) read 24 tokens/s each spinning and
-# 39 sleeping, and a spinning one beside a busy 1.5B slowed to 2 tokens/s. Set before any
-# OpenMP runtime loads; an explicit OMP_WAIT_POLICY wins.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# OMP_WAIT_POLICY defaults to PASSIVE for the portal's processes (adrag_site/apps.py).
 LOCAL_STRUCTURED_OUTPUT = env_str("LOCAL_STRUCTURED_OUTPUT", "schema").lower()
 # Run workers load the local model at start: "auto" when DEFAULT_PROVIDER is local; true/false.
 LOCAL_WARM_UP = env_str("LOCAL_WARM_UP", "auto").lower()

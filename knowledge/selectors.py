@@ -65,6 +65,19 @@ def kb_ids_for_user(*, user) -> list[int]:
     return list(kb_list_for_user(user=user).values_list("id", flat=True))
 
 
+def kb_ids_readable(*, user, requested: list[int] | None) -> list[int]:
+    """Return the knowledge bases a request searches: every one it names, each readable by the
+    user (else a 404 naming the first that is not, so another team's answers as a missing one),
+    or every one the user may read when it names none."""
+    readable = kb_ids_for_user(user=user)
+    if requested is None:
+        return readable
+    unknown = [kb_id for kb_id in requested if kb_id not in set(readable)]
+    if unknown:
+        raise ServiceError(404, "not_found", f"No such knowledge base: {unknown[0]}.")
+    return list(requested)
+
+
 def kb_get_for_user(*, kb_id, user, level: str = READ) -> KnowledgeBase:
     """Return a knowledge base the user may act on at `level`.
 

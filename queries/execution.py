@@ -61,7 +61,7 @@ def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
     """Run the pipeline for a queued run, writing every event to its log."""
     from knowledge.selectors import kb_ids_for_user
     from queries.answering.registry import get_strategy
-    from queries.overrides import pipeline_kwargs
+    from queries.pipeline.config import PipelineConfig
     from queries.pipeline.runner import run_pipeline
 
     with transaction.atomic():
@@ -88,7 +88,7 @@ def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
         kb_ids=kb_ids,
         sink=RunEventSink(run.id),
         model=run.model or None,
-        **pipeline_kwargs(run.overrides or {}),
+        config=PipelineConfig.from_settings().with_overrides(run.overrides or {}),
         is_cancelled=CancelCheck(run.id, should_abort),
         filters=dict(run.filters or {}),
         history=conversation_history(run),

@@ -26,6 +26,7 @@ from knowledge.ingest.filetypes import SUPPORTED_EXTENSIONS
 from knowledge.retrieval.filters import MAX_FILTER_DOCUMENTS
 from knowledge.retrieval.stores import fusion_lists
 from queries.models import QueryRun
+from queries.pipeline.config import RERUN_RANGES, TUNABLES
 
 MISSING_QUERY = "Missing or empty 'query' field"
 # The spec's message, with the providers this portal adds after it.
@@ -264,13 +265,6 @@ class QueryInput(serializers.Serializer):
         return ServiceError(400, code, message)
 
 
-# The integer settings a re-run may change: (lowest, highest).
-INT_RANGES = {
-    "retrieval_top_k": (1, 50),
-    "rerank_top_k": (1, 20),
-    "max_context_chars": (200, 50_000),
-    "max_reflection_retries": (0, 5),
-}
 MAX_FUSION_WEIGHT = 100.0
 
 
@@ -309,9 +303,11 @@ class FusionWeightsField(serializers.DictField):
 
 
 def _int_setting(name: str) -> StrictIntegerField:
-    """An integer setting a re-run may change, within its INT_RANGES."""
-    lowest, highest = INT_RANGES[name]
-    return StrictIntegerField(required=False, min_value=lowest, max_value=highest)
+    """An integer setting a re-run may change, within its RERUN_RANGES."""
+    lowest, highest = RERUN_RANGES[name]
+    return StrictIntegerField(
+        required=False, min_value=lowest, max_value=highest, help_text=TUNABLES[name].help
+    )
 
 
 class RerunInput(serializers.Serializer):
@@ -323,10 +319,6 @@ class RerunInput(serializers.Serializer):
     knowledge_bases = KnowledgeBaseIdsField(
         help_text="The knowledge bases to search instead of the original's."
     )
-    retrieval_top_k = _int_setting("retrieval_top_k")
-    rerank_top_k = _int_setting("rerank_top_k")
-    max_context_chars = _int_setting("max_context_chars")
-    max_reflection_retries = _int_setting("max_reflection_retries")
     fusion_weights = FusionWeightsField(
         child=serializers.FloatField(min_value=0, max_value=MAX_FUSION_WEIGHT), required=False
     )
@@ -334,6 +326,12 @@ class RerunInput(serializers.Serializer):
         required=False,
         help_text="false: no reranking, the fused order is kept (scored by fused rank).",
     )
+
+    def get_fields(self):
+        """The declared fields, and one per tunable a re-run may change (RERUN_RANGES)."""
+        fields = super().get_fields()
+        fields.update({name: _int_setting(name) for name in RERUN_RANGES})
+        return fields
 
     def to_internal_value(self, data):
         if not isinstance(data, dict):
@@ -369,8 +367,8 @@ class RerunInput(serializers.Serializer):
 
     def field_rule(self, key: str) -> str:
         """Return what a setting must be, in words."""
-        if key in INT_RANGES:
-            lowest, highest = INT_RANGES[key]
+        if key in RERUN_RANGES:
+            lowest, highest = RERUN_RANGES[key]
             return f"must be an integer from {lowest} to {highest}."
         if key == "provider":
             return f"must be one of {', '.join(self.fields['provider'].choices)}."

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.http import Http404
 from django.utils import timezone
 
 from adrag_site import audit
@@ -20,31 +21,31 @@ logger = logging.getLogger(__name__)
 
 
 def config_snapshot(*, provider_name: str, model: str, overrides: dict | None = None) -> dict:
-    """Record the settings a run ran with (a re-run's overrides applied), to read its results."""
-    from knowledge.retrieval.fusion import fusion_weights
-    from knowledge.retrieval.graph import graph_top_k
+    """Record the settings a run ran with (a re-run's overrides applied), to read its results:
+    the provider and model, the embedder and reranker, the pipeline's tunables
+    (PipelineConfig.snapshot) and the chunking its documents were indexed with."""
+    from providers.reranker import FusedRankOrder
     from providers.reranker import status as reranker_status
-    from queries.overrides import config_apply
-    from queries.pipeline.context import WEB_RESULTS, WEB_SCORE
+    from queries.pipeline.config import PipelineConfig
 
-    snapshot = {
+    config = PipelineConfig.from_settings().with_overrides(overrides or {})
+    reranker = reranker_status()
+    if not config.reranker_enabled:
+        reranker = {
+            "ready": True,
+            **FusedRankOrder().describe(),
+            "configured": settings.RERANKER_MODEL,
+            "enabled": False,
+        }
+    return {
         "provider": provider_name,
         "model": model,
         "embedding_model": settings.EMBEDDING_MODEL,
-        "reranker": reranker_status(),
-        "retrieval_top_k": settings.RETRIEVAL_TOP_K,
-        "graph_top_k": graph_top_k(settings.RETRIEVAL_TOP_K),
-        "rerank_top_k": settings.RERANK_TOP_K,
-        "max_context_chars": settings.MAX_CONTEXT_CHARS,
-        "max_reflection_retries": settings.MAX_REFLECTION_RETRIES,
-        "retry_temperature": settings.RETRY_TEMPERATURE,
-        "fusion": {"rrf_k": settings.FUSION_RRF_K, "weights": fusion_weights()},
+        "reranker": reranker,
+        **config.snapshot(),
         "chunk_size": settings.CHUNK_SIZE,
         "chunk_overlap": settings.CHUNK_OVERLAP,
-        "web_results": WEB_RESULTS,
-        "web_score": WEB_SCORE,
     }
-    return config_apply(snapshot, overrides or {})
 
 
 # The namespace of the per-user advisory lock that serialises run creation.
@@ -134,6 +135,38 @@ def run_create(
         run.job_id = run_query.defer(run_id=str(run.id))
         run.save(update_fields=["job_id"])
     return run
+
+
+def run_start(*, user, data: dict, request_id: str = "") -> QueryRun:
+    """Start a run from a checked POST /api/query body (queries/inputs.QueryInput): the
+    knowledge bases it names must be readable (404 otherwise; none named: every readable one),
+    the conversation it continues the user's own (404), its filters valid for those knowledge
+    bases (400); then the run is created and queued (the limits apply: 429)."""
+    from knowledge.selectors import kb_ids_readable
+    from queries.filters import filters_validate
+    from queries.selectors import conversation_get_for_user
+
+    kb_ids = kb_ids_readable(user=user, requested=data["knowledge_bases"])
+    conversation = None
+    if data["conversation"]:
+        try:
+            conversation = conversation_get_for_user(
+                conversation_id=data["conversation"], user=user, own=True
+            )
+        except Http404:
+            raise ServiceError(404, "not_found", "No such conversation.") from None
+    filters = filters_validate(raw=data["filters"], user=user, kb_ids=kb_ids)
+    return run_create(
+        user=user,
+        query=data["query"],
+        provider_name=data["provider"],
+        model=data["model"],
+        kb_ids=kb_ids,
+        request_id=request_id,
+        filters=filters,
+        conversation=conversation,
+        start_conversation=conversation is None,
+    )
 
 
 TITLE_CHARS = 80

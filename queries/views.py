@@ -15,6 +15,7 @@ from adrag_site.errors import ServiceError, json_error
 from adrag_site.parsers import TOO_DEEP_CODE, TOO_DEEP_MESSAGE, BodyRefused, check_value
 from queries.inputs import QueryInput
 from queries.models import QueryRun
+from queries.services import run_start
 from queries.streams import STYLE_EVENTSOURCE, STYLE_POST, run_stream
 
 logger = logging.getLogger(__name__)
@@ -95,51 +96,14 @@ def _close_connection() -> None:
     connection.close()
 
 
-def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun:
-    """Check what the body names against the user's access and create the run."""
-    from knowledge.selectors import kb_ids_for_user
-    from queries.filters import filters_validate
-    from queries.selectors import conversation_get_for_user
-    from queries.services import run_create
-
-    readable = kb_ids_for_user(user=user)
-    if parsed["knowledge_bases"] is None:
-        kb_ids = readable
-    else:
-        unknown = [k for k in parsed["knowledge_bases"] if k not in set(readable)]
-        if unknown:
-            raise ServiceError(404, "not_found", f"No such knowledge base: {unknown[0]}.")
-        kb_ids = parsed["knowledge_bases"]
-    conversation = None
-    if parsed["conversation"]:
-        try:
-            conversation = conversation_get_for_user(
-                conversation_id=parsed["conversation"], user=user, own=True
-            )
-        except Http404:
-            raise ServiceError(404, "not_found", "No such conversation.") from None
-    filters = filters_validate(raw=parsed["filters"], user=user, kb_ids=kb_ids)
-    return run_create(
-        user=user,
-        query=parsed["query"],
-        provider_name=parsed["provider"],
-        model=parsed["model"],
-        kb_ids=kb_ids,
-        request_id=request_id,
-        filters=filters,
-        conversation=conversation,
-        start_conversation=conversation is None,
-    )
-
-
 @json_errors
 @allow("POST")
 async def query_view(request):
     """Start a run and stream its events: the spec's contract, plus id lines and heartbeats."""
     body = _json_body(request, empty=None)
     parsed = QueryInput(data=None if body is NOT_JSON else body).validated()
-    run = await sync_to_async(_prepare_run)(
-        request.user, parsed, getattr(request, "request_id", "")
+    run = await sync_to_async(run_start)(
+        user=request.user, data=parsed, request_id=getattr(request, "request_id", "")
     )
     response = await _run_stream_response(run, deltas=parsed["answer_deltas"])
     if run.conversation_id:

@@ -6,17 +6,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
-
 from providers.llm.base import CallContext, RunCancelled
 from queries.answering.strategy import Strategy
+from queries.pipeline.config import PipelineConfig
 from queries.pipeline.events import EventSink, emit
 
 WebSearch = Callable[[str, int], list[dict[str, Any]]]
-
-# The spec's web search: five results, each scored 0.7 for the reranker.
-WEB_RESULTS = 5
-WEB_SCORE = 0.7
 
 
 @dataclass
@@ -28,19 +23,11 @@ class RunContext:
     strategy: Strategy
     call: CallContext
     kb_ids: list[int]
-    retrieval_top_k: int = field(default_factory=lambda: settings.RETRIEVAL_TOP_K)
-    rerank_top_k: int = field(default_factory=lambda: settings.RERANK_TOP_K)
-    max_context_chars: int = field(default_factory=lambda: settings.MAX_CONTEXT_CHARS)
-    max_retries: int = field(default_factory=lambda: settings.MAX_REFLECTION_RETRIES)
-    retry_temperature: float = field(default_factory=lambda: settings.RETRY_TEMPERATURE)
-    web_results: int = WEB_RESULTS
-    web_score: float = WEB_SCORE
+    # Every tunable of the run (queries/pipeline/config.py).
+    config: PipelineConfig = field(default_factory=PipelineConfig.from_settings)
     web_search: WebSearch | None = None
+    # A reranker of the caller's (tests, benches); None: the configured one.
     reranker: Any = None
-    # The RRF weight of each candidate list (vector, bm25, graph, web); None: the settings'.
-    fusion_weights: dict[str, float] | None = None
-    answer_delta_seconds: float = field(default_factory=lambda: settings.ANSWER_DELTA_SECONDS)
-    answer_delta_max_events: int = field(default_factory=lambda: settings.ANSWER_DELTA_MAX_EVENTS)
     timings_ms: dict[str, float] = field(default_factory=dict)
     # Metadata filters (documents, file types, upload dates), applied inside every store's SQL.
     filters: dict[str, Any] = field(default_factory=dict)

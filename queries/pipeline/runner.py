@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from providers.llm.base import CallContext, RunCancelled, public_error
 from queries.answering.strategy import Strategy
 from queries.pipeline import codes, stages
+from queries.pipeline.config import TUNABLES, PipelineConfig
 from queries.pipeline.context import RunContext
 from queries.pipeline.events import EventSink, emit
 from queries.pipeline.graph import build_graph
@@ -46,15 +47,22 @@ def run_pipeline(
     model: str | None = None,
     is_cancelled: Callable[[], bool] = lambda: False,
     frame_stream_end: bool = True,
-    **overrides,
+    config: PipelineConfig | None = None,
+    **extras,
 ) -> Outcome:
     """Run the eight nodes, then emit `done` (or `error`) and `stream_end` to the sink.
 
     `strategy` may be a factory, so that a provider that cannot be built fails the run with
-    an error frame like any other pipeline failure.
+    an error frame like any other pipeline failure. `config` is the run's tunables (the
+    settings' when None); `extras` are other RunContext fields (filters, history, web_search,
+    reranker) or tunables by name (`max_reflection_retries=0`), which change `config`.
     """
     call = CallContext(model=model, temperature=0.0, is_cancelled=is_cancelled)
-    run = RunContext(sink=sink, strategy=None, call=call, kb_ids=list(kb_ids), **overrides)
+    tunables = {name: extras.pop(name) for name in list(extras) if name in TUNABLES}
+    config = replace(config, **tunables) if config else PipelineConfig.from_settings(**tunables)
+    run = RunContext(
+        sink=sink, strategy=None, call=call, kb_ids=list(kb_ids), config=config, **extras
+    )
     started = time.perf_counter()
     outcome: Outcome
     try:

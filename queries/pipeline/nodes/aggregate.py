@@ -23,7 +23,8 @@ def aggregate(state: RAGState, config) -> dict:
             for name, hits in state.get("store_hits", {}).items()
         },
         web=[Hit.from_state(h) for h in state.get("web_hits", [])],
-        weights=run.fusion_weights,
+        weights=run.config.fusion_weights,
+        rrf_k=run.config.rrf_k,
     )
     run.emit(
         stages.STAGE_COMPLETE,

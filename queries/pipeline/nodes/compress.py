@@ -8,17 +8,13 @@ from knowledge.chunk_kinds import SECTION_SEPARATOR
 from providers.llm.base import RunCancelled, log_failure, public_error
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
+from queries.pipeline.sources import block_label
 from queries.pipeline.state import RAGState, question_frame
 
 logger = logging.getLogger(__name__)
 
 # The compression prompt reads at most this much of the context (the spec's limit).
 COMPRESS_INPUT_CHARS = 10_000
-
-
-def block_label(doc: dict) -> str:
-    """Return the label a block is cited by: its file name, else its title, else Unknown."""
-    return doc.get("file_name") or doc.get("title") or "Unknown"
 
 
 def context_label(doc: dict) -> str:
@@ -51,7 +47,7 @@ def compress(state: RAGState, config) -> dict:
         return {"context": ""}
     context = build_context(docs)
     original = len(context)
-    limit = run.max_context_chars
+    limit = run.config.max_context_chars
     try:
         budget = run.strategy.context_budget(context, run.call)
     except RunCancelled:

@@ -30,7 +30,7 @@ def external_tools(state: RAGState, config) -> dict:
     search = run.web_search or websearch.search
     query = state.get("retrieval_query") or state["query"]
     try:
-        results = search(query, run.web_results)
+        results = search(query, run.config.web_results)
     except Exception as exc:
         log_failure(logger, "web search failed", exc)
         run.emit(
@@ -39,7 +39,7 @@ def external_tools(state: RAGState, config) -> dict:
         )
         return {"web_hits": []}
     hits: list[dict[str, Any]] = []
-    for rank, result in enumerate(results[: run.web_results], start=1):
+    for rank, result in enumerate(results[: run.config.web_results], start=1):
         text = (result.get("body") or result.get("snippet") or "").strip()
         if not text:
             continue
@@ -47,7 +47,7 @@ def external_tools(state: RAGState, config) -> dict:
             {
                 "text": text,
                 "source_type": "web",
-                "score": run.web_score,
+                "score": run.config.web_score,
                 "url": result.get("href") or result.get("url") or "",
                 "title": result.get("title") or "",
                 "file_name": result.get("title") or "",

@@ -3,108 +3,23 @@
 from __future__ import annotations
 
 import logging
-import re
 
-from knowledge.chunk_kinds import KIND_ROW, KIND_TABLE
 from knowledge.tables.store import is_computed
 from providers.llm.base import RunCancelled, log_failure, public_error
-from queries.answering.types import BY_QUOTE, BY_TABLE, SourceBlock
+from queries.answering.types import BY_QUOTE, BY_TABLE
 from queries.pipeline import stages
 from queries.pipeline.answer_stream import AnswerStream
 from queries.pipeline.context import RunContext, run_context
-from queries.pipeline.nodes.compress import block_label
+from queries.pipeline.sources import (
+    UNABLE,
+    build_sources,
+    cited_indices,
+    computed_answer,
+    source_blocks,
+)
 from queries.pipeline.state import RAGState, question_frame
 
 logger = logging.getLogger(__name__)
-
-UNABLE = "Unable to generate an answer."
-PREVIEW_CHARS = 250
-CITATION = re.compile(r"\[(\d+)\]")
-
-
-def build_sources(docs: list[dict]) -> list[dict]:
-    """Return the spec's eight-key source of each context document, 1-based.
-
-    Additive keys that no reference client reads: `section` (the headings above the
-    passage), `kind` (prose, list, row, table), for table rows `table` ({caption, headers,
-    rows, first_row}) so a card can show a row as a table, and for a passage of a knowledge
-    base `document_id` and `chunk_id`, so a citation can open the document at the passage.
-    """
-    sources = []
-    for index, doc in enumerate(docs, start=1):
-        text = doc.get("text", "")
-        score = doc.get("rerank_score")
-        if score is None:
-            score = doc.get("score", 0.0)
-        source = {
-            "index": index,
-            "file_name": block_label(doc),
-            "source_type": doc.get("source_type", "vector"),
-            "url": doc.get("url") or "",
-            "page": doc.get("page") if doc.get("page") is not None else "",
-            "rerank_score": round(float(score or 0.0), 4),
-            "content_preview": text[:PREVIEW_CHARS],
-            "content": text,
-        }
-        source.update(structure_keys(doc))
-        if doc.get("chunk_id") is not None and doc.get("document_id") is not None:
-            source["document_id"] = int(doc["document_id"])
-            source["chunk_id"] = int(doc["chunk_id"])
-        sources.append(source)
-    return sources
-
-
-def structure_keys(doc: dict) -> dict:
-    """Return a document's additive source keys: its section, kind, and a row's table."""
-    keys: dict = {}
-    if doc.get("section"):
-        keys["section"] = list(doc["section"])
-    if doc.get("kind"):
-        keys["kind"] = doc["kind"]
-    structure = doc.get("structure") or {}
-    if doc.get("kind") == KIND_ROW and structure.get("cells"):
-        rows, first = [structure["cells"]], structure.get("row")
-    elif doc.get("kind") == KIND_TABLE and structure.get("rows"):
-        rows, first = structure["rows"], structure.get("first_row")
-    else:
-        return keys
-    keys["table"] = {
-        "caption": structure.get("caption") or "",
-        "headers": list(structure.get("headers") or []),
-        "rows": [list(row) for row in rows],
-        "first_row": first,
-    }
-    return keys
-
-
-def source_blocks(sources: list[dict], docs: list[dict]) -> list[SourceBlock]:
-    """Return the evidence blocks a strategy reads, numbered as the sources are."""
-    return [
-        SourceBlock(
-            index=source["index"],
-            file_name=source["file_name"],
-            text=source["content"],
-            source_type=source["source_type"],
-            rerank_score=source["rerank_score"],
-            section=tuple(doc.get("section") or ()),
-            kind=doc.get("kind") or "",
-            structure=doc.get("structure"),
-        )
-        for source, doc in zip(sources, docs)
-    ]
-
-
-def cited_indices(answer: str, declared) -> set[int]:
-    """Return the cited source numbers: those declared by the model, else those in the text."""
-    indices: set[int] = set()
-    for value in declared or []:
-        try:
-            indices.add(int(value))
-        except (TypeError, ValueError):
-            continue
-    if not indices:
-        indices = {int(n) for n in CITATION.findall(answer or "")}
-    return indices
 
 
 def reason(state: RAGState, config) -> dict:
@@ -115,8 +30,8 @@ def reason(state: RAGState, config) -> dict:
     stream = AnswerStream(
         run.emit,
         attempt=state.get("retry_count", 0) + 1,
-        interval=run.answer_delta_seconds,
-        max_events=run.answer_delta_max_events,
+        interval=run.config.answer_delta_seconds,
+        max_events=run.config.answer_delta_max_events,
     )
     run.call.on_answer_text = stream
     try:
@@ -130,7 +45,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
     docs = state.get("context_docs", [])
     retrying = state.get("retry_count", 0) > 0
     if retrying:
-        run.call.temperature = run.retry_temperature
+        run.call.temperature = run.config.retry_temperature
     if not docs:
         return _direct(run, state, stream)
     sources = build_sources(docs)
@@ -180,26 +95,6 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         # A cell read from a row is asserted as data too (additive `answer_values`).
         **({"answer_values": list(result.values)} if result.values else {}),
     }
-
-
-def computed_answer(docs: list[dict], sources: list[dict], lead: str = "") -> tuple[str, set[int]]:
-    """Return a table program's answer (the result first, citing the computed passage, then
-    the program in words, citing the rows it read) and the source numbers it cites. `lead`
-    goes before the result ("Probably")."""
-    structure = docs[0]["structure"]
-    rows = [
-        source["index"]
-        for source, doc in zip(sources, docs)
-        if doc.get("chunk_id") in set(structure.get("row_chunks") or [])
-    ]
-    cited_rows = "".join(f"[{index}]" for index in rows)
-    result = f"{lead} {structure['result']}" if lead else structure["result"]
-    if rows and not structure.get("computed"):
-        # Cells read from rows: the value cites the rows that hold it, the program [1].
-        answer = f"{result} {cited_rows}. {structure['words']} [1]."
-    else:
-        answer = f"{result} [1]. {structure['words']}{' ' + cited_rows if rows else ''}."
-    return answer, {1, *rows}
 
 
 def _computed(run: RunContext, docs: list[dict], sources: list[dict], stream: AnswerStream) -> dict:

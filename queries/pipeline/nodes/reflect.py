@@ -11,17 +11,16 @@ verified.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
 
 from django.conf import settings
 
 from providers.llm.base import RunCancelled, public_error
 from providers.reranker import get_reranker
-from queries.answering.checks import CAVEAT, AnswerCheck, check_answer, not_found_answer
+from queries.answering.checks import CAVEAT, check_answer, not_found_answer
 from queries.answering.types import BY_TABLE, OTHER_WAY, Critique
 from queries.pipeline import stages
 from queries.pipeline.context import RunContext, run_context
-from queries.pipeline.nodes.reason import (
+from queries.pipeline.sources import (
     UNABLE,
     build_sources,
     cited_indices,
@@ -29,13 +28,19 @@ from queries.pipeline.nodes.reason import (
     source_blocks,
 )
 from queries.pipeline.state import RAGState, question, question_frame
+from queries.pipeline.verdict import (
+    NOT_FOUND,
+    NOT_FOUND_CONFIDENCE,
+    UNVERIFIED,
+    VERIFIED,
+    Verdict,
+    combine,
+)
 
 logger = logging.getLogger(__name__)
 
 # The critic sees at most this much of the context (the spec's limit).
 REFLECT_CONTEXT_CHARS = 4000
-# An answer the documents do not support scores at most this.
-NOT_FOUND_CONFIDENCE = 0.3
 CLOSEST_PASSAGES = 3
 NOT_GROUNDED = "The answer was not grounded in the evidence."
 TENTATIVE_NOTE = (
@@ -46,31 +51,11 @@ TENTATIVE_ISSUE = (
     "No passage states the answer; a table program that may not be the one asked for computed it."
 )
 
-VERIFIED = "verified"
-UNVERIFIED = "unverified"
-NOT_FOUND = "not_found"
 _FINALIZE_MESSAGES = {
     VERIFIED: "Answer verified and finalized",
     UNVERIFIED: "Answer finalized with a caveat",
     NOT_FOUND: "Not found in the documents",
 }
-
-
-@dataclass
-class Verdict:
-    """The combined judgement of one attempt."""
-
-    grounded: bool
-    confidence: float
-    issues: list[str] = field(default_factory=list)
-    feedback: str = ""
-    should_retry: bool = False
-    sufficient: bool = True
-    # The answer with the markers the check assigned ("" keeps the attempt's answer).
-    answer: str = ""
-    check: AnswerCheck | None = None
-    # The critic's failure, as a user may read it ("" when it answered).
-    error: str = ""
 
 
 def _metadata(state: RAGState, *, verdict: str, confidence: float, issues: list) -> dict:
@@ -186,7 +171,7 @@ def reflect(state: RAGState, config) -> dict:
     run = run_context(config)
     run.check_cancelled()
     retry_count = state.get("retry_count", 0)
-    max_attempts = run.max_retries + 1
+    max_attempts = run.config.max_reflection_retries + 1
     run.emit(
         stages.STAGE_START,
         {
@@ -242,7 +227,11 @@ def reflect(state: RAGState, config) -> dict:
 def _next_step(run: RunContext, state: RAGState, verdict: Verdict) -> tuple[bool, bool]:
     """Return whether to try again, and whether that try adds web search (weak evidence)."""
     retry_count = state.get("retry_count", 0)
-    will_retry = (not verdict.grounded) and verdict.should_retry and retry_count < run.max_retries
+    will_retry = (
+        (not verdict.grounded)
+        and verdict.should_retry
+        and retry_count < run.config.max_reflection_retries
+    )
     if not will_retry or state.get("use_external", False) or run.strategy.retry == OTHER_WAY:
         # A retry the other way reads the same passages: it never sends the question to the web.
         return will_retry, False
@@ -280,7 +269,14 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
     blocks = source_blocks(build_sources(docs), docs)
     critic, error = _critic(run, state, answer, blocks)
     check = check_answer(question_frame(state), answer, blocks, term_stats=state.get("term_stats"))
-    return _combine(state, critic, check, error, other_way=run.strategy.retry == OTHER_WAY)
+    return combine(
+        critic,
+        check,
+        answer_doubts=state.get("is_sufficient") is False,
+        retry_count=state.get("retry_count", 0),
+        error=error,
+        other_way=run.strategy.retry == OTHER_WAY,
+    )
 
 
 def _judge_computed(state: RAGState) -> Verdict:
@@ -318,58 +314,10 @@ def _critic(run: RunContext, state: RAGState, answer: str, blocks) -> tuple[Crit
     return critic, ""
 
 
-def _combine(
-    state: RAGState, critic: Critique, check: AnswerCheck, error: str, *, other_way: bool = False
-) -> Verdict:
-    """Return the verdict of the critic and the deterministic check together.
-
-    `other_way`: the strategy's retry answers the other way (quote-first's: the model after
-    a quote). Then a first answer the check does not verify (a
-    refusal, a word no passage holds, an unsupported claim) is answered once the other way.
-    """
-    issues = list(critic.issues)
-    issues += [issue for issue in check.issues if issue not in issues]
-    # The answer's own judgement counts too: an answer written as not sufficient is no
-    # verified one, whatever the critic says afterwards.
-    self_doubt = state.get("is_sufficient") is False and check.sufficient
-    if self_doubt:
-        issues.append("The answer itself found the evidence insufficient.")
-    grounded = (
-        critic.grounded
-        and not check.unsupported
-        and check.sufficient
-        and not check.doubtful
-        and not self_doubt
-    )
-    confidence = min(critic.confidence, check.supported_share)
-    if not check.sufficient:
-        confidence = min(confidence, NOT_FOUND_CONFIDENCE)
-    feedback = critic.feedback
-    if check.unsupported and not feedback:
-        feedback = "; ".join(check.issues)
-    # A word no document holds cannot be found by searching again, and an answer that says
-    # the documents do not hold it is tried again only if its critic asks.
-    own_doubt = (bool(check.unsupported) or not check.sufficient) and not check.refusal
-    should_retry = not grounded and not check.absent and (critic.should_retry or own_doubt)
-    if other_way:
-        should_retry = not grounded and not state.get("retry_count", 0)
-    return Verdict(
-        grounded=grounded,
-        confidence=confidence,
-        issues=issues,
-        feedback=feedback,
-        should_retry=should_retry and not error,
-        error=error,
-        sufficient=check.sufficient,
-        answer=check.answer if check.markers_added else "",
-        check=check,
-    )
-
-
 def _retry(run: RunContext, state: RAGState, verdict: Verdict, *, escalate: bool) -> dict:
     retry_count = state.get("retry_count", 0)
     attempt = retry_count + 2
-    max_attempts = run.max_retries + 1
+    max_attempts = run.config.max_reflection_retries + 1
     # Never empty: the next attempt knows it is one (a small model answers the other way).
     reason = verdict.feedback or "; ".join(verdict.issues) or NOT_GROUNDED
     run.emit(

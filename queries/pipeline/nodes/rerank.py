@@ -8,7 +8,7 @@ from knowledge.retrieval.hits import Hit, hit_ref
 from knowledge.retrieval.rerank import rerank as rerank_hits
 from knowledge.tables.store import pinned
 from providers.llm.base import RunCancelled, log_failure, public_error
-from providers.reranker import FallbackReranker, get_reranker
+from providers.reranker import FallbackReranker, FusedRankOrder, get_reranker
 from queries.pipeline import stages
 from queries.pipeline.context import run_context
 from queries.pipeline.state import RAGState
@@ -27,13 +27,13 @@ def rerank(state: RAGState, config) -> dict:
             stages.STAGE_COMPLETE, {"stage": stages.RERANKER, "message": "No documents to rerank"}
         )
         return {"context_docs": []}
-    reranker = run.reranker or get_reranker()
+    reranker = run.reranker or (get_reranker() if run.config.reranker_enabled else FusedRankOrder())
     query = state.get("retrieval_query") or state["query"]
     # A table program's computed passage and the rows it read lead, as computed; the rest
     # fill the top K by the reranker.
     total = len(candidates)
-    computed, candidates = pinned(candidates, run.rerank_top_k)
-    room = run.rerank_top_k - len(computed)
+    computed, candidates = pinned(candidates, run.config.rerank_top_k)
+    room = run.config.rerank_top_k - len(computed)
     try:
         ranked = computed + (
             rerank_hits(
@@ -58,7 +58,7 @@ def rerank(state: RAGState, config) -> dict:
             )
         except Exception:
             logger.exception("fallback reranker failed too; keeping the fused order")
-            ranked = candidates[: run.rerank_top_k]
+            ranked = candidates[: run.config.rerank_top_k]
             for hit in ranked:
                 hit.rerank_score = hit.fusion_score
             ranked = computed + ranked[: max(room, 0)]

@@ -48,7 +48,10 @@ def retrieval(state: RAGState, config) -> dict:
     # The run's metadata filters narrow every store's SQL; web search (external tools) is no
     # document store and is not filtered.
     result = search_stores(
-        kb_ids=run.kb_ids, query=query, top_k=run.retrieval_top_k, filters=run.filters or None
+        kb_ids=run.kb_ids,
+        query=query,
+        top_k=run.config.retrieval_top_k,
+        filters=run.filters or None,
     )
     run.timings_ms.update({f"retrieval_{k}": v for k, v in result.timings_ms.items()})
     query_outcome = (

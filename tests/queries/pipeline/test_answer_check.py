@@ -53,7 +53,9 @@ def test_a_claim_its_passage_does_not_support_is_not_verified_whatever_the_criti
     wrong = answer("Full-time employees get 30 working days of annual leave per year [1].")
     script = Script(planner=[PLAN_RETRIEVE], reasoning=[wrong], reflection=[verdict()])
 
-    sink, outcome = run(kb, script, "How many days of annual leave do I get?", max_retries=0)
+    sink, outcome = run(
+        kb, script, "How many days of annual leave do I get?", max_reflection_retries=0
+    )
 
     check = next(
         f["data"]
@@ -113,7 +115,9 @@ def test_an_answer_written_as_insufficient_is_never_shown_verified(kb):
     reply["is_sufficient"] = False
     script = Script(planner=[PLAN_RETRIEVE], reasoning=[reply], reflection=[verdict()])
 
-    sink, outcome = run(kb, script, "How many days of annual leave do I get?", max_retries=0)
+    sink, outcome = run(
+        kb, script, "How many days of annual leave do I get?", max_reflection_retries=0
+    )
 
     assert finalize(sink)["verdict"] == "unverified"
     assert "The answer itself found the evidence insufficient." in outcome.metadata["issues"]
