@@ -137,3 +137,18 @@ def test_the_readme_is_short_and_opens_with_the_two_commands():
     block = block[: block.index("```")]
     assert [line.split()[:2] for line in block] == [["make", "run"], ["make", "test"]]
     assert lines.index("```sh", start) < 20
+
+
+def test_every_tunable_of_a_run_is_in_the_configuration_table_and_its_re_run_range_in_the_api():
+    """PipelineConfig's TUNABLES are the one list of a run's tunables: each has a row in the
+    full table, and each a re-run may change is documented with its range."""
+    from queries.pipeline.config import RERUN_RANGES, TUNABLES
+
+    named = set(
+        re.findall(r"`(\w+)`", " ".join(re.findall(r"^\| ([^|]*) \|", CONFIGURATION, re.M)))
+    )
+    missing = [t.setting for t in TUNABLES.values() if t.setting not in named]
+    assert not missing, missing
+    api = (ROOT / "docs" / "api.md").read_text()
+    for name, (lowest, highest) in RERUN_RANGES.items():
+        assert f"{name} ({lowest}-{highest})" in api, name
