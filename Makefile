@@ -10,7 +10,7 @@ export HOST PORT
 # this portable set works on any x86-64 CPU with AVX2. pip caches the built wheel.
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF
 
-.PHONY: install install-local install-test run test migrate lint bench browser model
+.PHONY: install install-local install-test run test test-fast migrate lint bench browser model
 
 install: $(VENV)/.installed
 
@@ -51,6 +51,10 @@ browser:
 
 test: install-test browser
 	$(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder
+
+# The inner loop: every test that starts no process (web, worker, model server) and no browser.
+test-fast: install-test
+	$(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder -m "not slow"
 
 lint: install-test
 	$(VENV)/bin/ruff check .

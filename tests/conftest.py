@@ -29,6 +29,11 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 # tests uses the group's fixture (the first that matches here); nothing lists modules by hand.
 MODEL_SERVER_GROUP = "llama-server"
 SHARED_STACK_GROUP = "shared-stack"
+# The fixtures that start processes (web, workers, model servers) or a browser.
+LIVE_FIXTURES = {
+    "llama_server", "stack", "shared_stack", "model_stack", "portal_stack", "portal", "browser",
+    "new_page", "live_server",
+}  # fmt: skip
 PORTAL_GROUP = "portal"
 GROUP_FIXTURES = {
     "llama_server": MODEL_SERVER_GROUP,
@@ -71,6 +76,10 @@ class GroupMarks:
         module_groups = _module_groups(items)
         for item in items:
             item.add_marker(pytest.mark.xdist_group(_group(item, module_groups)))
+            # A test on a live process or a browser is slow, whether or not its module says so
+            # (`make test-fast` runs the others).
+            if LIVE_FIXTURES & set(item.fixturenames) and not item.get_closest_marker("slow"):
+                item.add_marker(pytest.mark.slow)
 
 
 def pytest_configure(config):

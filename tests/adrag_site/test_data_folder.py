@@ -28,6 +28,7 @@ def test_runportal_prints_its_commands_with_its_data_folder(monkeypatch, setting
     assert all(f"ADRAG_DATA_DIR='{folder}' " in line.split("manage.py")[0] for line in commands)
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_command_on_a_database_the_portal_never_set_up_says_what_to_do():
     name = f"adrag_empty_{uuid.uuid4().hex[:8]}"

@@ -5,6 +5,7 @@ import pytest
 from tests.support import run_manage
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_check_deploy_passes_with_production_like_settings():
     result = run_manage(
@@ -26,6 +27,7 @@ def test_check_deploy_passes_with_production_like_settings():
     assert "no issues" in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_check_deploy_flags_a_debug_deployment():
     result = run_manage(

@@ -36,6 +36,7 @@ CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_two_processes_use_the_embedded_database_at_once(tmp_path):
     with connection.cursor() as cursor:
@@ -66,6 +67,7 @@ def test_two_processes_use_the_embedded_database_at_once(tmp_path):
             cursor.execute("DROP TABLE IF EXISTS shared_probe")
 
 
+@pytest.mark.slow
 def test_the_server_survives_a_killed_client_and_prunes_its_handle(tmp_path):
     from django.conf import settings
 
@@ -109,6 +111,7 @@ def test_the_server_survives_a_killed_client_and_prunes_its_handle(tmp_path):
     assert str(child.pid) not in handles.read_text()
 
 
+@pytest.mark.slow
 def test_loading_settings_or_a_check_starts_no_database():
     from django.conf import settings
 
@@ -176,6 +179,7 @@ def test_a_killed_postmaster_is_started_again_with_every_committed_row(tmp_path,
         server.cleanup()
 
 
+@pytest.mark.slow
 def test_a_process_handed_the_socket_only_connects_and_never_registers(tmp_path):
     from django.conf import settings
 
@@ -233,6 +237,7 @@ THREADS_CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_a_burst_of_threads_attaches_to_the_embedded_server_at_once():
     # Under ASGI the first requests arrive together, each on a thread making its connection.
     env = child_env()

@@ -81,6 +81,7 @@ def test_the_admin_login_is_throttled_too(client, staff_user):
     assert_locked_out(sign_in(client, "carol-pass-123", url=ADMIN_LOGIN, username="carol"))
 
 
+@pytest.mark.slow
 def test_the_limit_and_cool_off_come_from_the_environment():
     shown = run_manage(
         "shell",

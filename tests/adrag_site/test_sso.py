@@ -159,6 +159,7 @@ def sign_in_at_provider(client, username: str, password: str, *, next_path: str 
     return client.get(back.path, query)
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_sign_in_with_the_provider_creates_the_person_with_the_teams_of_the_claim(
     client, sso_settings, provider

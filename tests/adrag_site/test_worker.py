@@ -13,6 +13,7 @@ from django.utils import timezone
 from tests.support import run_manage
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_worker_process_runs_the_sessions_clear_task():
     from adrag_site.tasks import sessions_clear

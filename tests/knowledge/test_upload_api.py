@@ -123,6 +123,7 @@ def test_several_files_in_one_request_report_each(upload):
     assert sorted(r["code"] for r in body["rejected"]) == ["empty_file", "unsupported_type"]
 
 
+@pytest.mark.slow
 def test_worker_process_ingests_an_upload(upload, kb, transactional_db):
     from tests.support import run_manage
 

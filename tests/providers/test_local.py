@@ -107,6 +107,7 @@ def test_fetch_refuses_a_file_whose_checksum_differs(gguf_model, monkeypatch, se
     assert not list((tmp_path / "models").glob("*"))
 
 
+@pytest.mark.slow
 def test_fetch_command_reports_a_present_model_without_downloading(gguf_model, settings):
     from tests.support import run_manage
 
