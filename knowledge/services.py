@@ -19,7 +19,7 @@ from adrag_site import audit
 from adrag_site.audit import audit_record
 from adrag_site.errors import ServiceError
 from knowledge.index import delete_document_rows, delete_orphan_entities
-from knowledge.ingest.extract import ExtractionError
+from knowledge.ingest.extracted import ExtractionError
 from knowledge.ingest.filetypes import UnsupportedFileType, file_extension, safe_file_name
 from knowledge.ingest.inspect import inspect_upload
 from knowledge.models import Document, KnowledgeBase
