@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from adrag_site import audit
+from adrag_site import audit, jobs
 from adrag_site.audit import audit_record
 from adrag_site.errors import ServiceError
 from queries.eventlog import run_terminate
@@ -101,7 +101,6 @@ def run_create(
     the user's list. Raises ServiceError (429, or 404 for a conversation deleted meanwhile).
     """
     from providers.llm.registry import get_backend
-    from queries.tasks import run_query
 
     try:
         resolved_model = model or get_backend(provider_name).default_model()
@@ -131,7 +130,7 @@ def run_create(
             rerun_of=rerun_of,
         )
         run.knowledge_bases.set(kb_ids)
-        run.job_id = run_query.defer(run_id=str(run.id))
+        run.job_id = jobs.job_defer("queries.run_query", run_id=str(run.id))
         run.save(update_fields=["job_id"])
     return run
 
@@ -179,8 +178,6 @@ def conversation_delete(*, conversation: Conversation) -> None:
 
 def run_cancel(*, run: QueryRun) -> QueryRun:
     """Stop a run: a queued one at once, a running one at its next check. Idempotent."""
-    from procrastinate.contrib.django import app
-
     with transaction.atomic():
         run = QueryRun.objects.select_for_update().get(id=run.id)
         if run.status == QueryRun.Status.CANCELLED:
@@ -190,7 +187,7 @@ def run_cancel(*, run: QueryRun) -> QueryRun:
         run.cancel_requested = True
         run.save(update_fields=["cancel_requested"])
         if run.status == QueryRun.Status.QUEUED:
-            if run.job_id is None or app.job_manager.cancel_job_by_id(run.job_id, abort=False):
+            if run.job_id is None or jobs.job_cancel(run.job_id, abort=False):
                 run_terminate(
                     run_id=run.id,
                     status=QueryRun.Status.CANCELLED,
@@ -198,7 +195,7 @@ def run_cancel(*, run: QueryRun) -> QueryRun:
                     message=codes.CANCELLED_MESSAGE,
                 )
         elif run.job_id:
-            app.job_manager.cancel_job_by_id(run.job_id, abort=True)
+            jobs.job_cancel(run.job_id, abort=True)
     run.refresh_from_db()
     return run
 
