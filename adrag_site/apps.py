@@ -8,6 +8,7 @@ class AdragSiteConfig(AppConfig):
     verbose_name = "adRAG site"
 
     def ready(self) -> None:
+        # Imported once the models are loaded: apps.py itself is imported before them.
         from adrag_site.logging import install_record_factory
 
         install_record_factory()

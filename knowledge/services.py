@@ -23,6 +23,7 @@ from knowledge.ingest.extracted import ExtractionError
 from knowledge.ingest.filetypes import UnsupportedFileType, file_extension, safe_file_name
 from knowledge.ingest.inspect import inspect_upload
 from knowledge.models import Document, KnowledgeBase
+from knowledge.selectors import NO_SUCH_TEAM, teams_for_user
 
 logger = logging.getLogger(__name__)
 
@@ -90,8 +91,6 @@ def kb_update(*, kb: KnowledgeBase, user, **changes) -> KnowledgeBase:
 
 
 def _check_team(*, user, team: Group | None) -> None:
-    from knowledge.selectors import NO_SUCH_TEAM, teams_for_user
-
     if team is not None and not teams_for_user(user=user).filter(id=team.id).exists():
         raise ServiceError(400, "invalid_team", NO_SUCH_TEAM)
 

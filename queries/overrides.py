@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+
 from adrag_site.errors import ServiceError
+from knowledge.retrieval.fusion import fusion_weights
+from knowledge.retrieval.graph import graph_top_k
+from knowledge.selectors import kb_ids_for_user
+from providers.reranker import FusedRankOrder
 from queries.inputs import INT_RANGES, RerunInput
 
 # The RunContext field each integer setting sets.
@@ -24,8 +30,6 @@ CONTEXT_FIELDS = {
 
 def overrides_validate(*, raw: Any, user) -> dict[str, Any]:
     """Return the checked overrides of a re-run request; raise ServiceError 400 (404 for a KB)."""
-    from knowledge.selectors import kb_ids_for_user
-
     if raw is None:
         return {}
     checked = RerunInput(data=raw).validated()
@@ -39,9 +43,6 @@ def overrides_validate(*, raw: Any, user) -> dict[str, Any]:
 
 def pipeline_kwargs(overrides: dict[str, Any]) -> dict[str, Any]:
     """Return the RunContext fields a run's overrides set (for `run_pipeline`)."""
-    from knowledge.retrieval.fusion import fusion_weights
-    from providers.reranker import FusedRankOrder
-
     kwargs: dict[str, Any] = {
         field: overrides[key] for key, field in CONTEXT_FIELDS.items() if key in overrides
     }
@@ -54,11 +55,6 @@ def pipeline_kwargs(overrides: dict[str, Any]) -> dict[str, Any]:
 
 def config_apply(config: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     """Write the overridden settings into a configuration snapshot (in place); return it."""
-    from django.conf import settings
-
-    from knowledge.retrieval.graph import graph_top_k
-    from providers.reranker import FusedRankOrder
-
     for key in INT_RANGES:
         if key in overrides:
             config[key] = overrides[key]

@@ -12,21 +12,23 @@ from django.utils import timezone
 from adrag_site import audit, jobs
 from adrag_site.audit import audit_record
 from adrag_site.errors import ServiceError
+from knowledge.retrieval.fusion import fusion_weights
+from knowledge.retrieval.graph import graph_top_k
+from knowledge.selectors import kb_ids_for_user
+from providers.llm.registry import get_backend
+from providers.reranker import status as reranker_status
 from queries.eventlog import run_terminate
+from queries.filters import filters_validate
 from queries.models import Conversation, QueryRun, RunFeedback
+from queries.overrides import config_apply, overrides_validate
 from queries.pipeline import codes
+from queries.pipeline.context import WEB_RESULTS, WEB_SCORE
 
 logger = logging.getLogger(__name__)
 
 
 def config_snapshot(*, provider_name: str, model: str, overrides: dict | None = None) -> dict:
     """Record the settings a run ran with (a re-run's overrides applied), to read its results."""
-    from knowledge.retrieval.fusion import fusion_weights
-    from knowledge.retrieval.graph import graph_top_k
-    from providers.reranker import status as reranker_status
-    from queries.overrides import config_apply
-    from queries.pipeline.context import WEB_RESULTS, WEB_SCORE
-
     snapshot = {
         "provider": provider_name,
         "model": model,
@@ -100,8 +102,6 @@ def run_create(
     conversation titled from its question; a run in a `conversation` brings it to the top of
     the user's list. Raises ServiceError (429, or 404 for a conversation deleted meanwhile).
     """
-    from providers.llm.registry import get_backend
-
     try:
         resolved_model = model or get_backend(provider_name).default_model()
     except Exception:  # a provider that cannot be built fails the run, with its error frame
@@ -209,10 +209,6 @@ def run_rerun(*, run: QueryRun, user, overrides, request_id: str = "") -> QueryR
     belongs to no conversation: it is an experiment beside the thread, not a turn of it.
     Rate limits apply as for any run (429).
     """
-    from knowledge.selectors import kb_ids_for_user
-    from queries.filters import filters_validate
-    from queries.overrides import overrides_validate
-
     if run.conversation_id and not run.standalone_query:
         # A follow-up's standalone question is recorded when it finishes: without it, the
         # re-run would ask the bare follow-up ("and when?") with no conversation to read it by.

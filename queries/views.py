@@ -13,8 +13,12 @@ from django.http import Http404, HttpResponse, StreamingHttpResponse
 
 from adrag_site.errors import ServiceError, json_error
 from adrag_site.parsers import TOO_DEEP_CODE, TOO_DEEP_MESSAGE, BodyRefused, check_value
+from knowledge.selectors import kb_ids_for_user
+from queries.filters import filters_validate
 from queries.inputs import QueryInput
 from queries.models import QueryRun
+from queries.selectors import conversation_get_for_user, run_get_for_user
+from queries.services import run_create, run_rerun
 from queries.streams import STYLE_EVENTSOURCE, STYLE_POST, run_stream
 
 logger = logging.getLogger(__name__)
@@ -97,11 +101,6 @@ def _close_connection() -> None:
 
 def _prepare_run(user, parsed: dict, request_id: str) -> QueryRun:
     """Check what the body names against the user's access and create the run."""
-    from knowledge.selectors import kb_ids_for_user
-    from queries.filters import filters_validate
-    from queries.selectors import conversation_get_for_user
-    from queries.services import run_create
-
     readable = kb_ids_for_user(user=user)
     if parsed["knowledge_bases"] is None:
         kb_ids = readable
@@ -184,8 +183,6 @@ def _cursor(request) -> int:
 
 
 def _open_events(user, run_id, after: int):
-    from queries.selectors import run_get_for_user
-
     run = run_get_for_user(run_id=run_id, user=user)
     finished = not run.is_active and run.last_seq > 0
     return run, finished and after >= run.last_seq
@@ -207,9 +204,6 @@ async def run_events_view(request, run_id):
 
 
 def _prepare_rerun(user, run_id, overrides: Any, request_id: str) -> QueryRun:
-    from queries.selectors import run_get_for_user
-    from queries.services import run_rerun
-
     original = run_get_for_user(run_id=run_id, user=user)
     return run_rerun(run=original, user=user, overrides=overrides, request_id=request_id)
 

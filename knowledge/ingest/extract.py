@@ -38,7 +38,16 @@ from knowledge.ingest.filetypes import (
     file_kind,
 )
 from knowledge.ingest.markup import html_structure, markdown_structure
-from knowledge.ingest.ocr import OVER_PAGE_LIMIT, OcrOptions, PageText, describe_problem
+from knowledge.ingest.ocr import (
+    OVER_PAGE_LIMIT,
+    OcrOptions,
+    PageText,
+    describe_problem,
+    image_frames,
+    page_has_images,
+    read_pages,
+    render_pdf_page,
+)
 from knowledge.ingest.office import extract_office
 from knowledge.ingest.structure import (
     Segment,
@@ -329,8 +338,6 @@ def _ocr_pdf_pages(data: bytes, texts: list[str], ocr: OcrOptions) -> list[PageT
     """OCR the pages of a PDF that have (almost) no text layer but draw an image."""
     import pypdfium2
 
-    from knowledge.ingest.ocr import page_has_images, read_pages, render_pdf_page
-
     try:
         document = pypdfium2.PdfDocument(data)
         scanned = [
@@ -364,8 +371,6 @@ def _extract_image(data: bytes, file_name: str, ocr: OcrOptions | None) -> Extra
         raise ExtractionError(
             OCR_DISABLED, f"{file_name!r} is an image, and reading images (OCR) is switched off."
         )
-    from knowledge.ingest.ocr import image_frames, read_pages
-
     try:
         count, loaders = image_frames(data, IMAGE_FORMATS[file_extension(file_name)])
     except Exception as exc:  # noqa: BLE001 - Pillow raises many types on bad input
