@@ -18,6 +18,7 @@ class AdragSiteConfig(AppConfig):
         # the apps are ready), and inherited by the processes the portal starts; an explicit
         # OMP_WAIT_POLICY wins.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        # Imported once the models are loaded: apps.py itself is imported before them.
         from adrag_site.logging import install_record_factory
 
         install_record_factory()

@@ -21,6 +21,8 @@ from django.db import transaction
 from django.dispatch import receiver
 from django.utils import timezone
 
+from adrag_site.models import AuditEvent
+
 logger = logging.getLogger(__name__)
 
 current_request: contextvars.ContextVar = contextvars.ContextVar("adrag_request", default=None)
@@ -68,8 +70,6 @@ def audit_record(
     **details: Any,
 ) -> None:
     """Record one act. The actor and where it came from are the current request's unless given."""
-    from adrag_site.models import AuditEvent
-
     request = request if request is not None else current_request.get()
     if actor is None and request is not None:
         user = getattr(request, "user", None)
@@ -96,8 +96,6 @@ def audit_record(
 
 def audit_purge() -> int:
     """Delete audit events older than AUDIT_RETENTION_DAYS; return how many."""
-    from adrag_site.models import AuditEvent
-
     cutoff = timezone.now() - timedelta(days=settings.AUDIT_RETENTION_DAYS)
     deleted, _ = AuditEvent.objects.filter(at__lt=cutoff).delete()
     return deleted

@@ -28,6 +28,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection, transaction
 
+from adrag_site.health import app_version
+
 FORMAT = "adrag-backup-1"
 DUMP_NAME = "database.dump"
 MANIFEST_NAME = "manifest.json"
@@ -98,8 +100,6 @@ def summary(counts: dict[str, int]) -> str:
 
 def backup(path: Path) -> dict:
     """Write a backup of the database and the uploaded files to `path` (a tar file)."""
-    from adrag_site.health import app_version
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     args, env = _connection_args()

@@ -9,7 +9,7 @@ from importlib import metadata
 from django.conf import settings
 from django.db import connection
 
-from adrag_site import jobs
+from adrag_site import jobs, presence
 
 DISTRIBUTION = "adrag-django"
 HEALTHY, DEGRADED, UNHEALTHY = "healthy", "degraded", "unhealthy"
@@ -87,8 +87,6 @@ def worker_status() -> dict:
 
 def queue_status() -> dict:
     """Return each queue's live workers ({} when the database cannot say)."""
-    from adrag_site import presence
-
     try:
         return presence.queue_status()
     except Exception:

@@ -1,6 +1,9 @@
-"""The one adapter to Procrastinate: deferring and cancelling jobs goes through its API, and
+"""The one adapter to Procrastinate: jobs are deferred and cancelled here, through its API, and
 this module is the only place that reads or writes its tables directly (liveness of jobs and
-workers, queue depths), so a change of Procrastinate's schema is a change here alone."""
+workers, queue depths), so a change of Procrastinate's schema is a change here alone.
+
+Jobs are deferred by task name: the services that queue them never import the tasks modules,
+which import the services (a tasks module is a leaf of the import graph)."""
 
 from __future__ import annotations
 
@@ -10,8 +13,31 @@ import threading
 import time
 
 from django.db import connection
+from procrastinate.contrib.django import app
+from procrastinate.exceptions import AlreadyEnqueued
 
 logger = logging.getLogger(__name__)
+
+
+def job_defer(task_name: str, *, queueing_lock: str | None = None, **task_kwargs) -> int | None:
+    """Queue a job of the task registered as `task_name` and return the job's id.
+
+    Inside a transaction the job is written in it: a worker sees it once the transaction
+    commits, and never if it rolls back. With a `queueing_lock`, while a job under the same lock
+    waits, queueing another changes nothing and returns None.
+    """
+    deferrer = app.configure_task(task_name, allow_unknown=False, queueing_lock=queueing_lock)
+    try:
+        return deferrer.defer(**task_kwargs)
+    except AlreadyEnqueued:
+        return None
+
+
+def job_cancel(job_id: int, *, abort: bool) -> bool:
+    """Cancel a job that still waits; with `abort`, ask a running one to stop as well (it sees
+    the request at its next check). Return False when the job was in neither state."""
+    return app.job_manager.cancel_job_by_id(job_id, abort=abort)
+
 
 # A job is alive while it waits ('todo'), or runs ('doing') on a worker whose heartbeat is
 # fresh. Anything else (finished, failed, cancelled, aborted, gone, or held by a dead worker)

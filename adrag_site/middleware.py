@@ -8,9 +8,11 @@ import uuid
 
 from django.utils.deprecation import MiddlewareMixin
 
+from adrag_site.audit import current_request
 from adrag_site.errors import is_api_path, json_error
 from adrag_site.logging import request_id_var
 from adrag_site.parsers import INVALID_CHARACTERS_CODE, has_invalid_characters
+from adrag_site.tokens import ScopedTokenAuthentication, allows, required_scope
 
 logger = logging.getLogger(__name__)
 
@@ -29,13 +31,9 @@ class RequestIdMiddleware(MiddlewareMixin):
         request_id = incoming if REQUEST_ID_RE.match(incoming) else uuid.uuid4().hex
         request.request_id = request_id
         request._request_id_token = request_id_var.set(request_id)
-        from adrag_site.audit import current_request
-
         current_request.set(request)
 
     def process_response(self, request, response):
-        from adrag_site.audit import current_request
-
         # The request is over: nothing recorded later (in this thread or context) is its.
         current_request.set(None)
         request_id = getattr(request, "request_id", None)
@@ -102,8 +100,6 @@ class ApiAuthenticationMiddleware(MiddlewareMixin):
 
             return redirect_to_login(request.get_full_path())
         from rest_framework import exceptions
-
-        from adrag_site.tokens import ScopedTokenAuthentication, allows, required_scope
 
         try:
             result = ScopedTokenAuthentication().authenticate(request)

@@ -8,6 +8,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.templatetags.static import static
 
+from adrag_site.models import ApiToken
+
 
 def static_file(request: HttpRequest, path: str) -> HttpResponse:
     """Serve the portal's own CSS and JavaScript from the app's static folders.
@@ -29,8 +31,6 @@ def favicon_view(request: HttpRequest) -> HttpResponse:
 @login_required
 def tokens_view(request: HttpRequest) -> HttpResponse:
     """The caller's API tokens: make one (its key shown once), see when each was used, revoke."""
-    from adrag_site.models import ApiToken
-
     return render(request, "tokens.html", {"nav": "tokens", "scopes": ApiToken.Scope.choices})
 
 

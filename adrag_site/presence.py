@@ -18,6 +18,9 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from adrag_site.jobs import is_worker_process, worker_queues
+from adrag_site.models import WorkerPresence
+
 logger = logging.getLogger(__name__)
 
 # The queues a portal needs a live worker for, and what each one does.
@@ -32,8 +35,6 @@ def worker_id() -> str:
 
 def start_in_worker() -> None:
     """In a long-running worker, keep this worker's presence row fresh until it exits."""
-    from adrag_site.jobs import is_worker_process, worker_queues
-
     if not is_worker_process():
         return
     queues = ",".join(worker_queues())
@@ -57,8 +58,6 @@ def _keep_fresh(queues: str, started) -> None:
 
 
 def _record(queues: str, started) -> None:
-    from adrag_site.models import WorkerPresence
-
     try:
         WorkerPresence.objects.update_or_create(
             worker=worker_id(),
@@ -71,8 +70,6 @@ def _record(queues: str, started) -> None:
 
 
 def _remove() -> None:
-    from adrag_site.models import WorkerPresence
-
     _stop.set()
     try:
         WorkerPresence.objects.filter(worker=worker_id()).delete()
@@ -82,8 +79,6 @@ def _remove() -> None:
 
 def live_workers() -> list:
     """Return the workers seen within WORKER_SEEN_SECONDS."""
-    from adrag_site.models import WorkerPresence
-
     since = timezone.now() - timedelta(seconds=settings.WORKER_SEEN_SECONDS)
     return list(WorkerPresence.objects.filter(seen_at__gte=since))
 

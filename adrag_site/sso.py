@@ -40,6 +40,7 @@ from mozilla_django_oidc.views import (
     OIDCAuthenticationRequestView,
 )
 
+from adrag_site.audit import SIGN_IN_FAILED, audit_record
 from adrag_site.models import SsoIdentity
 
 logger = logging.getLogger(__name__)
@@ -133,8 +134,6 @@ class SsoCallbackView(OIDCAuthenticationCallbackView):
     def login_failure(self):
         """Every failed callback (forged, stale, refused by the provider, its token invalid) is
         audited as `sign_in_failed` through single sign-on, then ends on the sign-in page."""
-        from adrag_site.audit import SIGN_IN_FAILED, audit_record
-
         reason = getattr(self, "refused", "") or self.request.GET.get("error", "")
         audit_record(SIGN_IN_FAILED, request=self.request, via="sso", reason=str(reason)[:200])
         return super().login_failure()

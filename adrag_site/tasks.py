@@ -8,6 +8,8 @@ from django.contrib.sessions.models import Session
 from django.utils import timezone
 from procrastinate.contrib.django import app
 
+from adrag_site.audit import audit_purge
+
 logger = logging.getLogger(__name__)
 
 
@@ -30,8 +32,6 @@ def sessions_clear_periodic(timestamp: int) -> int:
 @app.task(queue="default", name="adrag_site.audit_purge_periodic")
 def audit_purge_periodic(timestamp: int) -> int:
     """Drop audit events past AUDIT_RETENTION_DAYS once a day."""
-    from adrag_site.audit import audit_purge
-
     deleted = audit_purge()
     logger.info("purged %d audit events", deleted)
     return deleted

@@ -18,6 +18,7 @@ from django.utils import timezone
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
+from adrag_site.audit import TOKEN_USED, audit_record
 from adrag_site.models import ApiToken
 
 KEY_PREFIX = "adrag_"
@@ -90,8 +91,6 @@ class ScopedTokenAuthentication(TokenAuthentication):
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed("User inactive or deleted.")
         if token.last_used_at is None or now - token.last_used_at >= LAST_USED_EVERY:
-            from adrag_site.audit import TOKEN_USED, audit_record
-
             # Written (and audited) at most once a minute per token, not on every request.
             if ApiToken.objects.filter(id=token.id, last_used_at=token.last_used_at).update(
                 last_used_at=now
@@ -106,8 +105,6 @@ def _audit_plain_token_use(user, key: str) -> None:
     per token and process (such a token has no last-used time to compare). Its key is its
     primary key, so the event names it by a hash, never by the key."""
     from django.core.cache import cache
-
-    from adrag_site.audit import TOKEN_USED, audit_record
 
     digest = key_hash(key)
     if cache.add(f"token-used:{digest}", True, timeout=int(LAST_USED_EVERY.total_seconds())):

@@ -1,4 +1,7 @@
-"""Shared set-up for benchmarks: Django on a dedicated database of the embedded server."""
+"""Shared set-up for benchmarks: Django on a dedicated database of the embedded server.
+
+A benchmark imports the portal's modules inside its functions, after `setup()`: importing
+them needs Django configured (settings, the app registry), which `setup()` does."""
 
 from __future__ import annotations
 

@@ -20,7 +20,8 @@ from django.utils import timezone
 
 from adrag_site.errors import ServiceError
 from knowledge.index import PreparedChunk, analyze_index_tables
-from knowledge.ingest.extract import ExtractionError, extract
+from knowledge.ingest.extract import extract
+from knowledge.ingest.extracted import ExtractionError
 from knowledge.ingest.filetypes import KIND_IMAGE, KIND_PDF, UnsupportedFileType, file_kind
 from knowledge.ingest.sandbox import extract_sandboxed
 from knowledge.ingestion import (

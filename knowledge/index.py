@@ -17,6 +17,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from knowledge.models import Chunk, Document, KnowledgeBase, Table, TableRow
+from knowledge.retrieval.bm25 import K1, B
 from knowledge.tables.build import tables_from_chunks
 
 
@@ -199,8 +200,6 @@ def add_term_stats(cursor, kb_id: int, chunks: list[PreparedChunk], avgdl: float
 
 def tf_factor(tf: int, length: int, avgdl: float) -> float:
     """BM25Okapi's tf factor of one posting, with the default k1 and b."""
-    from knowledge.retrieval.bm25 import K1, B
-
     return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
 
 
@@ -283,8 +282,6 @@ def term_stats_rebuild(kb_id: int | None = None) -> int:
     For after a rolling deploy, when processes that did not keep the statistics wrote postings.
     Call in a transaction: the KB rows are locked, as by the index writer.
     """
-    from knowledge.retrieval.bm25 import K1, B
-
     params = {"kb": kb_id, "k1": K1, "b": B}
     with connection.cursor() as cursor:
         cursor.execute(

@@ -17,9 +17,10 @@ from adrag_site import jobs
 from knowledge.index import PreparedChunk, write_chunks
 from knowledge.ingest.chunking import chunk_segments
 from knowledge.ingest.entities import extract_entities
-from knowledge.ingest.extract import ExtractedText, ExtractionError, Segment
+from knowledge.ingest.extracted import ExtractedText, ExtractionError
 from knowledge.ingest.ocr import OcrOptions
 from knowledge.ingest.sandbox import SandboxCancelled, extract_sandboxed
+from knowledge.ingest.structure import Segment
 from knowledge.models import Document
 from providers import embedder
 from providers.tokenize import bm25_tokens

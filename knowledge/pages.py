@@ -8,6 +8,8 @@ from django.contrib.auth.models import Group
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from knowledge import selectors
+
 
 @login_required
 def knowledge_view(request: HttpRequest) -> HttpResponse:
@@ -20,8 +22,6 @@ def knowledge_view(request: HttpRequest) -> HttpResponse:
 def document_view(request: HttpRequest, document_id: int) -> HttpResponse:
     """A document opened at a cited passage (?chunk=<id>): a PDF at its page with the
     passage highlighted (pdf.js), any other file as its passages with the cited one marked."""
-    from knowledge import selectors
-
     document = selectors.document_get_for_user(document_id=document_id, user=request.user)
     chunk = request.GET.get("chunk", "")
     page = request.GET.get("page", "")

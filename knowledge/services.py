@@ -15,14 +15,15 @@ from django.contrib.auth.models import Group
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q, Sum
 
-from adrag_site import audit
+from adrag_site import audit, jobs
 from adrag_site.audit import audit_record
 from adrag_site.errors import ServiceError
 from knowledge.index import delete_document_rows, delete_orphan_entities
-from knowledge.ingest.extract import ExtractionError
+from knowledge.ingest.extracted import ExtractionError
 from knowledge.ingest.filetypes import UnsupportedFileType, file_extension, safe_file_name
 from knowledge.ingest.inspect import inspect_upload
 from knowledge.models import Document, KnowledgeBase
+from knowledge.selectors import NO_SUCH_TEAM, teams_for_user
 
 logger = logging.getLogger(__name__)
 
@@ -90,8 +91,6 @@ def kb_update(*, kb: KnowledgeBase, user, **changes) -> KnowledgeBase:
 
 
 def _check_team(*, user, team: Group | None) -> None:
-    from knowledge.selectors import NO_SUCH_TEAM, teams_for_user
-
     if team is not None and not teams_for_user(user=user).filter(id=team.id).exists():
         raise ServiceError(400, "invalid_team", NO_SUCH_TEAM)
 
@@ -347,8 +346,6 @@ def document_reindex(*, document: Document) -> bool:
 
 
 def _queue_ingestion(document: Document, *, defer_job: bool = True) -> None:
-    from knowledge.tasks import ingest_document
-
     document.status = Document.Status.QUEUED
     document.progress_done = 0
     document.progress_total = 0
@@ -368,7 +365,7 @@ def _queue_ingestion(document: Document, *, defer_job: bool = True) -> None:
     )
     if defer_job:
         # The Django connector writes the job in this same transaction: both land or neither.
-        document.job_id = ingest_document.defer(document_id=document.id)
+        document.job_id = jobs.job_defer("knowledge.ingest_document", document_id=document.id)
         document.save(update_fields=["job_id"])
 
 
@@ -377,8 +374,6 @@ def document_cancel(*, document: Document, strict: bool = False) -> Document:
 
     An ingestion that already ended is left as it is, or, `strict`, refused with a 409.
     """
-    from procrastinate.contrib.django import app
-
     with transaction.atomic():
         document = Document.objects.select_for_update().get(id=document.id)
         if not document.is_active:
@@ -391,7 +386,7 @@ def document_cancel(*, document: Document, strict: bool = False) -> Document:
             return document
         cancelled_in_queue = False
         if document.status == Document.Status.QUEUED and document.job_id:
-            cancelled_in_queue = app.job_manager.cancel_job_by_id(document.job_id, abort=False)
+            cancelled_in_queue = jobs.job_cancel(document.job_id, abort=False)
         if cancelled_in_queue:
             document.status = Document.Status.CANCELLED
             document.save(update_fields=["status", "updated_at"])
@@ -400,7 +395,7 @@ def document_cancel(*, document: Document, strict: bool = False) -> Document:
             document.cancel_requested = True
             document.save(update_fields=["cancel_requested", "updated_at"])
             if document.job_id:
-                app.job_manager.cancel_job_by_id(document.job_id, abort=True)
+                jobs.job_cancel(document.job_id, abort=True)
     return document
 
 

@@ -1,10 +1,17 @@
-"""Background jobs of the knowledge app."""
+"""Background jobs of the knowledge app: each task calls the code that does the work.
+
+A leaf of the import graph: no module of the portal imports it. Procrastinate finds it at
+start-up, and the services queue its tasks by name through adrag_site/jobs.py."""
 
 from __future__ import annotations
 
 from procrastinate.contrib.django import app
 
 from knowledge.ingestion import document_ingest_run, documents_reap
+from knowledge.models import WebSource
+from knowledge.term_blocks import blocks_maintain
+from knowledge.vector_index import indexes_maintain
+from knowledge.web_sources import web_source_queue, web_source_sync, web_sources_due
 
 
 @app.task(queue="ingest", name="knowledge.ingest_document", pass_context=True)
@@ -23,8 +30,6 @@ def documents_reap_periodic(timestamp: int) -> int:
 @app.task(queue="ingest", name="knowledge.sync_web_source")
 def sync_web_source(source_id: int) -> None:
     """Crawl one web source and bring its documents in line with its pages."""
-    from knowledge.web_sources import web_source_sync
-
     web_source_sync(source_id=source_id)
 
 
@@ -32,9 +37,6 @@ def sync_web_source(source_id: int) -> None:
 @app.task(queue="default", name="knowledge.web_sources_due")
 def web_sources_due_periodic(timestamp: int) -> int:
     """Every minute, queue the syncs of the web sources that are due."""
-    from knowledge.models import WebSource
-    from knowledge.web_sources import web_source_queue, web_sources_due
-
     due = web_sources_due()
     for source_id in due:
         web_source_queue(source=WebSource(id=source_id))
@@ -46,8 +48,6 @@ def web_sources_due_periodic(timestamp: int) -> int:
 def vector_indexes_build_periodic(timestamp: int) -> int:
     """Every minute, build the HNSW index of each KB that has grown large enough for one,
     and drop those of deleted KBs."""
-    from knowledge.vector_index import indexes_maintain
-
     return len(indexes_maintain()["built"])
 
 
@@ -56,6 +56,4 @@ def vector_indexes_build_periodic(timestamp: int) -> int:
 def term_blocks_build_periodic(timestamp: int) -> int:
     """Every minute, copy the postings of each KB grown large enough into term blocks, copy
     again those that changed too much since, and drop those of KBs that shrank."""
-    from knowledge.term_blocks import blocks_maintain
-
     return len(blocks_maintain()["built"])

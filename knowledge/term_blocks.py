@@ -28,6 +28,8 @@ from django.conf import settings
 from django.db import connections, transaction
 from django.utils import timezone
 
+from knowledge.models import KnowledgeBase, TermBlockSet
+
 logger = logging.getLogger(__name__)
 
 # pg_try_advisory_lock(LOCK_CLASS, kb_id): the first key names this lock's use.
@@ -166,8 +168,6 @@ def refresh_blocks(kb_id: int, *, using: str = "default") -> bool:
     A KB of at least `TERM_BLOCKS_MIN_CHUNKS` chunks gets a copy; one with a copy keeps it
     until it shrinks under half that, and it is copied again once stale.
     """
-    from knowledge.models import KnowledgeBase
-
     minimum = settings.TERM_BLOCKS_MIN_CHUNKS
     size = KnowledgeBase.objects.using(using).filter(id=kb_id).values_list("chunk_count").first()
     stale = staleness(kb_id, using=using)
@@ -184,8 +184,6 @@ def refresh_blocks(kb_id: int, *, using: str = "default") -> bool:
 def blocks_maintain() -> dict[str, list[int]]:
     """Copy the KBs grown large enough, copy again the stale ones, drop those shrunk under
     half the threshold and those of deleted KBs (a KB's delete removes them too)."""
-    from knowledge.models import KnowledgeBase, TermBlockSet
-
     minimum = settings.TERM_BLOCKS_MIN_CHUNKS
     sizes = dict(KnowledgeBase.objects.values_list("id", "chunk_count"))
     have = set(TermBlockSet.objects.values_list("knowledge_base_id", flat=True))

@@ -22,6 +22,8 @@ import time
 from django.conf import settings
 from django.db import connections
 
+from knowledge.models import KnowledgeBase
+
 logger = logging.getLogger(__name__)
 
 # pg_try_advisory_lock(LOCK_CLASS, kb_id): the first key names this lock's use.
@@ -48,8 +50,6 @@ def indexed_kbs(kb_ids: list[int], *, using: str = "default") -> set[int]:
 
 def kbs_needing_index() -> list[int]:
     """Return the KBs large enough for an index of their own that have no valid one yet."""
-    from knowledge.models import KnowledgeBase
-
     large = list(
         KnowledgeBase.objects.filter(chunk_count__gte=settings.VECTOR_INDEX_MIN_CHUNKS)
         .order_by("id")

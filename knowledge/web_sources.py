@@ -15,6 +15,7 @@ another address between the check and the connection (DNS rebinding) is the resi
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import logging
 import re
@@ -27,10 +28,14 @@ from urllib import robotparser
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from django.conf import settings
+from django.db.models import Q
 from django.utils import timezone
 
+from adrag_site import jobs
 from adrag_site.errors import ServiceError
+from knowledge.ingestion import document_ingest_run
 from knowledge.models import Document, KnowledgeBase, WebSource
+from knowledge.services import document_delete, document_upload
 
 logger = logging.getLogger(__name__)
 
@@ -367,20 +372,13 @@ def web_source_create(
 
 def web_source_queue(*, source: WebSource) -> WebSource:
     """Queue a sync now (a sync already queued or running is left to finish)."""
-    from procrastinate.exceptions import AlreadyEnqueued
-
-    from knowledge.tasks import sync_web_source
-
     WebSource.objects.filter(id=source.id).exclude(status=WebSource.Status.SYNCING).update(
         status=WebSource.Status.QUEUED
     )
-    try:
-        # One queued sync per source: asking again while one waits changes nothing.
-        sync_web_source.configure(queueing_lock=f"web-source-{source.id}").defer(
-            source_id=source.id
-        )
-    except AlreadyEnqueued:
-        pass
+    # One queued sync per source: asking again while one waits changes nothing.
+    jobs.job_defer(
+        "knowledge.sync_web_source", queueing_lock=f"web-source-{source.id}", source_id=source.id
+    )
     source.refresh_from_db()
     return source
 
@@ -396,8 +394,6 @@ def web_source_delete(*, source: WebSource) -> int:
 def _leave(source: WebSource, document: Document) -> bool:
     """Take a page from a source: the document goes only when no other source reaches it.
     Returns whether it went."""
-    from knowledge.services import document_delete
-
     if document.web_sources.exclude(id=source.id).exists():
         document.web_sources.remove(source)
         return False
@@ -407,8 +403,6 @@ def _leave(source: WebSource, document: Document) -> bool:
 
 def web_sources_due() -> list[int]:
     """Return the ids of the sources whose next sync is due (for the periodic task)."""
-    from django.db.models import Q
-
     now = timezone.now()
     due = Q(
         every_minutes__gt=0,
@@ -457,8 +451,6 @@ def web_source_sync(*, source_id: int, ingest_inline: bool = False) -> WebSource
 def _crawl(source: WebSource, counts: SyncCounts, *, ingest_inline: bool) -> str:
     """Fetch the pages breadth first and index them; remove the gone ones. Return an error for
     the source ("" when the start page was read)."""
-    from knowledge.services import document_upload
-
     existing = {doc.external_id: doc for doc in source.documents.all()}
     seen: set[str] = set()
     gone: set[str] = set()
@@ -513,8 +505,6 @@ def _crawl(source: WebSource, counts: SyncCounts, *, ingest_inline: bool) -> str
         else:
             counts.updated += 1
         if document is not None and ingest_inline and document.status == Document.Status.QUEUED:
-            from knowledge.ingestion import document_ingest_run
-
             document_ingest_run(document_id=document.id)
     # A page that is gone, or no longer reached from the start page, leaves the knowledge base;
     # one that failed for another reason (a timeout) keeps its last version, and nothing is
@@ -530,10 +520,6 @@ def _crawl(source: WebSource, counts: SyncCounts, *, ingest_inline: bool) -> str
 
 def _index_page(source, url, body, kind, old, *, defer_job: bool, upload) -> Document | None:
     """Store a page as a document (the same bytes: the same document); drop its old version."""
-    import hashlib
-
-    from knowledge.services import document_delete
-
     if old is not None and old.sha256 == hashlib.sha256(body).hexdigest():
         return old
     try:

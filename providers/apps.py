@@ -8,6 +8,7 @@ class ProvidersConfig(AppConfig):
     verbose_name = "Providers"
 
     def ready(self) -> None:
+        # Imported once the models are loaded: apps.py itself is imported before them.
         from adrag_site.health import register_probe
         from adrag_site.jobs import warm_up_in_worker
         from providers import embedder, local_readiness, reranker

@@ -19,6 +19,10 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from adrag_site.jobs import is_worker_process, worker_queues
+from providers.llm.local import LlamaCppBackend, model_path
+from providers.models import LocalModelState
+
 logger = logging.getLogger(__name__)
 
 
@@ -37,8 +41,6 @@ def worker_id() -> str:
 def start_in_worker(*, system: str) -> None:
     """In a run worker, warm the local model up on a background thread (if wanted), reading
     the system prompt its answers start with."""
-    from adrag_site.jobs import is_worker_process, worker_queues
-
     if not wanted() or not is_worker_process() or "runs" not in worker_queues():
         return
     threading.Thread(
@@ -48,8 +50,6 @@ def start_in_worker(*, system: str) -> None:
 
 def _warm_up_and_report(system: str) -> None:
     from django.apps import apps
-
-    from providers.llm.local import LlamaCppBackend, model_path
 
     while not apps.ready:
         # Started from AppConfig.ready: the first write waits for the other apps.
@@ -75,8 +75,6 @@ def _warm_up_and_report(system: str) -> None:
 
 
 def _record(model: str, state: str, *, seconds: float | None = None, error: str = "") -> None:
-    from providers.models import LocalModelState
-
     try:
         LocalModelState.objects.update_or_create(
             worker=worker_id(),
@@ -91,8 +89,6 @@ def _record(model: str, state: str, *, seconds: float | None = None, error: str 
 def status() -> dict:
     """Report the local model for /api/health: whether workers load it, and each worker's
     state as it last reported it (within WORKER_SEEN_SECONDS)."""
-    from providers.models import LocalModelState
-
     report: dict = {"warm_up": wanted(), "default_provider": settings.DEFAULT_PROVIDER or ""}
     if not report["warm_up"]:
         return report

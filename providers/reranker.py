@@ -12,11 +12,15 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from django.conf import settings
+
+from providers import embedder
+from providers.tokenize import bm25_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -106,8 +110,6 @@ class FallbackReranker(Reranker):
     def score(
         self, query: str, passages: list[Passage], idf: dict[str, float] | None = None
     ) -> list[float]:
-        from providers import embedder
-
         if not passages:
             return []
         query_vector = embedder.embed_query(query)
@@ -153,10 +155,6 @@ def lexical_match(
     query terms' idf * (k1 + 1) makes the number independent of the query's length. Terms the
     corpus has never seen get the largest idf of the query's known terms (or 1.0).
     """
-    from collections import Counter
-
-    from providers.tokenize import bm25_tokens
-
     terms = list(dict.fromkeys(bm25_tokens(query)))
     if not terms:
         return [0.0] * len(texts)

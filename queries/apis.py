@@ -27,7 +27,9 @@ from adrag_site.errors import ServiceError
 from adrag_site.pagination import PageSizePagination
 from adrag_site.parsers import JSONParser
 from adrag_site.schema import error_responses
+from knowledge.selectors import team_get_for_user
 from queries import selectors, services
+from queries.compare import run_compare
 from queries.export import (
     FORMATS,
     conversation_export,
@@ -163,8 +165,6 @@ class RunCompareApi(APIView):
         responses={200: RunCompareOutput, **error_responses(400, 404)},
     )
     def get(self, request):
-        from queries.compare import run_compare
-
         ids = {side: (request.query_params.get(side) or "").strip() for side in ("a", "b")}
         missing = [side for side, value in ids.items() if not value]
         if missing:
@@ -431,8 +431,6 @@ class ConversationShareApi(APIView):
         "an answer only when they may read every knowledge base it searched.",
     )
     def put(self, request, conversation_id):
-        from knowledge.selectors import team_get_for_user
-
         conversation = selectors.conversation_get_for_user(
             conversation_id=_conversation_uuid(conversation_id), user=request.user, own=True
         )

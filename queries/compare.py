@@ -17,6 +17,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from knowledge.retrieval.stores import store_names
+from knowledge.selectors import chunk_refs_for_user
 from queries.models import QueryRun
 from queries.pipeline import stages
 
@@ -395,8 +396,6 @@ def _tokens(a: QueryRun, b: QueryRun) -> dict[str, Any]:
 
 def _hit_labels(keys: set[str], user) -> dict[str, dict[str, Any]]:
     """Name each compared hit: file, page and a preview, for chunks of KBs the user reads."""
-    from knowledge.selectors import chunk_refs_for_user
-
     labels: dict[str, dict[str, Any]] = {}
     chunk_ids = [int(key.split(":", 1)[1]) for key in keys if key.startswith("chunk:")]
     for chunk_id, ref in chunk_refs_for_user(chunk_ids=chunk_ids, user=user).items():

@@ -17,9 +17,12 @@ from django.utils import timezone
 
 from adrag_site import jobs
 from adrag_site.db import DISCONNECTS, reset_connection
+from knowledge.selectors import kb_ids_for_user
+from queries.answering.registry import get_strategy
 from queries.eventlog import RunEventSink, run_terminate
 from queries.models import QueryRun
 from queries.pipeline import codes
+from queries.pipeline.config import PipelineConfig
 
 logger = logging.getLogger(__name__)
 
@@ -59,9 +62,8 @@ class CancelCheck:
 
 def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
     """Run the pipeline for a queued run, writing every event to its log."""
-    from knowledge.selectors import kb_ids_for_user
-    from queries.answering.registry import get_strategy
-    from queries.pipeline.config import PipelineConfig
+    # Here, not at the top: the runner brings LangGraph (most of a second), and every process
+    # imports this module through queries/tasks.py; a worker imports it at start (apps.py).
     from queries.pipeline.runner import run_pipeline
 
     with transaction.atomic():

@@ -11,6 +11,7 @@ from typing import Any
 
 from adrag_site import audit
 from adrag_site.audit import audit_record
+from knowledge.selectors import kb_ids_for_user
 from queries.models import Conversation
 from queries.selectors import conversation_runs
 
@@ -125,8 +126,6 @@ def shared_conversation_export(*, conversation: Conversation, user) -> dict[str,
     """Return a conversation as a reader may see it: whole for its owner and staff, without the
     answers from knowledge bases a team member cannot read. Someone else's read is audited as
     an export."""
-    from knowledge.selectors import kb_ids_for_user
-
     whole = user.is_staff or conversation.user_id == user.id
     readable = None if whole else set(kb_ids_for_user(user=user))
     if conversation.user_id != user.id:

@@ -25,6 +25,7 @@ from adrag_site.errors import ServiceError
 from knowledge.ingest.filetypes import SUPPORTED_EXTENSIONS
 from knowledge.retrieval.filters import MAX_FILTER_DOCUMENTS
 from knowledge.retrieval.stores import fusion_lists
+from providers.llm.registry import default_provider_name, provider_names
 from queries.models import QueryRun
 from queries.pipeline.config import RERUN_RANGES, TUNABLES
 
@@ -36,8 +37,6 @@ MAX_MODEL_CHARS = QueryRun._meta.get_field("model").max_length
 
 def bad_provider_message() -> str:
     """Return the spec's unknown-provider message, naming this portal's other providers too."""
-    from providers.llm.registry import provider_names
-
     others = [name for name in provider_names() if name not in ("openai", "ollama")]
     if not others:
         return SPEC_BAD_PROVIDER
@@ -88,8 +87,6 @@ class ProviderField(serializers.ChoiceField):
     """A provider's name, case-insensitive: one of the registry's (built-in or plugin)."""
 
     def __init__(self, **kwargs) -> None:
-        from providers.llm.registry import provider_names
-
         kwargs.setdefault("help_text", "Case-insensitive.")
         super().__init__(choices=list(provider_names()), **kwargs)
 
@@ -232,8 +229,6 @@ class QueryInput(serializers.Serializer):
 
     def validated(self) -> dict[str, Any]:
         """Return the checked body with its defaults, or raise ServiceError 400."""
-        from providers.llm.registry import default_provider_name
-
         if not self.is_valid():
             raise self.query_error()
         data = dict(self.validated_data)

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from adrag_site.errors import ServiceError  # noqa: F401 - raised by RerunInput
+from knowledge.selectors import kb_ids_readable
 from queries.inputs import RerunInput
 
 
 def overrides_validate(*, raw: Any, user) -> dict[str, Any]:
     """Return the checked overrides of a re-run request; raise ServiceError 400 (404 for a KB)."""
-    from knowledge.selectors import kb_ids_readable
-
     if raw is None:
         return {}
     checked = RerunInput(data=raw).validated()

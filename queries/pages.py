@@ -9,9 +9,12 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from knowledge.retrieval.stores import store_names
+from knowledge.selectors import teams_for_user
+from queries.compare import run_compare
+from queries.export import shared_conversation_export
 from queries.models import QueryRun
 from queries.pipeline import stages
-from queries.selectors import run_get_for_user
+from queries.selectors import conversation_get_shared, run_get_for_user, run_related
 
 # The tracker's rows, in pipeline order; the ids are the wire contract (queries.pipeline.stages).
 STAGE_LABELS = {
@@ -37,8 +40,6 @@ def _tracker_rows() -> list[dict[str, str]]:
 @login_required
 def chat_view(request: HttpRequest) -> HttpResponse:
     """Render the chat: question, knowledge-base and provider pickers, live tracker, answer."""
-    from knowledge.selectors import teams_for_user
-
     teams = teams_for_user(user=request.user).order_by("name")
     return render(request, "chat.html", {"nav": "chat", "stages": _tracker_rows(), "teams": teams})
 
@@ -62,9 +63,6 @@ def run_replay_view(request: HttpRequest, run_id) -> HttpResponse:
 def shared_conversation_view(request: HttpRequest, conversation_id) -> HttpResponse:
     """Render a conversation read-only for its owner, a member of the team it is shared with,
     or staff; 404 for anyone else."""
-    from queries.export import shared_conversation_export
-    from queries.selectors import conversation_get_shared
-
     conversation = conversation_get_shared(conversation_id=conversation_id, user=request.user)
     export = shared_conversation_export(conversation=conversation, user=request.user)
     return render(
@@ -183,9 +181,6 @@ def _compare_context(result: dict) -> dict:
 @login_required
 def compare_view(request: HttpRequest) -> HttpResponse:
     """Render two runs side by side, stage by stage; pick the second run when only one is given."""
-    from queries.compare import run_compare
-    from queries.selectors import run_related
-
     a_id, b_id = request.GET.get("a", "").strip(), request.GET.get("b", "").strip()
     if not a_id:
         raise Http404("Name a run to compare: ?a=<run id>.")

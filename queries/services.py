@@ -10,12 +10,20 @@ from django.db import connection, transaction
 from django.http import Http404
 from django.utils import timezone
 
-from adrag_site import audit
+from adrag_site import audit, jobs
 from adrag_site.audit import audit_record
 from adrag_site.errors import ServiceError
+from knowledge.selectors import kb_ids_for_user, kb_ids_readable
+from providers.llm.registry import get_backend
+from providers.reranker import FusedRankOrder
+from providers.reranker import status as reranker_status
 from queries.eventlog import run_terminate
+from queries.filters import filters_validate
 from queries.models import Conversation, QueryRun, RunFeedback
+from queries.overrides import overrides_validate
 from queries.pipeline import codes
+from queries.pipeline.config import PipelineConfig
+from queries.selectors import conversation_get_for_user
 
 logger = logging.getLogger(__name__)
 
@@ -24,10 +32,6 @@ def config_snapshot(*, provider_name: str, model: str, overrides: dict | None = 
     """Record the settings a run ran with (a re-run's overrides applied), to read its results:
     the provider and model, the embedder and reranker, the pipeline's tunables
     (PipelineConfig.snapshot) and the chunking its documents were indexed with."""
-    from providers.reranker import FusedRankOrder
-    from providers.reranker import status as reranker_status
-    from queries.pipeline.config import PipelineConfig
-
     config = PipelineConfig.from_settings().with_overrides(overrides or {})
     reranker = reranker_status()
     if not config.reranker_enabled:
@@ -101,9 +105,6 @@ def run_create(
     conversation titled from its question; a run in a `conversation` brings it to the top of
     the user's list. Raises ServiceError (429, or 404 for a conversation deleted meanwhile).
     """
-    from providers.llm.registry import get_backend
-    from queries.tasks import run_query
-
     try:
         resolved_model = model or get_backend(provider_name).default_model()
     except Exception:  # a provider that cannot be built fails the run, with its error frame
@@ -132,7 +133,7 @@ def run_create(
             rerun_of=rerun_of,
         )
         run.knowledge_bases.set(kb_ids)
-        run.job_id = run_query.defer(run_id=str(run.id))
+        run.job_id = jobs.job_defer("queries.run_query", run_id=str(run.id))
         run.save(update_fields=["job_id"])
     return run
 
@@ -142,10 +143,6 @@ def run_start(*, user, data: dict, request_id: str = "") -> QueryRun:
     knowledge bases it names must be readable (404 otherwise; none named: every readable one),
     the conversation it continues the user's own (404), its filters valid for those knowledge
     bases (400); then the run is created and queued (the limits apply: 429)."""
-    from knowledge.selectors import kb_ids_readable
-    from queries.filters import filters_validate
-    from queries.selectors import conversation_get_for_user
-
     kb_ids = kb_ids_readable(user=user, requested=data["knowledge_bases"])
     conversation = None
     if data["conversation"]:
@@ -212,8 +209,6 @@ def conversation_delete(*, conversation: Conversation) -> None:
 
 def run_cancel(*, run: QueryRun) -> QueryRun:
     """Stop a run: a queued one at once, a running one at its next check. Idempotent."""
-    from procrastinate.contrib.django import app
-
     with transaction.atomic():
         run = QueryRun.objects.select_for_update().get(id=run.id)
         if run.status == QueryRun.Status.CANCELLED:
@@ -223,7 +218,7 @@ def run_cancel(*, run: QueryRun) -> QueryRun:
         run.cancel_requested = True
         run.save(update_fields=["cancel_requested"])
         if run.status == QueryRun.Status.QUEUED:
-            if run.job_id is None or app.job_manager.cancel_job_by_id(run.job_id, abort=False):
+            if run.job_id is None or jobs.job_cancel(run.job_id, abort=False):
                 run_terminate(
                     run_id=run.id,
                     status=QueryRun.Status.CANCELLED,
@@ -231,7 +226,7 @@ def run_cancel(*, run: QueryRun) -> QueryRun:
                     message=codes.CANCELLED_MESSAGE,
                 )
         elif run.job_id:
-            app.job_manager.cancel_job_by_id(run.job_id, abort=True)
+            jobs.job_cancel(run.job_id, abort=True)
     run.refresh_from_db()
     return run
 
@@ -245,10 +240,6 @@ def run_rerun(*, run: QueryRun, user, overrides, request_id: str = "") -> QueryR
     belongs to no conversation: it is an experiment beside the thread, not a turn of it.
     Rate limits apply as for any run (429).
     """
-    from knowledge.selectors import kb_ids_for_user
-    from queries.filters import filters_validate
-    from queries.overrides import overrides_validate
-
     if run.conversation_id and not run.standalone_query:
         # A follow-up's standalone question is recorded when it finishes: without it, the
         # re-run would ask the bare follow-up ("and when?") with no conversation to read it by.

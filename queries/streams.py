@@ -22,6 +22,7 @@ from typing import NamedTuple
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
+from adrag_site import presence
 from adrag_site.db import DISCONNECTS, reset_connection
 from queries import notify
 from queries.eventlog import run_events_after
@@ -92,8 +93,6 @@ def _read(run_id, after: int) -> list[Logged]:
 
 def _runs_workers() -> int | None:
     """Return how many live workers take the runs queue (None: the database cannot say)."""
-    from adrag_site import presence
-
     try:
         return presence.workers_for(presence.RUNS)
     except DISCONNECTS:

@@ -1,4 +1,7 @@
-"""Background jobs of query runs."""
+"""Background jobs of query runs.
+
+A leaf of the import graph: no module of the portal imports it. Procrastinate finds it at
+start-up, and queries/services.py queues a run's job by name through adrag_site/jobs.py."""
 
 from __future__ import annotations
 

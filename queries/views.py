@@ -15,7 +15,8 @@ from adrag_site.errors import ServiceError, json_error
 from adrag_site.parsers import TOO_DEEP_CODE, TOO_DEEP_MESSAGE, BodyRefused, check_value
 from queries.inputs import QueryInput
 from queries.models import QueryRun
-from queries.services import run_start
+from queries.selectors import run_get_for_user
+from queries.services import run_rerun, run_start
 from queries.streams import STYLE_EVENTSOURCE, STYLE_POST, run_stream
 
 logger = logging.getLogger(__name__)
@@ -148,8 +149,6 @@ def _cursor(request) -> int:
 
 
 def _open_events(user, run_id, after: int):
-    from queries.selectors import run_get_for_user
-
     run = run_get_for_user(run_id=run_id, user=user)
     finished = not run.is_active and run.last_seq > 0
     return run, finished and after >= run.last_seq
@@ -171,9 +170,6 @@ async def run_events_view(request, run_id):
 
 
 def _prepare_rerun(user, run_id, overrides: Any, request_id: str) -> QueryRun:
-    from queries.selectors import run_get_for_user
-    from queries.services import run_rerun
-
     original = run_get_for_user(run_id=run_id, user=user)
     return run_rerun(run=original, user=user, overrides=overrides, request_id=request_id)
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from django.conf import settings
 from django.db.backends.postgresql import base
 
+from adrag_site import embedded_db
+
 
 class DatabaseWrapper(base.DatabaseWrapper):
     def get_connection_params(self):
         if self.settings_dict.get("EMBEDDED") and not self.settings_dict.get("HOST"):
-            from adrag_site import embedded_db
-
             server = embedded_db.ensure_server(settings.DATA_DIR)
             self.settings_dict.update(HOST=server["HOST"], PORT=server["PORT"])
             # The application's own database; a test database is made by the test runner.

@@ -1,4 +1,7 @@
-"""Turn uploaded bytes into plain text segments, rejecting bad input with a code."""
+"""Turn uploaded bytes into plain text segments, rejecting bad input with a code.
+
+`extract` picks the reader for a file's kind: text, Markdown, HTML, CSV, PDF and images here,
+Office files in `office.py`; what they return and raise is in `extracted.py`."""
 
 from __future__ import annotations
 
@@ -7,10 +10,20 @@ import csv
 import io
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePath
 from typing import BinaryIO
 
+from knowledge.ingest.extracted import (
+    CONTENT_MISMATCH,
+    CORRUPT_FILE,
+    ENCRYPTED_PDF,
+    NO_TEXT,
+    OCR_DISABLED,
+    UNSUPPORTED_TYPE,
+    ExtractedText,
+    ExtractionError,
+)
 from knowledge.ingest.filetypes import (
     IMAGE_FORMATS,
     KIND_CSV,
@@ -25,7 +38,17 @@ from knowledge.ingest.filetypes import (
     file_kind,
 )
 from knowledge.ingest.markup import html_structure, markdown_structure
-from knowledge.ingest.ocr import OVER_PAGE_LIMIT, OcrOptions, PageText, describe_problem
+from knowledge.ingest.ocr import (
+    OVER_PAGE_LIMIT,
+    OcrOptions,
+    PageText,
+    describe_problem,
+    image_frames,
+    page_has_images,
+    read_pages,
+    render_pdf_page,
+)
+from knowledge.ingest.office import extract_office
 from knowledge.ingest.structure import (
     Segment,
     StructureBuilder,
@@ -33,78 +56,13 @@ from knowledge.ingest.structure import (
     plain_structure,
 )
 
-# Stable error codes: callers store and match on these, so never rename one.
-CONTENT_MISMATCH = "content_mismatch"
-CORRUPT_FILE = "corrupt_file"
-ENCRYPTED_PDF = "encrypted_pdf"
-ZIP_BOMB = "zip_bomb"
-NO_TEXT = "no_text"
-UNSUPPORTED_TYPE = "unsupported_type"
-OCR_DISABLED = "ocr_disabled"
-
 DEFAULT_MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024
-MAX_COMPRESSION_RATIO = 100
-# Small members compress far better than 100:1 when they are mostly boilerplate
-# XML, so the ratio only counts for members big enough to hurt.
-RATIO_CHECK_MIN_BYTES = 1024 * 1024
-MAX_ZIP_MEMBERS = 10_000
 
 # Acrobat accepts a header anywhere in the first 1024 bytes; real files rely on it.
 _PDF_HEADER_WINDOW = 1024
 # A PDF page whose text layer has fewer characters than this, and which draws an image, is
 # read by OCR (a scan often carries a page number or a scanner's stamp as its only text).
 OCR_BELOW_CHARS = 40
-
-
-@dataclass(frozen=True)
-class ExtractedText:
-    """The text of one file, in reading order."""
-
-    segments: list[Segment] = field(default_factory=list)
-    encoding: str | None = None
-    # The pages read by OCR, and those that could not be read: {"page", "reason", "message"}.
-    ocr_pages: list[int] = field(default_factory=list)
-    unreadable_pages: list[dict] = field(default_factory=list)
-    # Where OCR read each line of a page: {"<page>": [[left, top, right, bottom, text], ...]}.
-    ocr_boxes: dict[str, list] = field(default_factory=dict)
-
-    def to_json(self) -> dict:
-        """Return a JSON-able dict (the extraction sandbox sends its result as JSON)."""
-        return {
-            "segments": [segment.to_json() for segment in self.segments],
-            "encoding": self.encoding,
-            "ocr_pages": self.ocr_pages,
-            "unreadable_pages": self.unreadable_pages,
-            "ocr_boxes": self.ocr_boxes,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict) -> ExtractedText:
-        """Return the result `to_json` described."""
-        return cls(
-            segments=[Segment.from_json(segment) for segment in data["segments"]],
-            encoding=data.get("encoding"),
-            ocr_pages=list(data.get("ocr_pages") or []),
-            unreadable_pages=list(data.get("unreadable_pages") or []),
-            ocr_boxes=dict(data.get("ocr_boxes") or {}),
-        )
-
-    @property
-    def text(self) -> str:
-        """Return the whole document text with segments joined by a blank line."""
-        return "\n\n".join(segment.text for segment in self.segments)
-
-
-class ExtractionError(Exception):
-    """A file could not be turned into text; `code` is stable and machine-readable."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return f"{self.code}: {self.message}"
 
 
 def extract(
@@ -129,8 +87,6 @@ def extract(
     elif kind == KIND_IMAGE:
         result = _extract_image(data, file_name, ocr)
     elif kind in OFFICE_KINDS:
-        from knowledge.ingest.office import extract_office
-
         result = extract_office(
             data,
             kind,
@@ -382,8 +338,6 @@ def _ocr_pdf_pages(data: bytes, texts: list[str], ocr: OcrOptions) -> list[PageT
     """OCR the pages of a PDF that have (almost) no text layer but draw an image."""
     import pypdfium2
 
-    from knowledge.ingest.ocr import page_has_images, read_pages, render_pdf_page
-
     try:
         document = pypdfium2.PdfDocument(data)
         scanned = [
@@ -417,8 +371,6 @@ def _extract_image(data: bytes, file_name: str, ocr: OcrOptions | None) -> Extra
         raise ExtractionError(
             OCR_DISABLED, f"{file_name!r} is an image, and reading images (OCR) is switched off."
         )
-    from knowledge.ingest.ocr import image_frames, read_pages
-
     try:
         count, loaders = image_frames(data, IMAGE_FORMATS[file_extension(file_name)])
     except Exception as exc:  # noqa: BLE001 - Pillow raises many types on bad input

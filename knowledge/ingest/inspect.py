@@ -13,15 +13,13 @@ import warnings
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from knowledge.ingest.extract import (
+from knowledge.ingest.extract import decode_text, extract, open_pdf
+from knowledge.ingest.extracted import (
     CONTENT_MISMATCH,
     CORRUPT_FILE,
     NO_TEXT,
     OCR_DISABLED,
     ExtractionError,
-    decode_text,
-    extract,
-    open_pdf,
 )
 from knowledge.ingest.filetypes import (
     IMAGE_FORMATS,

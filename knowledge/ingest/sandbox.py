@@ -27,7 +27,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from knowledge.ingest.extract import ExtractedText, ExtractionError, extract
+from knowledge.ingest.extract import extract
+from knowledge.ingest.extracted import ExtractedText, ExtractionError
 from knowledge.ingest.ocr import ENGINE_THREADS, OcrOptions
 
 EXTRACTION_TIMEOUT = "extraction_timeout"

@@ -5,6 +5,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from knowledge.ingest.chunking import index_text
+from knowledge.models import Chunk
+from knowledge.retrieval.db import retrieval_alias
+
 SOURCE_VECTOR = "vector"
 SOURCE_BM25 = "bm25"
 SOURCE_GRAPH = "graph"
@@ -43,8 +47,6 @@ class Hit:
     @property
     def index_text(self) -> str:
         """Return the passage under its section path: what was embedded, and what is reranked."""
-        from knowledge.ingest.chunking import index_text
-
         return index_text(self.text, self.section, (self.structure or {}).get("caption", ""))
 
     def to_state(self) -> dict:
@@ -83,9 +85,6 @@ def hit_ref(hit: dict) -> int | str:
 
 def hydrate(scored: list[tuple[int, float]], source_type: str) -> list[Hit]:
     """Load chunk text and document fields for (chunk_id, score) pairs, keeping their order."""
-    from knowledge.models import Chunk
-    from knowledge.retrieval.db import retrieval_alias
-
     if not scored:
         return []
     rows = {

@@ -18,7 +18,10 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from knowledge.retrieval.bm25 import bm25_scores
+from knowledge.retrieval.dense import dense_scores
 from knowledge.retrieval.filters import DocumentFilter
+from knowledge.retrieval.graph import graph_scores, graph_top_k
 from knowledge.retrieval.hits import (
     SOURCE_BM25,
     SOURCE_GRAPH,
@@ -26,6 +29,7 @@ from knowledge.retrieval.hits import (
     SOURCE_VECTOR,
     SOURCE_WEB,
 )
+from knowledge.tables.store import table_search
 
 WEB = SOURCE_WEB
 
@@ -115,8 +119,6 @@ def describe() -> list[dict[str, str]]:
 
 
 def _dense(q: StoreQuery) -> list[tuple[int, float]]:
-    from knowledge.retrieval.dense import dense_scores
-
     return dense_scores(
         kb_ids=q.kb_ids,
         query_vector=q.query_vector,
@@ -127,27 +129,11 @@ def _dense(q: StoreQuery) -> list[tuple[int, float]]:
 
 
 def _bm25(q: StoreQuery) -> list[tuple[int, float]]:
-    from knowledge.retrieval.bm25 import bm25_scores
-
     return bm25_scores(kb_ids=q.kb_ids, query=q.query, top_k=q.top_k, filters=q.filters)
 
 
 def _graph(q: StoreQuery) -> list[tuple[int, float]]:
-    from knowledge.retrieval.graph import graph_scores
-
     return graph_scores(kb_ids=q.kb_ids, query=q.query, top_k=q.top_k, filters=q.filters)
-
-
-def _tables(q: StoreQuery) -> list:
-    from knowledge.tables.store import table_search
-
-    return table_search(q)
-
-
-def _graph_width(top_k: int) -> int:
-    from knowledge.retrieval.graph import graph_top_k
-
-    return graph_top_k(top_k)
 
 
 register(Store(SOURCE_VECTOR, "Vector", _dense, weight_setting="FUSION_WEIGHT_VECTOR"))
@@ -157,12 +143,12 @@ register(
         SOURCE_GRAPH,
         "Graph",
         _graph,
-        width=_graph_width,
+        width=graph_top_k,
         weight_setting="FUSION_WEIGHT_GRAPH",
         default_weight=0.3,
     )
 )
 # Tables kept as data (knowledge/tables/): a program's computed passage and the rows it read.
 register(
-    Store(SOURCE_TABLE, "Tables", _tables, weight_setting="FUSION_WEIGHT_TABLE", computed=True)
+    Store(SOURCE_TABLE, "Tables", table_search, weight_setting="FUSION_WEIGHT_TABLE", computed=True)
 )

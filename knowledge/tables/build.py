@@ -14,6 +14,7 @@ from typing import Any
 
 from knowledge.chunk_kinds import KIND_ROW
 from knowledge.tables.cells import TEXT, Cell, clean, column_type, column_unit, read_cell
+from knowledge.tables.programs import Grid
 
 # The first cell of a totals row.
 TOTAL_WORDS = frozenset({"total", "totals", "sum", "grand total", "overall", "all", "subtotal"})
@@ -144,8 +145,6 @@ def table_from_rows(headers: list[str], rows: list[list[str]], **kwargs) -> Tabl
 
 def grid(table: TableData, label: str, chunk_ids: list[int | None] | None = None):
     """Return a table as a grid to run programs on (knowledge/tables/programs.py)."""
-    from knowledge.tables.programs import Grid
-
     return Grid.build(
         label,
         table.columns,

@@ -29,10 +29,21 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from knowledge.chunk_kinds import SECTION_SEPARATOR
+from knowledge.models import Table, TableRow
+from knowledge.retrieval.bm25 import bm25_scores
 from knowledge.retrieval.db import retrieval_alias
+from knowledge.retrieval.filters import as_filter
 from knowledge.retrieval.hits import SOURCE_TABLE, Hit, hydrate
-from knowledge.tables.cells import DATE
+from knowledge.tables.cells import DATE, NUMBER, read_cell
 from knowledge.tables.judge import probability
+from knowledge.tables.model_sql import (
+    build_schema,
+    extract_sql,
+    misfit,
+    rows_holding,
+    run_program,
+    same_values,
+)
 from knowledge.tables.parser import (
     STOPWORDS,
     Candidate,
@@ -42,6 +53,7 @@ from knowledge.tables.parser import (
     stem,
 )
 from knowledge.tables.programs import Grid, display, fold, in_words, kept_rows
+from knowledge.tables.sql import ProgramRefused, ProgramStopped
 
 KIND_COMPUTED = "computed"
 # Tables a question's program is sought in, at most.
@@ -111,10 +123,6 @@ def table_votes(kb_ids: list[int], query: str, filters) -> dict[int, float]:
     """Return the tables to try, most likely first, each with its share of their BM25 votes
     (how likely the question is about it; 1.0 for each when the searched documents hold so
     few tables that all are tried)."""
-    from knowledge.models import Table, TableRow
-    from knowledge.retrieval.bm25 import bm25_scores
-    from knowledge.retrieval.filters import as_filter
-
     document_filter = as_filter(filters)
     # A table over TABLE_MAX_ROWS is left to its row chunks: the parser runs every candidate
     # program over every row, about 0.4 s per 1,000 rows here.
@@ -148,8 +156,6 @@ def table_votes(kb_ids: list[int], query: str, filters) -> dict[int, float]:
 
 def load_grid(table_id: int) -> tuple[Grid, int, str, int] | None:
     """Return a stored table as a grid, with its document's id and file name and its KB."""
-    from knowledge.models import Table
-
     table = (
         Table.objects.using(retrieval_alias())
         .select_related("document")
@@ -196,9 +202,6 @@ def supported(kb_ids: list[int], query: str, filters, table_ids: list[int]) -> b
     question is about the table even when its words are not the table's ("who won the most
     gold medals?" over a medal table headed Nation, Gold, Silver). A question about the prose
     beside the tables finds its prose first."""
-    from knowledge.models import TableRow
-    from knowledge.retrieval.bm25 import bm25_scores
-
     top = bm25_scores(kb_ids=kb_ids, query=query, top_k=1, filters=filters)
     return bool(top) and (
         TableRow.objects.using(retrieval_alias())
@@ -548,8 +551,6 @@ def _fit(choice: TableChoice, question: str) -> float:
 
 def _document_tables(document_id: int) -> list[tuple[int, Grid]]:
     """Return the other tables of a document (a workbook's sheets), as grids."""
-    from knowledge.models import Table
-
     out = []
     for table_id in (
         Table.objects.using(retrieval_alias())
@@ -679,8 +680,6 @@ def step_values(choice: TableChoice) -> list:
 
 def _typed(text: str):
     """Return a cell's text as a number when it is one ("4,250,000" 4250000.0)."""
-    from knowledge.tables.cells import NUMBER, read_cell
-
     cell = read_cell(text)
     return cell.value if cell.type == NUMBER else text
 
@@ -786,9 +785,6 @@ def model_table_search(
     (knowledge/tables/model_sql.py). Returns the hits (the model's result, or the parser's
     when the model declined or its query was refused, stopped or unfit) and, in those cases,
     what happened to the query ({"outcome", "reason", "sql"}), else None."""
-    from knowledge.tables.model_sql import build_schema, extract_sql, misfit, run_program
-    from knowledge.tables.sql import ProgramRefused, ProgramStopped
-
     if not asks_for_a_computation(query):
         # A lookup of a row is quoted from its chunk, or read by the parser's program when it
         # accounts for the whole question: a model call would cost seconds for the same cell.
@@ -843,8 +839,6 @@ def _model_hits(query: str, sql: str, values: list, shown) -> list[Hit]:
     """Return the computed passage of a model's query result, then the rows it cites: those of
     the parser's programs that compute the same (whose probability is the confidence), else
     the rows holding the result's text."""
-    from knowledge.tables.model_sql import rows_holding, same_values
-
     started = time.perf_counter()
     grid = shown.grid
     found = ranked(query, grid)

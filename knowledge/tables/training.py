@@ -25,10 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
+from knowledge.tables import judge, store
 from knowledge.tables.build import grid as to_grid
 from knowledge.tables.build import table_from_rows
 from knowledge.tables.matching import right, target_items
-from knowledge.tables.parser import HASH_BUCKETS, feature_index, proposals, read_question
+from knowledge.tables.parser import HASH_BUCKETS, feature_index, proposals, ranked, read_question
 
 # Candidates kept per training question: every positive, and negatives up to this many.
 MAX_NEGATIVES = 300
@@ -251,9 +252,6 @@ def half(table: str) -> str:
 
 
 def _judged_of_table(args: tuple[Path, str, list[dict]]) -> list[tuple[str, dict, bool]]:
-    from knowledge.tables import store
-    from knowledge.tables.parser import ranked
-
     data, table, questions = args
     grid = read_csv_table(data / table, table)
     out = []
@@ -286,8 +284,6 @@ def judged(data: Path, workers: int = 2) -> list[tuple[str, dict, bool]]:
 def train_judge(data: Path, out: Path, *, log=print) -> dict:
     """Fit the judge (knowledge/tables/judge.py) on the `dev` tables' half `a`, with the ranker's
     weights as shipped, report it on both halves, and write it."""
-    from knowledge.tables import judge
-
     started = time.perf_counter()
     rows = judged(data)
     fitted_on = [(signals, ok) for which, signals, ok in rows if which == "a"]

@@ -23,6 +23,7 @@ from django.conf import settings
 from providers.llm.base import ProviderError, RunCancelled, Usage
 from providers.llm.chat import ChatBackend, ChatRequest, Generation
 from providers.llm.grammar import bounded
+from providers.model_files import CATALOGUE, default_model_file, models_dir
 
 logger = logging.getLogger(__name__)
 
@@ -48,8 +49,6 @@ def model_path(name: str | None = None) -> Path | None:
     A `model` naming a catalogue model or a file in the models folder picks that file;
     otherwise LOCAL_MODEL_PATH, else the fetched LOCAL_MODEL.
     """
-    from providers.model_files import CATALOGUE, default_model_file, models_dir
-
     if name:
         if name in CATALOGUE:
             return models_dir() / CATALOGUE[name].file_name
@@ -182,8 +181,6 @@ def read_prompt(
 def context_tokens(name: str | None = None) -> int:
     """Return the context budget in tokens for a model: LOCAL_CONTEXT_TOKENS when set, else
     the catalogue's measured figure for it, else 0 (the run's MAX_CONTEXT_CHARS only)."""
-    from providers.model_files import CATALOGUE
-
     if settings.LOCAL_CONTEXT_TOKENS:
         return settings.LOCAL_CONTEXT_TOKENS
     path = model_path(name)
@@ -339,8 +336,6 @@ class LlamaCppBackend(ChatBackend):
         return llama_cpp_installed() and path is not None and path.is_file()
 
     def models(self) -> list[str]:
-        from providers.model_files import models_dir
-
         default = self.default_model()
         fetched = (
             sorted(p.name for p in models_dir().glob("*.gguf")) if models_dir().is_dir() else []

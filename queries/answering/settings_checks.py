@@ -12,6 +12,8 @@ import os
 from django.conf import settings
 from django.core.checks import Error, Warning, register
 
+from queries.answering.registry import STRATEGIES
+
 # What each removed variable did is now chosen by ANSWER_STRATEGIES.
 REMOVED_SETTINGS = {
     "OPENAI_SMALL_MODEL": 'ANSWER_STRATEGIES="openai=quote_first" puts a small model behind quotes',
@@ -25,8 +27,6 @@ REMOVED_SETTINGS = {
 
 @register()
 def answer_strategies(app_configs, **kwargs) -> list:
-    from queries.answering.registry import STRATEGIES
-
     problems: list = []
     for provider, strategy in sorted(settings.ANSWER_STRATEGIES.items()):
         if strategy not in STRATEGIES:

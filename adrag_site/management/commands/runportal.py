@@ -28,6 +28,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import connection
 
+from adrag_site import embedded_db
 from adrag_site.server import uvicorn_command
 
 FIRST_ADMIN_HELP = """
@@ -124,8 +125,6 @@ class Command(BaseCommand):
         **options,
     ):
         from django.core.management import call_command
-
-        from adrag_site import embedded_db
 
         owns_database = _owns_embedded_database()
         env = None
@@ -232,8 +231,6 @@ class Supervisor:
         return self.exit_code
 
     def _check_database(self) -> None:
-        from adrag_site import embedded_db
-
         if not self.owns_database or time.monotonic() < self.db_check_at:
             return
         self.db_check_at = time.monotonic() + DB_CHECK_SECONDS
@@ -283,8 +280,6 @@ class Supervisor:
 
     def _shut_down(self) -> None:
         """Stop every child (killing those still up after SHUTDOWN_SECONDS), then the database."""
-        from adrag_site import embedded_db
-
         self.stop()
         deadline = time.monotonic() + SHUTDOWN_SECONDS
         for child in self.children:
@@ -304,8 +299,6 @@ class Supervisor:
     def _restart_database(self) -> bool:
         """Start the embedded database again; tell whether it runs. Workers waiting out a
         back-off are started at once: what they waited for is back."""
-        from adrag_site import embedded_db
-
         self.stderr.write("the embedded database is not running; starting it again")
         started = time.monotonic()
         try:
@@ -328,6 +321,4 @@ class Supervisor:
 def _owns_embedded_database() -> bool:
     """Return whether this runportal owns the embedded server (no DATABASE_URL, and not itself
     a child of another runportal)."""
-    from adrag_site import embedded_db
-
     return bool(settings.DATABASES["default"].get("EMBEDDED") and embedded_db.attached() is None)

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field
 
 from knowledge.chunk_kinds import KIND_LIST, KIND_ROW, KIND_TABLE
+from knowledge.tables.cells import NUMBER as CELL_NUMBER
+from knowledge.tables.cells import read_cell
 from providers.tokenize import bm25_tokens, raw_tokens
 from queries.answering.checks import SYNONYM_GROUPS, question_terms
 from queries.answering.checks.lists import list_items
@@ -187,10 +189,8 @@ def row_answer(frame: QuestionFrame, rows: list[_Row]) -> StructuredAnswer | Non
 
 def _as_value(text: str):
     """Return a cell as the value an answer asserts: a number as a number ("4,250" 4250)."""
-    from knowledge.tables.cells import NUMBER, read_cell
-
     cell = read_cell(text)
-    if cell.type == NUMBER and isinstance(cell.value, int | float):
+    if cell.type == CELL_NUMBER and isinstance(cell.value, int | float):
         return int(cell.value) if float(cell.value).is_integer() else cell.value
     return text
 
