@@ -78,7 +78,17 @@ def test_there_is_a_sample_file_for_each_of_the_42_supported_extensions() -> Non
     assert samples == set(SUPPORTED_EXTENSIONS) == set(EXPECTED_PHRASES)
 
 
-@pytest.mark.parametrize("extension", sorted(EXPECTED_PHRASES))
+# An image is read by tesseract: slow (`make test-fast` leaves it out).
+IMAGES = {"jpeg", "jpg", "png", "tif", "tiff"}
+
+
+@pytest.mark.parametrize(
+    "extension",
+    [
+        pytest.param(extension, marks=[pytest.mark.slow] if extension in IMAGES else [])
+        for extension in sorted(EXPECTED_PHRASES)
+    ],
+)
 def test_every_sample_file_extracts_its_text(extension: str) -> None:
     result = _extract_fixture(f"sample.{extension}")
 

@@ -32,6 +32,7 @@ def _scanned_pdf():
     return extract((FILES / "scanned.pdf").read_bytes(), "scanned.pdf", ocr=OcrOptions())
 
 
+@pytest.mark.slow  # tesseract reads a page
 def test_a_page_without_a_text_layer_is_read_by_ocr_and_keeps_its_structure():
     result = _scanned_pdf()
     assert result.ocr_pages == [2] and result.unreadable_pages == []
@@ -65,6 +66,7 @@ def test_a_page_over_its_budget_is_reported_and_the_other_pages_are_kept():
     assert "Marie Curie discovered polonium" in result.text
 
 
+@pytest.mark.slow  # tesseract reads a page
 def test_a_page_whose_budget_runs_out_inside_the_engine_is_reported_not_crashed():
     # 0.3 s: the engine is loaded outside the budget, so the alarm goes off inside its model
     # calls, which wrap the errors raised there in their own.
@@ -139,6 +141,7 @@ def test_aligned_columns_on_a_scan_become_a_table_with_its_header_row():
     assert "office: Kraków · country: Poland · head count: 131" in table.text
 
 
+@pytest.mark.slow  # tesseract reads a page
 def test_the_sandbox_announces_each_page_it_reads(tmp_path):
     pages = []
     result = extract_sandboxed(
@@ -162,6 +165,7 @@ def test_the_sandbox_announces_each_page_it_reads(tmp_path):
     assert any("140 euros per night" in box[4] for box in boxes)
 
 
+@pytest.mark.slow  # tesseract reads a page
 @pytest.mark.django_db(transaction=True)
 def test_a_question_is_answered_from_a_scanned_page_with_its_page_cited(upload, auth_client, kb):
     document_id = upload("scanned.pdf").json()["documents"][0]["id"]
@@ -247,6 +251,7 @@ def test_images_are_refused_when_ocr_is_switched_off(upload, settings):
     assert "switched off" in response.json()["error"]
 
 
+@pytest.mark.slow  # tesseract reads a page
 @pytest.mark.django_db(transaction=True)
 def test_a_scanned_image_is_shown_as_itself_with_the_lines_of_a_passage_located(
     upload, auth_client

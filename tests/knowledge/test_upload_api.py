@@ -23,6 +23,7 @@ def test_all_42_extensions_are_supported():
 SAME_FORMAT_AS = {"jpeg": "jpg", "tiff": "tif"}
 
 
+@pytest.mark.slow  # every type, the scans by tesseract
 def test_every_supported_type_reaches_ready_with_all_three_stores(upload, kb):
     names = sorted(f"sample.{ext}" for ext in SUPPORTED_EXTENSIONS if ext not in SAME_FORMAT_AS)
     response = upload(*names)
