@@ -13,6 +13,7 @@ from corsheaders.defaults import default_headers as cors_default_headers
 
 from adrag_site.env import env_bool, env_float, env_int, env_list, env_map, env_str
 
+# --- Paths and secrets ------------------------------------------------------------------------
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("ADRAG_DATA_DIR", str(BASE_DIR / "var"))).resolve()
 DATA_DIR.mkdir(parents=True, exist_ok=True)
@@ -45,7 +46,7 @@ SECRET_KEY = _secret_key()
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 
-
+# --- Front ends on other origins --------------------------------------------------------------
 def _origin(url: str) -> str:
     """Return the origin (scheme://host[:port]) of a URL such as FRONTEND_URL."""
     parts = urlsplit(url)
@@ -78,6 +79,7 @@ CSRF_TRUSTED_ORIGINS = list(dict.fromkeys(env_list("CSRF_TRUSTED_ORIGINS") + COR
 SESSION_COOKIE_SAMESITE = env_str("SESSION_COOKIE_SAMESITE", "Lax")
 CSRF_COOKIE_SAMESITE = env_str("CSRF_COOKIE_SAMESITE", "Lax")
 
+# --- Django -----------------------------------------------------------------------------------
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -139,7 +141,7 @@ TEMPLATES = [
     },
 ]
 
-
+# --- The database -----------------------------------------------------------------------------
 def _pool_options() -> dict:
     # Under ASGI each request runs its sync code on a thread of its own; a pool per process
     # makes a burst of requests wait for a connection instead of exhausting the server.
@@ -197,6 +199,7 @@ if env_str("RETRIEVAL_DATABASE_URL"):
 RETRIEVAL_DATABASE = "retrieval" if "retrieval" in DATABASES else "default"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# --- Sign-in ----------------------------------------------------------------------------------
 # Login throttling (django-axes) on the portal's and the admin's login forms: after
 # LOGIN_FAILURE_LIMIT failures for one username from one address, that pair is refused with
 # 429, a page saying when to retry and Retry-After, until LOGIN_COOLOFF_MINUTES pass.
@@ -252,6 +255,7 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
 
+# --- Language and static files ----------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
@@ -262,6 +266,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
 MEDIA_ROOT = Path(env_str("ADRAG_MEDIA_ROOT", str(DATA_DIR / "media"))).resolve()
 
+# --- Uploads and ingestion --------------------------------------------------------------------
 # Uploads stream to temporary files rather than memory; the per-file limit is MAX_UPLOAD_MB.
 MAX_UPLOAD_MB = env_int("MAX_UPLOAD_MB", 50)
 # The web tier's caps on request bodies, enforced before Django reads them (adrag_site/server.py):
@@ -291,6 +296,7 @@ STORAGE_QUOTA_MB = env_int("STORAGE_QUOTA_MB", 5120)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
+# --- The API ----------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     # Token first, so an unauthenticated API request answers 401 with a WWW-Authenticate header.
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -337,6 +343,7 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+# --- Production hardening ---------------------------------------------------------------------
 # Production hardening, all from the environment (off by default for the localhost default).
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
@@ -354,6 +361,7 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 CSRF_FAILURE_VIEW = "adrag_site.errors.csrf_failure"
 
+# --- Background work and logs -----------------------------------------------------------------
 # Background work (Procrastinate). The worker command uses a LISTEN/NOTIFY connector of its own.
 # Frequent heartbeats let a dead worker's run be marked interrupted within seconds.
 # `runportal` runs query runs and ingestion in separate workers, so a pile of uploads never
@@ -394,6 +402,7 @@ LOGGING = {
     },
 }
 
+# --- Metrics ----------------------------------------------------------------------------------
 # Prometheus metrics at /metrics (adrag_site/metrics.py): off (404) unless METRICS_TOKEN (sent
 # as `Authorization: Bearer <token>`) or METRICS_ALLOWED_IPS (addresses or networks) is set;
 # with both, a scrape needs both. Latency and throughput figures cover the last
@@ -402,7 +411,8 @@ METRICS_TOKEN = env_str("METRICS_TOKEN")
 METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS")
 METRICS_WINDOW_MINUTES = env_float("METRICS_WINDOW_MINUTES", 60.0)
 
-# The pipeline's configuration (the spec's names and defaults).
+# --- Models and providers ---------------------------------------------------------------------
+# The spec's names and defaults.
 OPENAI_API_KEY = env_str("OPENAI_API_KEY")
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
 LLM_MODEL = env_str("LLM_MODEL", "gpt-4o-mini")
@@ -459,13 +469,38 @@ LOCAL_N_THREADS = env_int("LOCAL_N_THREADS", 0)  # 0: one per core
 LOCAL_STRUCTURED_OUTPUT = env_str("LOCAL_STRUCTURED_OUTPUT", "schema").lower()
 # Run workers load the local model at start: "auto" when DEFAULT_PROVIDER is local; true/false.
 LOCAL_WARM_UP = env_str("LOCAL_WARM_UP", "auto").lower()
+
+# --- The pipeline: retrieval, rerank and answer -----------------------------------------------
+RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", 10)
+RERANK_TOP_K = env_int("RERANK_TOP_K", 5)
+MAX_CONTEXT_CHARS = env_int("MAX_CONTEXT_CHARS", 4000)
+MAX_REFLECTION_RETRIES = env_int("MAX_REFLECTION_RETRIES", 2)
+# A retry may sample: the critic's feedback changes the prompt, and a little temperature helps.
+RETRY_TEMPERATURE = env_float("RETRY_TEMPERATURE", 0.3)
 # Answer text reaches the events endpoint as `answer_delta` events, coalesced to at most one
 # per ANSWER_DELTA_SECONDS and ANSWER_DELTA_MAX_EVENTS per attempt, so the log stays bounded.
 ANSWER_DELTA_SECONDS = env_float("ANSWER_DELTA_SECONDS", 0.25)
 ANSWER_DELTA_MAX_EVENTS = env_int("ANSWER_DELTA_MAX_EVENTS", 60)
 # A web search (the external_tools stage) gives up after this long; the run goes on without it.
 WEB_SEARCH_TIMEOUT_SECONDS = env_float("WEB_SEARCH_TIMEOUT_SECONDS", 5.0)
-RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", 10)
+EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "all-MiniLM-L6-v2")
+RERANKER_MODEL = env_str("RERANKER_MODEL", "cross-encoder/ms-marco-MiniLM-L-6-v2")
+CHUNK_SIZE = env_int("CHUNK_SIZE", 500)
+CHUNK_OVERLAP = env_int("CHUNK_OVERLAP", 50)
+# The best rerank score below which a retry escalates to the web, per reranker kind.
+RERANK_FLOOR_CROSS_ENCODER = env_float("RERANK_FLOOR_CROSS_ENCODER", 0.0)
+RERANK_FLOOR_FALLBACK = env_float("RERANK_FLOOR_FALLBACK", 0.25)
+RERANK_FALLBACK_LEXICAL_WEIGHT = env_float("RERANK_FALLBACK_LEXICAL_WEIGHT", 0.5)
+
+# Rank fusion (chosen on NFCorpus and SciFact train; docs/benchmarks.md "Retrieval quality").
+FUSION_RRF_K = env_int("FUSION_RRF_K", 60)
+FUSION_WEIGHT_VECTOR = env_float("FUSION_WEIGHT_VECTOR", 1.0)
+FUSION_WEIGHT_BM25 = env_float("FUSION_WEIGHT_BM25", 1.0)
+FUSION_WEIGHT_GRAPH = env_float("FUSION_WEIGHT_GRAPH", 0.3)
+FUSION_WEIGHT_WEB = env_float("FUSION_WEIGHT_WEB", 1.0)
+FUSION_WEIGHT_TABLE = env_float("FUSION_WEIGHT_TABLE", 1.0)
+
+# --- Indexes of large knowledge bases ---------------------------------------------------------
 # A knowledge base with at least this many chunks gets an HNSW index of its own
 # (knowledge/vector_index.py); a smaller one is searched exactly. Builds use this much memory.
 VECTOR_INDEX_MIN_CHUNKS = env_int("VECTOR_INDEX_MIN_CHUNKS", 10_000)
@@ -474,15 +509,34 @@ VECTOR_INDEX_BUILD_MEMORY_MB = env_int("VECTOR_INDEX_BUILD_MEMORY_MB", 1024)
 # copied again once this share of its chunks changed since the last copy.
 TERM_BLOCKS_MIN_CHUNKS = env_int("TERM_BLOCKS_MIN_CHUNKS", 10_000)
 TERM_BLOCKS_REBUILD_FRACTION = env_float("TERM_BLOCKS_REBUILD_FRACTION", 0.05)
-RERANK_TOP_K = env_int("RERANK_TOP_K", 5)
-MAX_CONTEXT_CHARS = env_int("MAX_CONTEXT_CHARS", 4000)
-MAX_REFLECTION_RETRIES = env_int("MAX_REFLECTION_RETRIES", 2)
-EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "all-MiniLM-L6-v2")
-RERANKER_MODEL = env_str("RERANKER_MODEL", "cross-encoder/ms-marco-MiniLM-L-6-v2")
-CHUNK_SIZE = env_int("CHUNK_SIZE", 500)
-CHUNK_OVERLAP = env_int("CHUNK_OVERLAP", 50)
 
-# Streams and limits.
+# --- The table store --------------------------------------------------------------------------
+# The table store (knowledge/tables/store.py): a program answers only when the judge
+# (knowledge/tables/judge.py) gives it at least TABLE_ANSWER_MIN probability of being right and
+# at least TABLE_RELEVANCE_MIN of the question's content words are the table's (or BM25 ranks
+# one of its rows first); its answer is verified from TABLE_VERIFY_MIN on. On the half of
+# WikiTableQuestions' held-out training tables the judge was not fitted on, answers from 0.5
+# were right 2 times in 3 and answers from 0.8 86 times in 100 (docs/benchmarks.md, tables).
+TABLE_ANSWER_MIN = env_float("TABLE_ANSWER_MIN", 0.5)
+TABLE_PROGRAM_MIN = env_float("TABLE_PROGRAM_MIN", 0.2)
+TABLE_RELEVANCE_MIN = env_float("TABLE_RELEVANCE_MIN", 0.5)
+TABLE_VERIFY_MIN = env_float("TABLE_VERIFY_MIN", 0.8)
+# A program the rules above do not admit is still the answer when the passages find nothing and
+# the judge gives it at least this, shown as the table's likeliest reading, never verified (on
+# the held-out half of those training tables, such answers were right 4 times in 10).
+TABLE_TENTATIVE_MIN = env_float("TABLE_TENTATIVE_MIN", 0.2)
+# Tables with more rows than this are not computed on (their row chunks still answer lookups).
+TABLE_MAX_ROWS = env_int("TABLE_MAX_ROWS", 5000)
+# A table query a model writes (generative providers) runs at most this long, returning at most
+# this many rows; past either it is stopped or refused and the parser's program answers.
+TABLE_QUERY_TIMEOUT_MS = env_int("TABLE_QUERY_TIMEOUT_MS", 2000)
+TABLE_QUERY_ROW_LIMIT = env_int("TABLE_QUERY_ROW_LIMIT", 200)
+# A model is not asked for a table query when the judge gives the parser's program at least
+# this (by default, enough to answer: on 100 WikiTableQuestions test questions the local model's
+# queries were right 9 times in 36, the parser's answers from 0.5 about 3 times in 5).
+TABLE_PARSER_SURE = env_float("TABLE_PARSER_SURE", TABLE_ANSWER_MIN)
+
+# --- Streams and run limits -------------------------------------------------------------------
 STREAM_HEARTBEAT_SECONDS = env_float("STREAM_HEARTBEAT_SECONDS", 15.0)
 STREAM_IDLE_TIMEOUT_SECONDS = env_float("STREAM_IDLE_TIMEOUT_SECONDS", 180.0)
 WORKER_SEEN_SECONDS = env_int("WORKER_SEEN_SECONDS", 60)
@@ -503,8 +557,7 @@ RUNS_PER_HOUR_PER_USER = env_int("RUNS_PER_HOUR_PER_USER", 120)
 # The longest question POST /api/query accepts; longer ones answer 400 `query_too_long`.
 MAX_QUERY_CHARS = env_int("MAX_QUERY_CHARS", 4000)
 
-# Retrieval tuning (chosen on NFCorpus and SciFact train; see README "Retrieval quality").
-FUSION_RRF_K = env_int("FUSION_RRF_K", 60)
+# --- Web sources and the audit trail ----------------------------------------------------------
 # Web sources (knowledge/web_sources.py): hosts or networks that may be fetched although they
 # are private (an intranet), the size cap of one page, and the timeout of one request.
 WEB_SOURCES_ALLOWED_HOSTS = env_list("WEB_SOURCES_ALLOWED_HOSTS", [])
@@ -513,38 +566,3 @@ WEB_FETCH_TIMEOUT_SECONDS = env_float("WEB_FETCH_TIMEOUT_SECONDS", 10.0)
 WEB_SYNC_MAX_SECONDS = env_int("WEB_SYNC_MAX_SECONDS", 900)
 # How long the audit trail keeps its events (adrag_site/audit.py); purged daily.
 AUDIT_RETENTION_DAYS = env_int("AUDIT_RETENTION_DAYS", 365)
-FUSION_WEIGHT_VECTOR = env_float("FUSION_WEIGHT_VECTOR", 1.0)
-FUSION_WEIGHT_BM25 = env_float("FUSION_WEIGHT_BM25", 1.0)
-FUSION_WEIGHT_GRAPH = env_float("FUSION_WEIGHT_GRAPH", 0.3)
-FUSION_WEIGHT_WEB = env_float("FUSION_WEIGHT_WEB", 1.0)
-FUSION_WEIGHT_TABLE = env_float("FUSION_WEIGHT_TABLE", 1.0)
-# The table store (knowledge/tables/store.py): a program answers only when the judge
-# (knowledge/tables/judge.py) gives it at least TABLE_ANSWER_MIN probability of being right and
-# at least TABLE_RELEVANCE_MIN of the question's content words are the table's (or BM25 ranks
-# one of its rows first); its answer is verified from TABLE_VERIFY_MIN on. On the half of
-# WikiTableQuestions' held-out training tables the judge was not fitted on, answers from 0.5
-# were right 2 times in 3 and answers from 0.8 86 times in 100 (README "Questions over tables").
-TABLE_ANSWER_MIN = env_float("TABLE_ANSWER_MIN", 0.5)
-TABLE_PROGRAM_MIN = env_float("TABLE_PROGRAM_MIN", 0.2)
-TABLE_RELEVANCE_MIN = env_float("TABLE_RELEVANCE_MIN", 0.5)
-TABLE_VERIFY_MIN = env_float("TABLE_VERIFY_MIN", 0.8)
-# A program the rules above do not admit is still the answer when the passages find nothing and
-# the judge gives it at least this, shown as the table's likeliest reading, never verified (on
-# the held-out half of those training tables, such answers were right 4 times in 10).
-TABLE_TENTATIVE_MIN = env_float("TABLE_TENTATIVE_MIN", 0.2)
-# Tables with more rows than this are not computed on (their row chunks still answer lookups).
-TABLE_MAX_ROWS = env_int("TABLE_MAX_ROWS", 5000)
-# A table query a model writes (generative providers) runs at most this long, returning at most
-# this many rows; past either it is stopped or refused and the parser's program answers.
-TABLE_QUERY_TIMEOUT_MS = env_int("TABLE_QUERY_TIMEOUT_MS", 2000)
-TABLE_QUERY_ROW_LIMIT = env_int("TABLE_QUERY_ROW_LIMIT", 200)
-# A model is not asked for a table query when the judge gives the parser's program at least
-# this (by default, enough to answer: on 100 WikiTableQuestions test questions the local model's
-# queries were right 9 times in 36, the parser's answers from 0.5 about 3 times in 5).
-TABLE_PARSER_SURE = env_float("TABLE_PARSER_SURE", TABLE_ANSWER_MIN)
-# The best rerank score below which a retry escalates to the web, per reranker kind.
-RERANK_FLOOR_CROSS_ENCODER = env_float("RERANK_FLOOR_CROSS_ENCODER", 0.0)
-RERANK_FLOOR_FALLBACK = env_float("RERANK_FLOOR_FALLBACK", 0.25)
-RERANK_FALLBACK_LEXICAL_WEIGHT = env_float("RERANK_FALLBACK_LEXICAL_WEIGHT", 0.5)
-# A retry may sample: the critic's feedback changes the prompt, and a little temperature helps.
-RETRY_TEMPERATURE = env_float("RETRY_TEMPERATURE", 0.3)
