@@ -46,6 +46,7 @@ SECRET_KEY = _secret_key()
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 
+
 # --- Front ends on other origins --------------------------------------------------------------
 def _origin(url: str) -> str:
     """Return the origin (scheme://host[:port]) of a URL such as FRONTEND_URL."""
@@ -140,6 +141,7 @@ TEMPLATES = [
         },
     },
 ]
+
 
 # --- The database -----------------------------------------------------------------------------
 def _pool_options() -> dict:
