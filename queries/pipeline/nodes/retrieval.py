@@ -10,7 +10,8 @@ from knowledge.retrieval.bm25 import corpus_stats, document_frequencies
 from knowledge.retrieval.hits import SOURCE_TABLE, Hit
 from knowledge.retrieval.hybrid import search_stores
 from knowledge.retrieval.stores import store_names, stores
-from knowledge.tables.store import KIND_COMPUTED, model_table_search
+from knowledge.tables.model_search import model_table_search
+from knowledge.tables.store import KIND_COMPUTED
 from providers.llm.base import ProviderError, RunCancelled, log_failure, public_error
 from providers.tokenize import bm25_tokens
 from queries.pipeline import stages
@@ -103,7 +104,7 @@ def retrieval(state: RAGState, config) -> dict:
 
 
 def _model_table_query(run, query: str, result) -> dict | None:
-    """Let the run's model write the table store's program (knowledge/tables/store.py
+    """Let the run's model write the table store's program (knowledge/tables/model_search.py
     model_table_search) and put its hits in place of the parser's. Returns what happened to a
     query that did not answer, or None."""
     started = time.perf_counter()
