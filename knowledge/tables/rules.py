@@ -17,8 +17,9 @@ from django.conf import settings
 
 from knowledge.tables.cells import DATE
 from knowledge.tables.choice import TableChoice
-from knowledge.tables.parser import STOPWORDS, Candidate, header_overlap, read_question, stem
+from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, fold, kept_rows
+from knowledge.tables.question import STOPWORDS, header_overlap, read_question, stem
 
 # Words that ask for a computation, not for a thing the table names.
 _ASKING = frozenset(

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 from knowledge.tables.choice import Step, TableChoice
-from knowledge.tables.parser import header_overlap, read_question, stem
 from knowledge.tables.programs import Grid, fold
+from knowledge.tables.question import header_overlap, read_question, stem
 
 # "Which vessel sails first, and who is its captain?": a question, then one about its answer.
 _SECOND_QUESTION = re.compile(

@@ -30,7 +30,8 @@ from knowledge.tables.build import grid as to_grid
 from knowledge.tables.build import table_from_rows
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.matching import right, target_items
-from knowledge.tables.parser import HASH_BUCKETS, feature_index, proposals, ranked, read_question
+from knowledge.tables.parser import HASH_BUCKETS, feature_index, proposals, ranked
+from knowledge.tables.question import read_question
 
 # Candidates kept per training question: every positive, and negatives up to this many.
 MAX_NEGATIVES = 300
