@@ -1,11 +1,11 @@
-"""The knowledge-base API: thin DRF views over selectors and services."""
+"""The knowledge-base API: thin DRF views over selectors and services.
+
+Knowledge bases, their documents and the spec's routes are here; the document viewer's routes
+are in knowledge/viewer_apis.py, and web sources' in knowledge/source_apis.py."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from django.conf import settings
-from django.http import FileResponse, Http404
+from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -17,12 +17,11 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from adrag_site.audit import DOCUMENT_DOWNLOADED, audit_record
 from adrag_site.errors import ServiceError
 from adrag_site.parsers import FormParser, JSONParser, MultiPartParser
 from adrag_site.schema import error_responses
 from knowledge import selectors, services
-from knowledge.models import Document, KnowledgeBase, WebSource
+from knowledge.models import Document, KnowledgeBase
 from knowledge.serializers import (
     ClearOutput,
     DocumentDeleteOutput,
@@ -32,7 +31,6 @@ from knowledge.serializers import (
     KnowledgeBaseListOutput,
     KnowledgeBaseOutput,
     KnowledgeBaseStatsOutput,
-    PassageListOutput,
     SpecDocumentsOutput,
     SpecUploadInput,
     SpecUploadOutput,
@@ -40,10 +38,7 @@ from knowledge.serializers import (
     UploadInput,
     UploadNoneAcceptedOutput,
     UploadOutput,
-    WebSourceInput,
-    WebSourceOutput,
 )
-from knowledge.web_sources import web_source_create, web_source_delete, web_source_queue
 
 KB_ID = OpenApiParameter("kb_id", int, OpenApiParameter.PATH, description="A knowledge base id.")
 DOCUMENT_ID = OpenApiParameter("document_id", int, OpenApiParameter.PATH)
@@ -343,110 +338,6 @@ class DocumentReindexApi(APIView):
         return Response(DocumentOutput(document).data, status=status.HTTP_202_ACCEPTED)
 
 
-# A document viewer's reading (knowledge/pages.py): its passages, and the stored file.
-MAX_PASSAGES = 5000
-
-
-class DocumentPassagesApi(APIView):
-    """A document's passages (its chunks) in order, for the viewer a citation opens."""
-
-    @extend_schema(
-        tags=["knowledge"],
-        parameters=[
-            DOCUMENT_ID,
-            OpenApiParameter(
-                "around",
-                int,
-                description="A passage (chunk) id: the window of passages is centred on it.",
-            ),
-        ],
-        responses={200: PassageListOutput, **error_responses(400, 404)},
-    )
-    def get(self, request, document_id):
-        document = selectors.document_get_for_user(document_id=document_id, user=request.user)
-        passages = document.chunks.order_by("ordinal")
-        around = request.query_params.get("around", "")
-        if around and not around.isdigit():
-            raise ServiceError(400, "invalid_request", "around must be a passage (chunk) id.")
-        cited = passages.filter(id=int(around)).first() if around else None
-        if cited is not None:
-            # A window of passages centred on the cited one, however long the document.
-            start = max(cited.ordinal - MAX_PASSAGES // 2, 0)
-            passages = passages.filter(ordinal__gte=start)
-        rows = list(
-            passages.values("id", "ordinal", "page", "section", "kind", "text")[: MAX_PASSAGES + 1]
-        )
-        # Where OCR read the lines of the cited passage's page (a scan): the viewer marks the
-        # passage on the page's image.
-        page = str(cited.page) if cited is not None and cited.page else ""
-        boxes = (document.ocr_boxes or {}).get(page) or []
-        return Response(
-            {
-                "document": DocumentOutput(document).data,
-                "passages": rows[:MAX_PASSAGES],
-                "truncated": len(rows) > MAX_PASSAGES,
-                "ocr_boxes": {"page": int(page), "boxes": boxes} if boxes else None,
-            }
-        )
-
-
-# Scans a browser shows as they are; a TIFF (which it cannot) keeps the viewer's text.
-SCAN_TYPES = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg"}
-
-
-class DocumentScanApi(APIView):
-    """A scanned image document as an image the viewer shows, with the cited passage marked
-    over it (PNG and JPEG; 404 for any other document)."""
-
-    @extend_schema(
-        tags=["knowledge"],
-        parameters=[DOCUMENT_ID],
-        responses={(200, "image/png"): OpenApiTypes.BINARY, **error_responses(404)},
-    )
-    def get(self, request, document_id):
-        document = selectors.document_get_for_user(document_id=document_id, user=request.user)
-        kind = SCAN_TYPES.get(document.file_type.lower().lstrip("."))
-        path = Path(settings.MEDIA_ROOT, document.stored_path)
-        if kind is None or not document.stored_path or not path.is_file():
-            raise Http404("The document is no image the viewer shows.")
-        response = FileResponse(path.open("rb"), content_type=kind)
-        response["X-Content-Type-Options"] = "nosniff"
-        response["Content-Security-Policy"] = "sandbox; default-src 'none'"
-        response["Cache-Control"] = "private, max-age=300"
-        return response
-
-
-class DocumentFileApi(APIView):
-    """The stored file of a document, as uploaded: always a download, never a page."""
-
-    @extend_schema(
-        tags=["knowledge"],
-        parameters=[DOCUMENT_ID],
-        responses={
-            (200, "application/octet-stream"): OpenApiTypes.BINARY,
-            **error_responses(404),
-        },
-    )
-    def get(self, request, document_id):
-        document = selectors.document_get_for_user(document_id=document_id, user=request.user)
-        path = Path(settings.MEDIA_ROOT, document.stored_path)
-        if not document.stored_path or not path.is_file():
-            raise Http404("The document's file is no longer stored.")
-        # An uploaded HTML or SVG file must never run as a page of this site.
-        response = FileResponse(
-            path.open("rb"),
-            as_attachment=True,
-            filename=document.file_name,
-            content_type="application/octet-stream",
-        )
-        response["X-Content-Type-Options"] = "nosniff"
-        response["Content-Security-Policy"] = "sandbox; default-src 'none'"
-        audit_record(
-            DOCUMENT_DOWNLOADED, target=document, request=request, file_name=document.file_name
-        )
-        return response
-
-
 # The spec's routes, with its response shapes, scoped to what the caller may see.
 
 
@@ -521,87 +412,3 @@ class SpecClearApi(APIView):
         return Response(
             {"message": f"Cleared {deleted} document(s).", "documents_deleted": deleted}
         )
-
-
-SOURCE_ID = OpenApiParameter("source_id", int, OpenApiParameter.PATH)
-
-
-def _source_for(request, source_id, level: str) -> WebSource:
-    """Return a web source of a knowledge base the caller may use at `level`, or raise 404."""
-    key = str(source_id)
-    source = None
-    if key.isascii() and key.isdigit():
-        source = WebSource.objects.select_related("knowledge_base").filter(id=key).first()
-    if source is None:
-        raise Http404("No such web source.")
-    selectors.kb_get_for_user(kb_id=source.knowledge_base_id, user=request.user, level=level)
-    return source
-
-
-class KnowledgeBaseSourcesApi(APIView):
-    """A knowledge base's web sources, or a new one (crawled at once, then on its schedule)."""
-
-    @extend_schema(
-        operation_id="knowledge_bases_sources_list",
-        tags=["knowledge"],
-        parameters=[KB_ID],
-        responses={200: WebSourceOutput(many=True), **error_responses(404)},
-    )
-    def get(self, request, kb_id):
-        kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user)
-        return Response(WebSourceOutput(kb.web_sources.all(), many=True).data)
-
-    @extend_schema(
-        operation_id="knowledge_bases_sources_create",
-        tags=["knowledge"],
-        parameters=[KB_ID],
-        request=WebSourceInput,
-        responses={201: WebSourceOutput, **error_responses(400, 403, 404)},
-        description="Pages of the start URL's site, to `depth` links away and at most "
-        "`max_pages`, honouring robots.txt; private, loopback and link-local addresses are "
-        "refused (`forbidden_address`) unless WEB_SOURCES_ALLOWED_HOSTS names them.",
-    )
-    def post(self, request, kb_id):
-        kb = selectors.kb_get_for_user(kb_id=kb_id, user=request.user, level=selectors.WRITE)
-        data = WebSourceInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        source = web_source_create(kb=kb, user=request.user, **data.validated_data)
-        return Response(WebSourceOutput(source).data, status=status.HTTP_201_CREATED)
-
-
-class WebSourceDetailApi(APIView):
-    """One web source with its sync's progress and counts; delete it with its pages."""
-
-    @extend_schema(
-        operation_id="sources_retrieve",
-        tags=["knowledge"],
-        parameters=[SOURCE_ID],
-        responses={200: WebSourceOutput, **error_responses(404)},
-    )
-    def get(self, request, source_id):
-        return Response(WebSourceOutput(_source_for(request, source_id, selectors.READ)).data)
-
-    @extend_schema(
-        operation_id="sources_destroy",
-        tags=["knowledge"],
-        parameters=[SOURCE_ID],
-        responses={204: None, **error_responses(403, 404)},
-    )
-    def delete(self, request, source_id):
-        web_source_delete(source=_source_for(request, source_id, selectors.WRITE))
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-class WebSourceSyncApi(APIView):
-    """Sync a web source now."""
-
-    @extend_schema(
-        operation_id="sources_sync_create",
-        tags=["knowledge"],
-        parameters=[SOURCE_ID],
-        request=None,
-        responses={202: WebSourceOutput, **error_responses(403, 404)},
-    )
-    def post(self, request, source_id):
-        source = web_source_queue(source=_source_for(request, source_id, selectors.WRITE))
-        return Response(WebSourceOutput(source).data, status=status.HTTP_202_ACCEPTED)

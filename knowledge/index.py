@@ -55,11 +55,33 @@ def write_chunks(*, document: Document, chunks: list[PreparedChunk]) -> dict[str
     chunks_after = kb.chunk_count - removed_chunks + len(chunks)
     tokens_after = kb.token_total - removed_tokens + sum(chunk.bm25_length for chunk in chunks)
     avgdl = tokens_after / chunks_after if chunks_after and tokens_after else 1.0
+    chunk_ids = _create_chunks(document, chunks)
+    tables = write_tables(document, chunks, chunk_ids)
+    with connection.cursor() as cursor:
+        add_term_stats(cursor, kb_id, chunks, avgdl)
+        _copy_postings(cursor, kb_id, chunks, chunk_ids)
+        names = sorted({name for chunk in chunks for name in chunk.entities})
+        entity_ids = _entity_ids(cursor, kb_id, names)
+        edge_count = _copy_edges(cursor, kb_id, chunks, chunk_ids, entity_ids)
+    added_tokens = sum(chunk.bm25_length for chunk in chunks)
+    KnowledgeBase.objects.filter(id=kb_id).update(
+        chunk_count=F("chunk_count") - removed_chunks + len(chunks),
+        token_total=F("token_total") - removed_tokens + added_tokens,
+        updated_at=timezone.now(),
+    )
+    delete_orphan_entities(touched_entities)
+    return {
+        "chunks": len(chunks), "entities": len(names), "edges": edge_count, "tables": tables
+    }  # fmt: skip
+
+
+def _create_chunks(document: Document, chunks: list[PreparedChunk]) -> list[int]:
+    """Write a document's chunk rows; return their ids, in the chunks' order."""
     rows = Chunk.objects.bulk_create(
         [
             Chunk(
                 document_id=document.id,
-                knowledge_base_id=kb_id,
+                knowledge_base_id=document.knowledge_base_id,
                 ordinal=chunk.ordinal,
                 text=chunk.text,
                 text_md5=hashlib.md5(chunk.text.encode()).hexdigest(),
@@ -76,50 +98,50 @@ def write_chunks(*, document: Document, chunks: list[PreparedChunk]) -> dict[str
         ],
         batch_size=500,
     )
-    chunk_ids = [row.id for row in rows]
-    tables = write_tables(document, chunks, chunk_ids)
-    with connection.cursor() as cursor:
-        add_term_stats(cursor, kb_id, chunks, avgdl)
-        with cursor.copy(
-            "COPY knowledge_posting (chunk_id, knowledge_base_id, term, tf, chunk_length) "
-            "FROM STDIN"
-        ) as copy:
-            for chunk_id, chunk in zip(chunk_ids, chunks):
-                length = chunk.bm25_length
-                for term, tf in chunk.term_counts.items():
-                    copy.write_row((chunk_id, kb_id, term, tf, length))
-        names = sorted({name for chunk in chunks for name in chunk.entities})
-        entity_ids: dict[str, int] = {}
-        if names:
-            cursor.execute(
-                "INSERT INTO knowledge_entity (knowledge_base_id, name) "
-                "SELECT %s, unnest(%s::text[]) ON CONFLICT DO NOTHING",
-                [kb_id, names],
-            )
-            cursor.execute(
-                "SELECT name, id FROM knowledge_entity "
-                "WHERE knowledge_base_id = %s AND name = ANY(%s)",
-                [kb_id, names],
-            )
-            entity_ids = dict(cursor.fetchall())
-        edge_count = 0
-        with cursor.copy(
-            "COPY knowledge_chunkentity (chunk_id, entity_id, knowledge_base_id, weight) FROM STDIN"
-        ) as copy:
-            for chunk_id, chunk in zip(chunk_ids, chunks):
-                for name, count in chunk.entities.items():
-                    copy.write_row((chunk_id, entity_ids[name], kb_id, float(count)))
-                    edge_count += 1
-    added_tokens = sum(chunk.bm25_length for chunk in chunks)
-    KnowledgeBase.objects.filter(id=kb_id).update(
-        chunk_count=F("chunk_count") - removed_chunks + len(chunks),
-        token_total=F("token_total") - removed_tokens + added_tokens,
-        updated_at=timezone.now(),
+    return [row.id for row in rows]
+
+
+def _copy_postings(cursor, kb_id: int, chunks: list[PreparedChunk], chunk_ids: list[int]) -> None:
+    """Write the chunks' BM25 postings (a term's count in a chunk, and the chunk's length)."""
+    with cursor.copy(
+        "COPY knowledge_posting (chunk_id, knowledge_base_id, term, tf, chunk_length) FROM STDIN"
+    ) as copy:
+        for chunk_id, chunk in zip(chunk_ids, chunks):
+            length = chunk.bm25_length
+            for term, tf in chunk.term_counts.items():
+                copy.write_row((chunk_id, kb_id, term, tf, length))
+
+
+def _entity_ids(cursor, kb_id: int, names: list[str]) -> dict[str, int]:
+    """Return the ids of a knowledge base's entities of these names, adding the new ones."""
+    if not names:
+        return {}
+    cursor.execute(
+        "INSERT INTO knowledge_entity (knowledge_base_id, name) "
+        "SELECT %s, unnest(%s::text[]) ON CONFLICT DO NOTHING",
+        [kb_id, names],
     )
-    delete_orphan_entities(touched_entities)
-    return {
-        "chunks": len(chunks), "entities": len(names), "edges": edge_count, "tables": tables
-    }  # fmt: skip
+    cursor.execute(
+        "SELECT name, id FROM knowledge_entity WHERE knowledge_base_id = %s AND name = ANY(%s)",
+        [kb_id, names],
+    )
+    return dict(cursor.fetchall())
+
+
+def _copy_edges(
+    cursor, kb_id: int, chunks: list[PreparedChunk], chunk_ids: list[int], entity_ids: dict
+) -> int:
+    """Write the chunk-entity edges, weighted by how often a chunk names the entity; return
+    how many."""
+    edge_count = 0
+    with cursor.copy(
+        "COPY knowledge_chunkentity (chunk_id, entity_id, knowledge_base_id, weight) FROM STDIN"
+    ) as copy:
+        for chunk_id, chunk in zip(chunk_ids, chunks):
+            for name, count in chunk.entities.items():
+                copy.write_row((chunk_id, entity_ids[name], kb_id, float(count)))
+                edge_count += 1
+    return edge_count
 
 
 def write_tables(document: Document, chunks: list[PreparedChunk], chunk_ids: list[int]) -> int:

@@ -170,62 +170,9 @@ def document_ingest_run(
         )
         return requested is None or requested or should_abort()
 
-    def check_cancel() -> None:
-        if cancel_requested():
-            raise IngestCancelled()
-
     started = time.monotonic()
     try:
-        set_fields(
-            document,
-            status=Document.Status.EXTRACTING,
-            started_at=timezone.now(),
-            progress_done=0,
-            progress_total=0,
-            error="",
-            error_code="",
-        )
-        path = Path(settings.MEDIA_ROOT, document.stored_path)
-        if not path.is_file():
-            raise FileNotFoundError(f"the stored file of document {document_id} is missing")
-
-        def on_ocr_page(page: int, total: int) -> None:
-            # A scan's pages are its progress while it is read.
-            set_fields(document, progress_done=page - 1, progress_total=total)
-
-        extracted = extract_sandboxed(
-            path,
-            document.file_name,
-            timeout=settings.EXTRACT_TIMEOUT_SECONDS,
-            memory_mb=settings.EXTRACT_MEMORY_MB,
-            should_stop=throttled(cancel_requested, every=1.0),
-            ocr=ocr_options(),
-            ocr_memory_mb=settings.OCR_MEMORY_MB,
-            on_ocr_page=on_ocr_page,
-        )
-        check_cancel()
-        set_fields(
-            document,
-            status=Document.Status.CHUNKING,
-            progress_done=0,
-            progress_total=0,
-            **extracted_fields(extracted),
-        )
-        chunks = prepare_chunks(extracted.segments)
-        check_cancel()
-        set_fields(document, status=Document.Status.EMBEDDING, progress_total=len(chunks))
-
-        def on_batch(done: int) -> None:
-            set_fields(document, progress_done=done)
-            check_cancel()
-
-        embed_chunks(chunks, on_batch=on_batch)
-        set_fields(document, status=Document.Status.INDEXING)
-        with transaction.atomic():
-            locked = Document.objects.select_for_update().get(id=document_id)
-            if locked.cancel_requested:
-                raise IngestCancelled()
-            document_index(document, chunks)
+        chunks = _ingest(document, cancel_requested)
     except (IngestCancelled, SandboxCancelled):
         set_fields(document, status=Document.Status.CANCELLED)
         logger.info("ingestion of document %s cancelled", document_id)
@@ -239,6 +186,72 @@ def document_ingest_run(
             time.monotonic() - started,
         )
     return document
+
+
+def _ingest(document: Document, cancel_requested: Callable[[], bool]) -> list[PreparedChunk]:
+    """Extract, chunk, embed and index a document, each stage marked on it as it starts; raise
+    IngestCancelled at the first check after a cancel is asked for."""
+
+    def check_cancel() -> None:
+        if cancel_requested():
+            raise IngestCancelled()
+
+    set_fields(
+        document,
+        status=Document.Status.EXTRACTING,
+        started_at=timezone.now(),
+        progress_done=0,
+        progress_total=0,
+        error="",
+        error_code="",
+    )
+    extracted = _extract(document, cancel_requested)
+    check_cancel()
+    set_fields(
+        document,
+        status=Document.Status.CHUNKING,
+        progress_done=0,
+        progress_total=0,
+        **extracted_fields(extracted),
+    )
+    chunks = prepare_chunks(extracted.segments)
+    check_cancel()
+    set_fields(document, status=Document.Status.EMBEDDING, progress_total=len(chunks))
+
+    def on_batch(done: int) -> None:
+        set_fields(document, progress_done=done)
+        check_cancel()
+
+    embed_chunks(chunks, on_batch=on_batch)
+    set_fields(document, status=Document.Status.INDEXING)
+    with transaction.atomic():
+        locked = Document.objects.select_for_update().get(id=document.id)
+        if locked.cancel_requested:
+            raise IngestCancelled()
+        document_index(document, chunks)
+    return chunks
+
+
+def _extract(document: Document, cancel_requested: Callable[[], bool]) -> ExtractedText:
+    """Extract a document's stored file in the sandbox, under the settings' budgets."""
+    path = Path(settings.MEDIA_ROOT, document.stored_path)
+    if not path.is_file():
+        raise FileNotFoundError(f"the stored file of document {document.id} is missing")
+
+    def on_ocr_page(page: int, total: int) -> None:
+        # A scan's pages are its progress while it is read.
+        set_fields(document, progress_done=page - 1, progress_total=total)
+
+    return extract_sandboxed(
+        path,
+        document.file_name,
+        timeout=settings.EXTRACT_TIMEOUT_SECONDS,
+        memory_mb=settings.EXTRACT_MEMORY_MB,
+        should_stop=throttled(cancel_requested, every=1.0),
+        ocr=ocr_options(),
+        ocr_memory_mb=settings.OCR_MEMORY_MB,
+        on_ocr_page=on_ocr_page,
+    )
 
 
 def documents_reap() -> int:

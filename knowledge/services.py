@@ -288,11 +288,7 @@ def document_upload(
         else:
             name, extension = validate_upload(file_name=file_name, staged=staged)
         with transaction.atomic():
-            quota_owner = -kb.team_id if kb.team_id else kb.owner_id
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT pg_advisory_xact_lock(%s, %s)", [UPLOAD_QUOTA_LOCK, quota_owner]
-                )
+            _lock_quota_owner(kb)
             document = (
                 Document.objects.select_for_update()
                 .filter(knowledge_base=kb, sha256=staged.sha256)
@@ -303,24 +299,19 @@ def document_upload(
                 return document, False
             if document is None and not validated:
                 _check_upload_limits(kb=kb, user=user, size=staged.size)
-            path = _store_staged(staged, extension)
-            relative = str(path.relative_to(settings.MEDIA_ROOT))
+            relative = str(_store_staged(staged, extension).relative_to(settings.MEDIA_ROOT))
+            stored = {"file_name": name, "stored_path": relative, "file_type": extension}
             if document is None:
                 document = Document.objects.create(
                     knowledge_base=kb,
-                    file_name=name,
-                    stored_path=relative,
                     sha256=staged.sha256,
                     size=staged.size,
-                    file_type=extension,
                     uploaded_by=user,
                     external_id=external_id,
+                    **stored,
                 )
             else:
-                document.file_name = name
-                document.stored_path = relative
-                document.file_type = extension
-                document.save(update_fields=["file_name", "stored_path", "file_type", "updated_at"])
+                _point_at_new_upload(document, stored)
             _queue_ingestion(document, defer_job=defer_job)
         audit_record(
             audit.UPLOAD,
@@ -333,6 +324,21 @@ def document_upload(
         return document, True
     finally:
         staged.discard()
+
+
+def _lock_quota_owner(kb: KnowledgeBase) -> None:
+    """Take the advisory lock of the knowledge base's quota owner (its team, else its owner)
+    until the transaction ends: one owner's uploads are counted one after another."""
+    quota_owner = -kb.team_id if kb.team_id else kb.owner_id
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [UPLOAD_QUOTA_LOCK, quota_owner])
+
+
+def _point_at_new_upload(document: Document, stored: dict[str, str]) -> None:
+    """Point a document at its bytes uploaded again: stored anew, maybe under a new name."""
+    for field_name, value in stored.items():
+        setattr(document, field_name, value)
+    document.save(update_fields=["file_name", "stored_path", "file_type", "updated_at"])
 
 
 def document_reindex(*, document: Document) -> bool:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from knowledge import apis
+from knowledge import apis, source_apis, viewer_apis
 
 urlpatterns = [
     path("knowledge-bases", apis.KnowledgeBaseListApi.as_view(), name="kb-list"),
@@ -17,11 +17,13 @@ urlpatterns = [
     ),
     path(
         "knowledge-bases/<str:kb_id>/sources",
-        apis.KnowledgeBaseSourcesApi.as_view(),
+        source_apis.KnowledgeBaseSourcesApi.as_view(),
         name="kb-sources",
     ),
-    path("sources/<str:source_id>", apis.WebSourceDetailApi.as_view(), name="source-detail"),
-    path("sources/<str:source_id>/sync", apis.WebSourceSyncApi.as_view(), name="source-sync"),
+    path("sources/<str:source_id>", source_apis.WebSourceDetailApi.as_view(), name="source-detail"),
+    path(
+        "sources/<str:source_id>/sync", source_apis.WebSourceSyncApi.as_view(), name="source-sync"
+    ),
     path("documents", apis.SpecDocumentsApi.as_view(), name="spec-documents"),
     path("documents/<str:document_id>", apis.DocumentDetailApi.as_view(), name="document-detail"),
     path(
@@ -36,15 +38,19 @@ urlpatterns = [
     ),
     path(
         "documents/<str:document_id>/passages",
-        apis.DocumentPassagesApi.as_view(),
+        viewer_apis.DocumentPassagesApi.as_view(),
         name="document-passages",
     ),
     path(
         "documents/<str:document_id>/scan",
-        apis.DocumentScanApi.as_view(),
+        viewer_apis.DocumentScanApi.as_view(),
         name="document-scan",
     ),
-    path("documents/<str:document_id>/file", apis.DocumentFileApi.as_view(), name="document-file"),
+    path(
+        "documents/<str:document_id>/file",
+        viewer_apis.DocumentFileApi.as_view(),
+        name="document-file",
+    ),
     path("upload", apis.SpecUploadApi.as_view(), name="spec-upload"),
     path("clear", apis.SpecClearApi.as_view(), name="spec-clear"),
 ]

@@ -17,6 +17,7 @@ import json
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from asgiref.sync import sync_to_async
@@ -151,78 +152,105 @@ async def run_stream(*, run_id, after: int = 0, style: str = STYLE_POST, deltas:
     POST /api/query's stream (STYLE_POST) carries the spec's event types only, unless the
     client asked for `deltas`: then also the events endpoint's answer_delta frames.
     """
-    heartbeat = settings.STREAM_HEARTBEAT_SECONDS
-    idle_timeout = settings.STREAM_IDLE_TIMEOUT_SECONDS
-    poll = settings.STREAM_POLL_SECONDS
-    read = sync_to_async(_read, thread_sensitive=False, executor=_reader_pool())
     # Registered before the first read, so nothing appended meanwhile is missed.
     waiter = notify.hub.register(run_id)
-    cursor = after
-    now = time.monotonic()
-    last_event_at = last_sent_at = now
-    next_read_at = now  # read the log at once: catching up
-    # A run not started yet is checked for a live worker once it has waited a while.
-    waiting_check_at = now + settings.STREAM_WAITING_SECONDS if after == 0 else None
-    count_workers = sync_to_async(_runs_workers, thread_sensitive=False, executor=_reader_pool())
+    position = _Position(after)
     open_streams = OPEN_STREAMS.labels(METRICS_ENDPOINT[style])
     # Counted only once the generator runs (a response never iterated opened no stream), and
     # uncounted in the same finally that unregisters the waiter, however the stream ends.
     open_streams.inc()
+    frames = _frames(run_id, waiter, position, style, deltas)
     try:
-        while True:
-            waiter.clear()
-            if waiter.must_read:
-                waiter.must_read = False
-                next_read_at = 0.0
-            pending, complete = _carried(waiter, cursor)
-            if not complete:
-                next_read_at = 0.0
-            if time.monotonic() >= next_read_at:
-                logged, next_read_at = await _read_log(read, run_id, cursor, poll)
-                newest = logged[-1].seq if logged else cursor
-                pending = logged + [event for event in pending if event.seq > newest]
-            for event in pending:
-                if event.seq <= cursor:
-                    continue
-                cursor = event.seq
-                last_event_at = time.monotonic()
-                if style == STYLE_POST and not deltas and event.type in stages.EVENTSOURCE_ONLY:
-                    continue  # POST /api/query sends the spec's event types only
-                yield encode(event, style)
-                last_sent_at = last_event_at
-                if event.type == stages.STREAM_END:
-                    return
-            if next_read_at == 0.0:
-                continue
-            now = time.monotonic()
-            if now - last_event_at >= idle_timeout:
-                # The stream ends; the run goes on and can be resumed from the events endpoint.
-                prefix = f"event: {stages.ERROR}\n" if style == STYLE_EVENTSOURCE else ""
-                yield f"{prefix}data: {TIMEOUT_FRAME}\n\n"
-                return
-            if waiting_check_at is not None and (cursor > 0 or now >= waiting_check_at):
-                # Checked once, and never once the run has begun: a check left pending past its
-                # time made every later wait 10 ms (each stream polling a hundred times a
-                # second: p50 at 500 streams went from 2 to 10-30 ms, bench/streams.py).
-                waiting_check_at, unstarted = None, cursor == 0
-                if unstarted and await count_workers() == 0:
-                    yield waiting_frame(style, deltas)
-                    last_sent_at = now
-            if now - last_sent_at >= heartbeat:
-                yield KEEP_ALIVE
-                last_sent_at = now
-            timeout = min(
-                next_read_at - now,
-                heartbeat - (now - last_sent_at),
-                idle_timeout - (now - last_event_at),
-                *([waiting_check_at - now] if waiting_check_at is not None else []),
-            )
-            if not waiter.frames:
-                await notify.wait(waiter, max(timeout, 0.01))
+        async for frame in frames:
+            yield frame
     except (asyncio.CancelledError, GeneratorExit):
         # The client went away. The run is a job of its own and carries on.
-        logger.info("stream reader for run %s closed by the client at seq %s", run_id, cursor)
+        logger.info("stream reader for run %s closed by the client at seq %s", run_id, position.seq)
         raise
     finally:
+        await frames.aclose()
         open_streams.dec()
         notify.hub.unregister(run_id, waiter)
+
+
+@dataclass
+class _Position:
+    """The seq of the last event a stream has read (its cursor)."""
+
+    seq: int
+
+
+async def _frames(run_id, waiter, position: _Position, style: str, deltas: bool):
+    """Yield the frames of the run's events after `position`, keep-alives, a waiting notice and
+    the idle timeout's frame, reading the log and waiting on the run's notifications."""
+    heartbeat = settings.STREAM_HEARTBEAT_SECONDS
+    idle_timeout = settings.STREAM_IDLE_TIMEOUT_SECONDS
+    poll = settings.STREAM_POLL_SECONDS
+    read = sync_to_async(_read, thread_sensitive=False, executor=_reader_pool())
+    now = time.monotonic()
+    last_event_at = last_sent_at = now
+    next_read_at = now  # read the log at once: catching up
+    # A run not started yet is checked for a live worker once it has waited a while.
+    waiting_check_at = now + settings.STREAM_WAITING_SECONDS if position.seq == 0 else None
+    count_workers = sync_to_async(_runs_workers, thread_sensitive=False, executor=_reader_pool())
+    while True:
+        pending, next_read_at = await _next_events(
+            waiter, read, run_id, position.seq, poll, next_read_at
+        )
+        for event in pending:
+            if event.seq <= position.seq:
+                continue
+            position.seq = event.seq
+            last_event_at = time.monotonic()
+            if style == STYLE_POST and not deltas and event.type in stages.EVENTSOURCE_ONLY:
+                continue  # POST /api/query sends the spec's event types only
+            yield encode(event, style)
+            last_sent_at = last_event_at
+            if event.type == stages.STREAM_END:
+                return
+        if next_read_at == 0.0:
+            continue
+        now = time.monotonic()
+        if now - last_event_at >= idle_timeout:
+            # The stream ends; the run goes on and can be resumed from the events endpoint.
+            prefix = f"event: {stages.ERROR}\n" if style == STYLE_EVENTSOURCE else ""
+            yield f"{prefix}data: {TIMEOUT_FRAME}\n\n"
+            return
+        if waiting_check_at is not None and (position.seq > 0 or now >= waiting_check_at):
+            # Checked once, and never once the run has begun: a check left pending past its
+            # time made every later wait 10 ms (each stream polling a hundred times a
+            # second: p50 at 500 streams went from 2 to 10-30 ms, bench/streams.py).
+            waiting_check_at, unstarted = None, position.seq == 0
+            if unstarted and await count_workers() == 0:
+                yield waiting_frame(style, deltas)
+                last_sent_at = now
+        if now - last_sent_at >= heartbeat:
+            yield KEEP_ALIVE
+            last_sent_at = now
+        timeout = min(
+            next_read_at - now,
+            heartbeat - (now - last_sent_at),
+            idle_timeout - (now - last_event_at),
+            *([waiting_check_at - now] if waiting_check_at is not None else []),
+        )
+        if not waiter.frames:
+            await notify.wait(waiter, max(timeout, 0.01))
+
+
+async def _next_events(
+    waiter, read, run_id, cursor: int, poll: float, next_read_at: float
+) -> tuple[list[Logged], float]:
+    """Return the events after `cursor` the notifications carried, with the log's read in when
+    it is due (or when they carried too little), and when to read the log next."""
+    waiter.clear()
+    if waiter.must_read:
+        waiter.must_read = False
+        next_read_at = 0.0
+    pending, complete = _carried(waiter, cursor)
+    if not complete:
+        next_read_at = 0.0
+    if time.monotonic() >= next_read_at:
+        logged, next_read_at = await _read_log(read, run_id, cursor, poll)
+        newest = logged[-1].seq if logged else cursor
+        pending = logged + [event for event in pending if event.seq > newest]
+    return pending, next_read_at

@@ -49,12 +49,8 @@ from knowledge.ingest.ocr import (
     render_pdf_page,
 )
 from knowledge.ingest.office import extract_office
-from knowledge.ingest.structure import (
-    Segment,
-    StructureBuilder,
-    column_name,
-    plain_structure,
-)
+from knowledge.ingest.plain import plain_structure
+from knowledge.ingest.structure import Segment, StructureBuilder, column_name
 
 DEFAULT_MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024
 

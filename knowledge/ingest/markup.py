@@ -76,6 +76,12 @@ def markdown_structure(markdown: str) -> list[Segment]:
             builder.list_item(item[0], " ".join(item[2:]), depth=int(item[1]))
         item.clear()
 
+    def add_text(text: str) -> None:
+        if item:
+            item.append(text)
+        else:
+            builder.paragraph(text)
+
     while index < len(tokens):
         token = tokens[index]
         kind = token.type
@@ -85,11 +91,7 @@ def markdown_structure(markdown: str) -> list[Segment]:
             index += 3
             continue
         if kind == "inline":
-            text = _inline_text(token)
-            if item:
-                item.append(text)
-            else:
-                builder.paragraph(text)
+            add_text(_inline_text(token))
         elif kind in ("bullet_list_open", "ordered_list_open"):
             close_item()
             start = token.attrGet("start") if kind == "ordered_list_open" else None
@@ -101,33 +103,36 @@ def markdown_structure(markdown: str) -> list[Segment]:
             lists.pop()
         elif kind == "list_item_open":
             close_item()
-            number = token.info or (str(lists[-1]) if lists and lists[-1] else "")
-            if lists and lists[-1]:
-                lists[-1] = int(number) + 1 if number.isdigit() else lists[-1] + 1
-            item.extend([f"{number}." if number else "-", str(len(lists) - 1)])
+            item.extend([_item_marker(token, lists), str(len(lists) - 1)])
         elif kind == "list_item_close":
             close_item()
         elif kind == "table_open":
             close_item()
             index = _markdown_table(tokens, index, builder)
         elif kind in ("fence", "code_block"):
-            text = token.content.rstrip("\n")
-            if kind == "fence":
-                text = f"{token.markup}{token.info}\n{text}\n{token.markup}"
-            if item:
-                # Code inside a step belongs to the step: the list goes on after it.
-                item.append(text)
-            else:
-                builder.paragraph(text)
+            # Code inside a step belongs to the step: the list goes on after it.
+            add_text(_code_text(token))
         elif kind == "html_block":
-            text = _html_fragment_text(token.content)
-            if item:
-                item.append(text)
-            else:
-                builder.paragraph(text)
+            add_text(_html_fragment_text(token.content))
         index += 1
     close_item()
     return builder.build()
+
+
+def _item_marker(token, lists: list[int]) -> str:
+    """Return a list item's marker ("3." or "-"), moving its ordered list's next number on."""
+    number = token.info or (str(lists[-1]) if lists and lists[-1] else "")
+    if lists and lists[-1]:
+        lists[-1] = int(number) + 1 if number.isdigit() else lists[-1] + 1
+    return f"{number}." if number else "-"
+
+
+def _code_text(token) -> str:
+    """Return a code block's text, a fenced one with its fences."""
+    text = token.content.rstrip("\n")
+    if token.type == "fence":
+        text = f"{token.markup}{token.info}\n{text}\n{token.markup}"
+    return text
 
 
 def _markdown_table(tokens: list, index: int, builder: StructureBuilder) -> int:

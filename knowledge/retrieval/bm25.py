@@ -291,16 +291,7 @@ def _blocks_top_k(
             count_parts.append(weight * tfs)
 
     connection = connections[retrieval_alias()]
-    connection.ensure_connection()
-    # Binary results: the arrays arrive as they are stored, not as hex text twice their size.
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as raw:
-        raw.execute(
-            "SELECT term, chunk_ids, tfs, lengths FROM knowledge_termblock "
-            "WHERE knowledge_base_id = ANY(%s) AND term = ANY(%s)",
-            [list(watermarks), terms],
-            binary=True,
-        )
-        blocks = raw.fetchall()
+    blocks = _term_blocks(connection, list(watermarks), terms)
     with connection.cursor() as cursor:
         for term, chunk_ids, tfs, lengths in blocks:
             add(
@@ -331,6 +322,21 @@ def _blocks_top_k(
         if negative:
             keep &= np.add.reduceat(np.concatenate(count_parts)[order], starts) > 0
         return _best_live(cursor, chunk_ids[keep], scores[keep], top_k)
+
+
+def _term_blocks(connection, kb_ids: list[int], terms: list[str]) -> list[tuple]:
+    """Return the term blocks of these KBs' terms: (term, chunk ids, tfs, lengths), each array
+    as the bytes it is stored as."""
+    connection.ensure_connection()
+    # Binary results: the arrays arrive as they are stored, not as hex text twice their size.
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as raw:
+        raw.execute(
+            "SELECT term, chunk_ids, tfs, lengths FROM knowledge_termblock "
+            "WHERE knowledge_base_id = ANY(%s) AND term = ANY(%s)",
+            [kb_ids, terms],
+            binary=True,
+        )
+        return raw.fetchall()
 
 
 def _best_live(cursor, chunk_ids: np.ndarray, scores: np.ndarray, top_k: int):
@@ -377,6 +383,38 @@ def split_terms(bounds: dict[str, float], floor: float) -> tuple[list[str], list
     return [term for term in ordered if term not in set(looked_up)], looked_up
 
 
+def _seed_terms(weighted: dict[str, float], term_stats: dict[str, TermStats]) -> list[str]:
+    """Return the rarest query terms, as many as hold SEED_POSTINGS postings (one at least)."""
+    by_rarity = sorted(weighted, key=lambda term: (term_stats[term].df, term))
+    seed: list[str] = []
+    covered = 0
+    for term in by_rarity:
+        if seed and covered + term_stats[term].df > SEED_POSTINGS:
+            break
+        seed.append(term)
+        covered += term_stats[term].df
+    return seed
+
+
+def _seed_scores(cursor, params: dict, seed: list[str], narrowed: str) -> list[float]:
+    """Pass 1 of MaxScore, a floor: the best scores of the seed terms' best chunks, scored in
+    full (every query term, looked up by chunk); their k-th best is reached by k real chunks."""
+    cursor.execute(
+        f"{_WEIGHTS}, seed AS (SELECT p.chunk_id FROM knowledge_posting p "
+        "JOIN q ON q.term = p.term "
+        "WHERE p.term = ANY(%(seed)s) AND p.knowledge_base_id = ANY(%(kbs)s) "
+        f"{narrowed}"
+        f"GROUP BY p.chunk_id ORDER BY sum({_CONTRIBUTION}) DESC, p.chunk_id "
+        "LIMIT %(seed_limit)s) "
+        f"SELECT sum({_CONTRIBUTION}) AS score FROM knowledge_posting p "
+        "JOIN q ON q.term = p.term "
+        "WHERE p.chunk_id IN (SELECT chunk_id FROM seed) AND p.term = ANY(%(terms)s) "
+        "GROUP BY p.chunk_id ORDER BY score DESC LIMIT %(limit)s",
+        {**params, "seed": seed, "seed_limit": SEED_CANDIDATES * params["limit"]},
+    )
+    return [float(row[0]) for row in cursor.fetchall()]
+
+
 def _top_k_pruned(
     params: dict,
     weighted: dict[str, float],
@@ -386,41 +424,20 @@ def _top_k_pruned(
 ) -> list[tuple[int, float]] | None:
     """The exact top k by MaxScore, or None when nothing can be skipped."""
     k = params["limit"]
-    by_rarity = sorted(weighted, key=lambda term: (term_stats[term].df, term))
-    seed: list[str] = []
-    covered = 0
-    for term in by_rarity:
-        if seed and covered + term_stats[term].df > SEED_POSTINGS:
-            break
-        seed.append(term)
-        covered += term_stats[term].df
+    seed = _seed_terms(weighted, term_stats)
     alias = retrieval_alias()
     with connections[alias].cursor() as cursor:
-        # Pass 1: a floor. The rarest terms' best chunks, scored in full (every query term,
-        # looked up by chunk); their k-th best score is reached by k real chunks.
-        cursor.execute(
-            f"{_WEIGHTS}, seed AS (SELECT p.chunk_id FROM knowledge_posting p "
-            "JOIN q ON q.term = p.term "
-            "WHERE p.term = ANY(%(seed)s) AND p.knowledge_base_id = ANY(%(kbs)s) "
-            f"{narrowed}"
-            f"GROUP BY p.chunk_id ORDER BY sum({_CONTRIBUTION}) DESC, p.chunk_id "
-            "LIMIT %(seed_limit)s) "
-            f"SELECT sum({_CONTRIBUTION}) AS score FROM knowledge_posting p "
-            "JOIN q ON q.term = p.term "
-            "WHERE p.chunk_id IN (SELECT chunk_id FROM seed) AND p.term = ANY(%(terms)s) "
-            "GROUP BY p.chunk_id ORDER BY score DESC LIMIT %(limit)s",
-            {**params, "seed": seed, "seed_limit": SEED_CANDIDATES * k},
-        )
-        floors = [float(row[0]) for row in cursor.fetchall()]
+        floors = _seed_scores(cursor, params, seed, narrowed)
         if len(floors) < k or floors[-1] <= 0:
             return None
         bounds = {term: term_bound(weighted[term], term_stats[term]) for term in weighted}
         scanned, looked_up = split_terms(bounds, floors[-1])
         if not looked_up:
             return None
-        # Pass 2: chunks of the scanned terms, kept when their scanned part plus the most the
-        # looked-up terms could add reaches the floor (raised to the k-th best scanned part,
-        # itself a floor); then the looked-up terms are added for those chunks alone.
+        # Pass 2 (pass 1 is _seed_scores): chunks of the scanned terms, kept when their scanned
+        # part plus the most the looked-up terms could add reaches the floor (raised to the k-th
+        # best scanned part, itself a floor); then the looked-up terms are added for those
+        # chunks alone.
         cursor.execute(
             f"{_WEIGHTS}, scanned AS MATERIALIZED (SELECT p.chunk_id, sum({_CONTRIBUTION}) AS s "
             "FROM knowledge_posting p JOIN q ON q.term = p.term "

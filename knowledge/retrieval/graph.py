@@ -27,6 +27,49 @@ FIRST_HOP_LIMIT = 50
 HUB_DEGREE = 500
 
 
+# The query's entities, the chunks that mention them (the first hop), the other entities of
+# the best first-hop chunks that are no hubs, and the chunks that mention those (the second
+# hop); {first_narrowed} and {second_narrowed} keep the hops on the filtered documents' chunks.
+_TRAVERSAL = """
+WITH query_entity AS (
+    SELECT id FROM knowledge_entity
+    WHERE knowledge_base_id = ANY(%(kbs)s) AND name = ANY(%(names)s)
+),
+first_hop AS (
+    SELECT ce.chunk_id, sum(ce.weight) * %(w1)s AS score
+    FROM knowledge_chunkentity ce
+    WHERE ce.entity_id IN (SELECT id FROM query_entity)
+      AND ce.knowledge_base_id = ANY(%(kbs)s)
+      {first_narrowed}
+    GROUP BY ce.chunk_id
+),
+expanded AS (
+    SELECT chunk_id FROM first_hop ORDER BY score DESC, chunk_id LIMIT %(first_limit)s
+),
+bridge AS (
+    SELECT a.chunk_id AS origin, a.entity_id
+    FROM knowledge_chunkentity a
+    JOIN expanded e ON e.chunk_id = a.chunk_id
+    WHERE a.entity_id NOT IN (SELECT id FROM query_entity)
+      AND (SELECT count(*) FROM knowledge_chunkentity d
+           WHERE d.entity_id = a.entity_id) <= %(hub)s
+),
+second_hop AS (
+    SELECT b.chunk_id, count(*) * %(w2)s AS score
+    FROM bridge
+    JOIN knowledge_chunkentity b ON b.entity_id = bridge.entity_id
+    WHERE b.chunk_id <> bridge.origin AND b.knowledge_base_id = ANY(%(kbs)s)
+      {second_narrowed}
+    GROUP BY b.chunk_id
+)
+SELECT chunk_id, sum(score) AS score
+FROM (SELECT * FROM first_hop UNION ALL SELECT * FROM second_hop) AS paths
+GROUP BY chunk_id
+ORDER BY score DESC, chunk_id
+{limit}
+"""
+
+
 def graph_top_k(top_k: int) -> int:
     """Return the graph's width for a store width: max(K // 2, 3), as the spec."""
     return max(top_k // 2, 3)
@@ -62,44 +105,9 @@ def graph_scores(
         params.update(filter_params)
     with connections[retrieval_alias()].cursor() as cursor:
         cursor.execute(
-            f"""
-            WITH query_entity AS (
-                SELECT id FROM knowledge_entity
-                WHERE knowledge_base_id = ANY(%(kbs)s) AND name = ANY(%(names)s)
+            _TRAVERSAL.format(
+                first_narrowed=first_narrowed, second_narrowed=second_narrowed, limit=limit
             ),
-            first_hop AS (
-                SELECT ce.chunk_id, sum(ce.weight) * %(w1)s AS score
-                FROM knowledge_chunkentity ce
-                WHERE ce.entity_id IN (SELECT id FROM query_entity)
-                  AND ce.knowledge_base_id = ANY(%(kbs)s)
-                  {first_narrowed}
-                GROUP BY ce.chunk_id
-            ),
-            expanded AS (
-                SELECT chunk_id FROM first_hop ORDER BY score DESC, chunk_id LIMIT %(first_limit)s
-            ),
-            bridge AS (
-                SELECT a.chunk_id AS origin, a.entity_id
-                FROM knowledge_chunkentity a
-                JOIN expanded e ON e.chunk_id = a.chunk_id
-                WHERE a.entity_id NOT IN (SELECT id FROM query_entity)
-                  AND (SELECT count(*) FROM knowledge_chunkentity d
-                       WHERE d.entity_id = a.entity_id) <= %(hub)s
-            ),
-            second_hop AS (
-                SELECT b.chunk_id, count(*) * %(w2)s AS score
-                FROM bridge
-                JOIN knowledge_chunkentity b ON b.entity_id = bridge.entity_id
-                WHERE b.chunk_id <> bridge.origin AND b.knowledge_base_id = ANY(%(kbs)s)
-                  {second_narrowed}
-                GROUP BY b.chunk_id
-            )
-            SELECT chunk_id, sum(score) AS score
-            FROM (SELECT * FROM first_hop UNION ALL SELECT * FROM second_hop) AS paths
-            GROUP BY chunk_id
-            ORDER BY score DESC, chunk_id
-            {limit}
-            """,
             params,
         )
         return [(chunk_id, float(score)) for chunk_id, score in cursor.fetchall()]

@@ -236,31 +236,43 @@ def run(program: Program, grid: Grid) -> Result | None:
         return Result([0.0], [], computed=True) if op == "count" and program.conditions else None
     if op == "count":
         return Result([float(len(rows))], rows, computed=True)
+    if op in ("values", "first", "last", "distinct", "mode"):
+        return _run_on_target(program, grid, rows)
+    return _run_on_key(program, grid, rows)
+
+
+def _run_on_target(program: Program, grid: Grid, rows: list[int]) -> Result | None:
+    """Run a program that reads its target column over the kept rows: its cells, the first or
+    last, how many different, the most frequent."""
+    op = program.op
+    column = grid.columns[program.target]
     if op == "values":
-        texts = [grid.columns[program.target].texts[row] for row in rows]
+        texts = [column.texts[row] for row in rows]
         kept = [(text, row) for text, row in zip(texts, rows, strict=True) if text]
         return Result([text for text, _ in kept], [row for _, row in kept]) if kept else None
     if op in ("first", "last"):
-        column = grid.columns[program.target]
         ordered = rows if op == "first" else rows[::-1]
         row = next((row for row in ordered if column.texts[row]), None)
         return None if row is None else Result([column.texts[row]], [row])
     if op == "distinct":
-        column = grid.columns[program.target]
         read = [row for row in rows if column.folded[row]]
         if not read:
             return None
         return Result([float(len({column.folded[row] for row in read}))], read, computed=True)
-    if op == "mode":
-        column = grid.columns[program.target]
-        counts = Counter(column.folded[row] for row in rows if column.folded[row])
-        if not counts:
-            return None
-        top, n = counts.most_common(1)[0]
-        if n < 2 or sum(1 for count in counts.values() if count == n) > 1:
-            return None  # no value repeats, or several tie: no single most frequent
-        read = [row for row in rows if column.folded[row] == top]
-        return Result([column.texts[read[0]]], read)
+    counts = Counter(column.folded[row] for row in rows if column.folded[row])
+    if not counts:
+        return None
+    top, n = counts.most_common(1)[0]
+    if n < 2 or sum(1 for count in counts.values() if count == n) > 1:
+        return None  # no value repeats, or several tie: no single most frequent
+    read = [row for row in rows if column.folded[row] == top]
+    return Result([column.texts[read[0]]], read)
+
+
+def _run_on_key(program: Program, grid: Grid, rows: list[int]) -> Result | None:
+    """Run a program over the numbers of its key column in the kept rows: a sum, an average,
+    the largest or smallest, or the target of the rows that rank first."""
+    op = program.op
     key = grid.columns[program.key]
     numbered = [(key.numbers[row], row) for row in rows if key.numbers[row] is not None]
     if not numbered:
@@ -319,26 +331,23 @@ def _run_anchored(program: Program, grid: Grid) -> Result | None:
     return Result([grid.columns[anchor.column].texts[winner]], rows)
 
 
-def in_words(program: Program, grid: Grid, result: Result) -> str:
-    """Return the program as a sentence: what it did, over which rows of which table."""
-    columns = grid.columns
+def _said_condition(grid: Grid, c: Condition) -> str:
+    """Return a condition in words: "Status is not Done", "Staff > 50"."""
+    symbol = {"eq": "is", "contains": "contains", "ne": "is not", "gt": ">", "lt": "<",
+              "ge": "≥", "le": "≤", "month": "is in"}[c.op]  # fmt: skip
+    if c.op in ("ne", "month") and c.said:
+        value = c.said
+    elif isinstance(c.value, str):
+        value = c.said if c.op == "eq" and c.said else c.value
+    else:
+        value = f"{c.value:g}"
+    return f"{grid.columns[c.column].name} {symbol} {value}"
 
-    def name(index: int | None) -> str:
-        return columns[index].name if index is not None else ""
 
-    def condition(c: Condition) -> str:
-        symbol = {"eq": "is", "contains": "contains", "ne": "is not", "gt": ">", "lt": "<",
-                  "ge": "≥", "le": "≤", "month": "is in"}[c.op]  # fmt: skip
-        if c.op in ("ne", "month") and c.said:
-            value = c.said
-        elif isinstance(c.value, str):
-            value = c.said if c.op == "eq" and c.said else c.value
-        else:
-            value = f"{c.value:g}"
-        return f"{name(c.column)} {symbol} {value}"
-
+def _rows_read(program: Program, grid: Grid, result: Result) -> str:
+    """Return the rows a program read in words: "12 rows of sites.xlsx where Staff > 50"."""
     where = (
-        " where " + " and ".join(condition(c) for c in program.conditions)
+        " where " + " and ".join(_said_condition(grid, c) for c in program.conditions)
         if program.conditions
         else ""
     )
@@ -348,7 +357,17 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
         if program.op in ("count", "values", "sum", "avg")
         else len(kept_rows(grid, program.conditions))
     )
-    rows = f"{n} row{'s' if n != 1 else ''} of {grid.label}{where}"
+    return f"{n} row{'s' if n != 1 else ''} of {grid.label}{where}"
+
+
+def in_words(program: Program, grid: Grid, result: Result) -> str:
+    """Return the program as a sentence: what it did, over which rows of which table."""
+    columns = grid.columns
+
+    def name(index: int | None) -> str:
+        return columns[index].name if index is not None else ""
+
+    rows = _rows_read(program, grid, result)
     op = program.op
     if op == "count":
         return f"Counted {rows}"
@@ -370,7 +389,7 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
         return f"Counted the different {name(program.target)} values among {rows}"
     if op == "mode":
         return f"Took the most frequent {name(program.target)} among {rows}"
-    anchors = " and ".join(condition(a) for a in program.anchors)
+    anchors = " and ".join(_said_condition(grid, a) for a in program.anchors)
     if op in ("next", "previous"):
         side = "after" if op == "next" else "before"
         return (

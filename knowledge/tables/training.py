@@ -25,11 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
-from knowledge.tables import judge, store
+from knowledge.tables import judge, rules
 from knowledge.tables.build import grid as to_grid
 from knowledge.tables.build import table_from_rows
+from knowledge.tables.choice import TableChoice
 from knowledge.tables.matching import right, target_items
-from knowledge.tables.parser import HASH_BUCKETS, feature_index, proposals, ranked, read_question
+from knowledge.tables.parser import HASH_BUCKETS, feature_index, proposals, ranked
+from knowledge.tables.question import read_question
 
 # Candidates kept per training question: every positive, and negatives up to this many.
 MAX_NEGATIVES = 300
@@ -257,12 +259,12 @@ def _judged_of_table(args: tuple[Path, str, list[dict]]) -> list[tuple[str, dict
     out = []
     for question in questions:
         text = question["question"]
-        found = [c for c in ranked(text, grid) if store.follows_the_named_order(text, grid, c)]
+        found = [c for c in ranked(text, grid) if rules.follows_the_named_order(text, grid, c)]
         if not found:
             continue
-        choice = store.TableChoice(0, 0, table, grid, found[0], store.relevance(text, grid))
+        choice = TableChoice(0, 0, table, grid, found[0], rules.relevance(text, grid))
         ok = right(found[0].result.values, target_items(question["target"]))
-        out.append((half(table), store.signals(text, choice, found), ok))
+        out.append((half(table), rules.signals(text, choice, found), ok))
     return out
 
 

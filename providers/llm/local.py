@@ -252,25 +252,9 @@ class LlamaCppBackend(ChatBackend):
         is_cancelled: Callable[[], bool],
         on_text: Callable[[str], None] | None,
     ) -> Generation:
-        if not llama_cpp_installed():
-            raise ProviderError(
-                "llama-cpp-python is not installed (pip install -e '.[local]')", permanent=True
-            )
-        path = model_path(request.model)
-        if path is None:
-            raise ProviderError(
-                "no local model: set LOCAL_MODEL_PATH or run `manage.py fetch_model`",
-                permanent=True,
-            )
-        llm = load_model(path)
+        llm = _requested_model(request)
         deadline = time.monotonic() + self.timeout if self.timeout else None
-        kwargs: dict = {}
-        if request.json_mode and request.constrain:
-            kwargs["response_format"] = (
-                {"type": "json_object", "schema": bounded(request.schema[1])}
-                if request.schema is not None
-                else {"type": "json_object"}
-            )
+        kwargs = _format_options(request)
         generation = Generation()
         _acquire(is_cancelled, deadline)
         try:
@@ -287,15 +271,7 @@ class LlamaCppBackend(ChatBackend):
                 **kwargs,
             )
             self._sample(stream, generation, is_cancelled, on_text, deadline)
-            # Tokens in the context now: the whole prompt plus what was generated.
-            output_tokens = generation.chunks
-            input_tokens = max(int(llm.n_tokens) - output_tokens, 0)
-            generation.usage = Usage(
-                input_tokens=input_tokens,
-                output_tokens=output_tokens,
-                total_tokens=input_tokens + output_tokens,
-                calls=1,
-            )
+            generation.usage = _usage(llm, generation)
         except (RunCancelled, ProviderError):
             raise
         except ValueError as exc:
@@ -345,3 +321,45 @@ class LlamaCppBackend(ChatBackend):
     def default_model(self) -> str:
         path = model_path()
         return path.name if path is not None else ""
+
+
+def _requested_model(request: ChatRequest):
+    """Return the loaded model a request names (the configured one by default), or raise a
+    permanent ProviderError when there is none to load."""
+    if not llama_cpp_installed():
+        raise ProviderError(
+            "llama-cpp-python is not installed (pip install -e '.[local]')", permanent=True
+        )
+    path = model_path(request.model)
+    if path is None:
+        raise ProviderError(
+            "no local model: set LOCAL_MODEL_PATH or run `manage.py fetch_model`",
+            permanent=True,
+        )
+    return load_model(path)
+
+
+def _format_options(request: ChatRequest) -> dict:
+    """Return the completion's options that constrain its output to JSON (and to the request's
+    schema), when the request asks for it."""
+    kwargs: dict = {}
+    if request.json_mode and request.constrain:
+        kwargs["response_format"] = (
+            {"type": "json_object", "schema": bounded(request.schema[1])}
+            if request.schema is not None
+            else {"type": "json_object"}
+        )
+    return kwargs
+
+
+def _usage(llm, generation: Generation) -> Usage:
+    """Return a completion's token usage."""
+    # Tokens in the context now: the whole prompt plus what was generated.
+    output_tokens = generation.chunks
+    input_tokens = max(int(llm.n_tokens) - output_tokens, 0)
+    return Usage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        total_tokens=input_tokens + output_tokens,
+        calls=1,
+    )

@@ -26,7 +26,7 @@ from typing import Any
 
 from queries.answering import language
 from queries.answering.lexicon import mapping
-from queries.answering.names import describes, question_names
+from queries.answering.topics import content_terms, is_topic, question_entities
 from queries.answering.vocabulary import QUESTION_WORDS
 
 PERSON = "person"
@@ -157,7 +157,7 @@ def frame_question(text: str) -> QuestionFrame:
         return QuestionFrame(text="")
     # "Lisbon: what is its nightly cap?": a topic, then the question about it.
     topic, colon, rest = text.partition(": ")
-    asked_part = rest if colon and rest and _is_topic(topic) else text
+    asked_part = rest if colon and rest and is_topic(topic) else text
     doc = language.parse(asked_part[:1].upper() + asked_part[1:])
     tokens = [token for token in doc if not token.is_space]
     wh_index = _wh_token(tokens)
@@ -177,8 +177,10 @@ def frame_question(text: str) -> QuestionFrame:
         asked=asked_text.lower(),
         plural=plural,
         attribute=attribute,
-        entities=tuple(_entities(text, doc, topic if asked_part != text else "")),
-        terms=tuple(_terms(tokens, asked_indices, wh_index, topic if asked_part != text else "")),
+        entities=tuple(question_entities(text, doc, topic if asked_part != text else "")),
+        terms=tuple(
+            content_terms(tokens, asked_indices, wh_index, topic if asked_part != text else "")
+        ),
         specifics=tuple(
             dict.fromkeys(t.lower_ for t in tokens if t.pos_ in ("PROPN", "NUM") and not t.is_stop)
         ),
@@ -384,59 +386,6 @@ def noun_type(lemma: str) -> str:
     "body" nearer to a person than "chemist" or "poet" (measured on this project's nouns), and
     a wrong type costs more than none ("which <noun>" still asks for a name)."""
     return mapping("answer_type_nouns").get(lemma, "")
-
-
-# spaCy's labels for names of particular things (not dates, numbers or demonyms).
-_NAME_LABELS = frozenset(
-    {"PERSON", "ORG", "GPE", "LOC", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW"}
-)
-
-
-def _is_topic(text: str) -> bool:
-    """Return whether the words before a colon name a topic: a few words, no question."""
-    words = text.split()
-    return 0 < len(words) <= MAX_TOPIC_WORDS and not any(ch in text for ch in "?!.")
-
-
-# "Priority support plan: ..." at most.
-MAX_TOPIC_WORDS = 6
-
-
-def _entities(text: str, doc, topic: str = "") -> list[str]:
-    """Return the names and versions a question asks about: capitalised names (not common
-    words or demonyms), versions, what spaCy reads as a name of a particular thing, and a
-    capitalised topic before a colon ("Lisbon: what is its cap?")."""
-    names = question_names(text)
-    if topic[:1].isupper() and not describes(topic) and not any(topic in n for n in names):
-        names.insert(0, topic)
-    seen = {name.lower() for name in names}
-    for entity in doc.ents:
-        name = entity.text.strip(" .,'’\"")
-        if entity.label_ not in _NAME_LABELS or not name[:1].isupper() or entity.start == 0:
-            continue
-        if " " not in name and describes(name):
-            continue  # one capitalised common word ("Earth", "Parliament"): said other ways too
-        if not any(name.lower() in known or known in name.lower() for known in seen):
-            names.append(name)
-            seen.add(name.lower())
-    return names
-
-
-def _terms(tokens, asked: set[int], wh_index: int | None, topic: str = "") -> list[str]:
-    """Return the question's content words (lemmas), the thing asked and a topic before a
-    colon included."""
-    terms: list[str] = [
-        word for word in dict.fromkeys(topic.lower().split()) if word not in QUESTION_WORDS
-    ]
-    for token in tokens:
-        if token.i == wh_index or token.is_stop or token.is_punct or token.pos_ in ("AUX", "DET"):
-            continue
-        lemma = token.lemma_.lower()
-        if lemma in QUESTION_WORDS or len(lemma) < 2 or lemma in terms:
-            continue
-        if token.pos_ in ("NOUN", "PROPN", "VERB", "ADJ", "NUM", "X"):
-            terms.append(lemma)
-    return terms
 
 
 # The answer types whose value a passage may hold of several things at once (dates, lengths

@@ -127,24 +127,42 @@ def values(text: str, answer_type: str, question: str = "") -> list[Value]:
         if not in_date(match.start()):
             found.append(Value(match.group(0)))
     if answer_type == DURATION:
-        # "until the end of the current Parliament": an end point says how long as well.
-        for token in doc:
-            if token.lower_ in _UNTIL and any(
-                child.dep_ in ("pobj", "pcomp") for child in token.children
-            ):
-                span = doc[token.i : token.right_edge.i + 1]
-                found.append(Value(span.text))
+        found += _end_points(doc)
     if answer_type in (PERSON, ORGANISATION):
-        # "Your line manager approves ...", "The finance team handles ...": a role or a group
-        # answers "who" as well as a name does.
-        for chunk in doc.noun_chunks:
-            if any(token.like_num for token in chunk):
-                continue  # "64 staff" is a count, not who
-            if chunk.root.pos_ == "NOUN" and noun_type(chunk.root.lemma_.lower()) in (
-                PERSON,
-                ORGANISATION,
-            ):
-                found.append(Value(chunk.text))
+        found += _roles(doc)
+    return _not_asked(found, question)
+
+
+def _end_points(doc) -> list[Value]:
+    """Return the end points a text names: "until the end of the current Parliament" says how
+    long as well."""
+    found = []
+    for token in doc:
+        if token.lower_ in _UNTIL and any(
+            child.dep_ in ("pobj", "pcomp") for child in token.children
+        ):
+            span = doc[token.i : token.right_edge.i + 1]
+            found.append(Value(span.text))
+    return found
+
+
+def _roles(doc) -> list[Value]:
+    """Return the roles and groups a text names: "Your line manager approves ...", "The
+    finance team handles ...": a role or a group answers "who" as well as a name does."""
+    found = []
+    for chunk in doc.noun_chunks:
+        if any(token.like_num for token in chunk):
+            continue  # "64 staff" is a count, not who
+        if chunk.root.pos_ == "NOUN" and noun_type(chunk.root.lemma_.lower()) in (
+            PERSON,
+            ORGANISATION,
+        ):
+            found.append(Value(chunk.text))
+    return found
+
+
+def _not_asked(found: list[Value], question: str) -> list[Value]:
+    """Return the values once each, less those the question itself says."""
     asked = normalise(question)
     asked_words = set(_WORD.findall(asked))
     result: list[Value] = []

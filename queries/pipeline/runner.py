@@ -64,40 +64,7 @@ def run_pipeline(
         sink=sink, strategy=None, call=call, kb_ids=list(kb_ids), config=config, **extras
     )
     started = time.perf_counter()
-    outcome: Outcome
-    try:
-        run.strategy = strategy if isinstance(strategy, Strategy) else strategy()
-        state = build_graph().invoke(
-            {"query": query},
-            config={"configurable": {"run": run}, "recursion_limit": RECURSION_LIMIT},
-        )
-        answer = state.get("final_answer") or state.get("answer", "")
-        sources = state.get("final_sources") or state.get("sources", [])
-        metadata = state.get("pipeline_metadata", {})
-        terminal = (stages.DONE, {"answer": answer, "sources": sources, "metadata": metadata})
-        outcome = Outcome(
-            status="succeeded",
-            answer=answer,
-            sources=sources,
-            metadata=metadata,
-            reranker=state.get("reranker") or {},
-        )
-    except RunCancelled:
-        terminal = (
-            stages.ERROR,
-            {"message": codes.CANCELLED_MESSAGE, "stage": stages.PIPELINE, "code": codes.CANCELLED},
-        )
-        outcome = Outcome(
-            status="cancelled", error=codes.CANCELLED_MESSAGE, error_code=codes.CANCELLED
-        )
-    except Exception as exc:
-        logger.exception("pipeline failed")
-        message = public_error(exc)
-        terminal = (
-            stages.ERROR,
-            {"message": message, "stage": stages.PIPELINE, "code": codes.PIPELINE_FAILED},
-        )
-        outcome = Outcome(status="failed", error=message, error_code=codes.PIPELINE_FAILED)
+    terminal, outcome = _invoke(query, strategy, run)
     run.timings_ms["total_ms"] = round((time.perf_counter() - started) * 1000, 2)
     outcome.usage = {stage: usage.as_dict() for stage, usage in call.usage.items()}
     outcome.timings_ms = dict(run.timings_ms)
@@ -116,3 +83,48 @@ def run_pipeline(
     if frame_stream_end:
         emit(sink, stages.STREAM_END, None)
     return outcome
+
+
+def _invoke(
+    query: str, strategy: Strategy | Callable[[], Strategy], run: RunContext
+) -> tuple[tuple[str, dict[str, Any]], Outcome]:
+    """Run the graph for the query; return the terminal event and the outcome, however the
+    run ended (answered, cancelled or failed)."""
+    try:
+        run.strategy = strategy if isinstance(strategy, Strategy) else strategy()
+        state = build_graph().invoke(
+            {"query": query},
+            config={"configurable": {"run": run}, "recursion_limit": RECURSION_LIMIT},
+        )
+        return _answered(state)
+    except RunCancelled:
+        terminal = (
+            stages.ERROR,
+            {"message": codes.CANCELLED_MESSAGE, "stage": stages.PIPELINE, "code": codes.CANCELLED},
+        )
+        return terminal, Outcome(
+            status="cancelled", error=codes.CANCELLED_MESSAGE, error_code=codes.CANCELLED
+        )
+    except Exception as exc:
+        logger.exception("pipeline failed")
+        message = public_error(exc)
+        terminal = (
+            stages.ERROR,
+            {"message": message, "stage": stages.PIPELINE, "code": codes.PIPELINE_FAILED},
+        )
+        return terminal, Outcome(status="failed", error=message, error_code=codes.PIPELINE_FAILED)
+
+
+def _answered(state: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], Outcome]:
+    """Return the `done` event and the outcome of a run that answered."""
+    answer = state.get("final_answer") or state.get("answer", "")
+    sources = state.get("final_sources") or state.get("sources", [])
+    metadata = state.get("pipeline_metadata", {})
+    terminal = (stages.DONE, {"answer": answer, "sources": sources, "metadata": metadata})
+    return terminal, Outcome(
+        status="succeeded",
+        answer=answer,
+        sources=sources,
+        metadata=metadata,
+        reranker=state.get("reranker") or {},
+    )

@@ -28,9 +28,9 @@ def test_passages_come_in_order_with_their_ids_pages_and_sections(auth_client, p
 
 
 def test_passages_come_as_a_window_around_the_cited_one(auth_client, pdf, monkeypatch):
-    from knowledge import apis
+    from knowledge import viewer_apis
 
-    monkeypatch.setattr(apis, "MAX_PASSAGES", 1)
+    monkeypatch.setattr(viewer_apis, "MAX_PASSAGES", 1)
     last = Chunk.objects.filter(document=pdf).order_by("ordinal").last()
     whole = auth_client.get(f"/api/documents/{pdf.id}/passages").json()
     assert whole["truncated"] is True and whole["passages"][0]["id"] != last.id

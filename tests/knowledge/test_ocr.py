@@ -15,8 +15,8 @@ import pytest
 
 from knowledge.ingest.extract import OCR_DISABLED, ExtractionError, extract
 from knowledge.ingest.ocr import OVER_BUDGET, Box, OcrOptions, layout_text
+from knowledge.ingest.plain import plain_structure
 from knowledge.ingest.sandbox import extract_sandboxed
-from knowledge.ingest.structure import plain_structure
 from knowledge.models import Chunk, Document
 from queries.answering.registry import get_strategy
 from queries.pipeline.events import ListSink

@@ -154,7 +154,7 @@ def test_bad_links_are_listed_and_the_rest_of_the_site_syncs(site, user, setting
 
 def test_an_allowed_host_allows_its_default_port_or_the_ports_it_names(settings):
     from adrag_site.errors import ServiceError
-    from knowledge.web_sources import check_url
+    from knowledge.web_fetch import check_url
 
     def allowed(url: str) -> bool:
         try:

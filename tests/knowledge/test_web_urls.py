@@ -1,5 +1,5 @@
 """Every URL a web source meets goes through one reader that never raises
-(knowledge/web_sources.py `read_url`), and a page holding any links syncs without an exception
+(knowledge/web_fetch.py `read_url`), and a page holding any links syncs without an exception
 escaping and without a request to a refused address. Property-based, with Hypothesis."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from unittest import mock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knowledge import web_sources
-from knowledge.web_sources import join_url, read_url
+from knowledge import web_fetch
+from knowledge.web_fetch import join_url, read_url
 
 # URL-shaped strings: a scheme, a host of many shapes (brackets, ports, user info), a path.
 HOSTS = st.one_of(
@@ -46,7 +46,7 @@ def test_reading_any_url_never_raises(url) -> None:
 def test_a_page_of_any_links_yields_only_readable_same_site_links(links) -> None:
     body = "".join(f"<a href='{link}'>x</a>" for link in links).encode("utf-8", "replace")
     bad: list[dict] = []
-    found = web_sources._links("http://site.example/", body, "http://site.example/", bad)
+    found = web_fetch.same_site_links("http://site.example/", body, "http://site.example/", bad)
     for link in found:
         read = read_url(link)
         assert read.ok and read.host == "site.example" and read.port == 80
@@ -60,12 +60,12 @@ def test_no_request_leaves_for_a_url_that_is_refused(url) -> None:
     # connection is made (a FetchError), and nothing else may escape.
     loopback = [(2, 1, 6, "", ("127.0.0.1", 80))]
     with (
-        mock.patch.object(web_sources.socket, "getaddrinfo", return_value=loopback),
-        mock.patch.object(web_sources, "_pinned_session") as session,
-        mock.patch.object(web_sources, "_allowed_entries", return_value=[]),
+        mock.patch.object(web_fetch.socket, "getaddrinfo", return_value=loopback),
+        mock.patch.object(web_fetch, "_pinned_session") as session,
+        mock.patch.object(web_fetch, "_allowed_entries", return_value=[]),
     ):
         try:
-            web_sources.fetch(url, start="http://site.example/")
-        except web_sources.FetchError:
+            web_fetch.fetch(url, start="http://site.example/")
+        except web_fetch.FetchError:
             pass
         session.assert_not_called()

@@ -18,6 +18,29 @@ from knowledge.retrieval.graph import graph_top_k
 from providers.reranker import get_reranker
 
 
+def _settings(deep_rerank: int) -> dict[str, Settings]:
+    """Return the settings that may be evaluated: the portal's defaults, and a deep one (exact
+    dense search, no store cut-off, the reranker over `deep_rerank` fused candidates)."""
+    top_k = settings.RETRIEVAL_TOP_K
+    return {
+        "defaults": Settings(
+            "defaults",
+            top_k=top_k,
+            graph_k=graph_top_k(top_k),
+            rerank_depth=None,
+            keep=settings.RERANK_TOP_K,
+        ),
+        "deep": Settings(
+            "deep",
+            top_k=None,
+            graph_k=None,
+            rerank_depth=deep_rerank,
+            keep=None,
+            exact_dense=True,
+        ),
+    }
+
+
 class Command(BaseCommand):
     help = (
         "Ingest a BEIR dataset (or reuse it) and print nDCG@10 and Recall@100 per retrieval stage."
@@ -69,24 +92,7 @@ class Command(BaseCommand):
             f"\n{folder.name} / {split}: {len(queries)} queries, {knowledge_base.chunk_count} chunks "
             f"in {knowledge_base.documents.count()} documents; reranker: {reranker.name} ({reranker.kind})"
         )
-        top_k = settings.RETRIEVAL_TOP_K
-        choices = {
-            "defaults": Settings(
-                "defaults",
-                top_k=top_k,
-                graph_k=graph_top_k(top_k),
-                rerank_depth=None,
-                keep=settings.RERANK_TOP_K,
-            ),
-            "deep": Settings(
-                "deep",
-                top_k=None,
-                graph_k=None,
-                rerank_depth=deep_rerank,
-                keep=None,
-                exact_dense=True,
-            ),
-        }
+        choices = _settings(deep_rerank)
         for name in which.split(","):
             setting = choices[name.strip()]
             with tqdm(total=len(queries), desc=name, unit="q", file=self.stderr._out) as bar:

@@ -15,8 +15,8 @@
   of the question's words.
 
 `subject.py` holds what a question is about and how much of it a passage holds, `lists.py`
-the items of a list passage, `result.py` the check's result; which words matter and which
-mean the same is `queries/answering/vocabulary.py`.
+the items of a list passage, `reading.py` what the rules read, `result.py` the check's result;
+which words matter and which mean the same is `queries/answering/vocabulary.py`.
 """
 
 from __future__ import annotations
@@ -36,8 +36,9 @@ from queries.answering.checks.claims import (
     supports,
     with_marker,
 )
+from queries.answering.checks.reading import Reading
 from queries.answering.checks.result import AnswerCheck, Finding
-from queries.answering.checks.rules import RULES, Reading
+from queries.answering.checks.rules import RULES
 from queries.answering.frame import QuestionFrame, frame_question
 from queries.answering.names import VERSION, question_names
 from queries.answering.types import SourceBlock

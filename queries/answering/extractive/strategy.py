@@ -145,14 +145,7 @@ class ExtractiveStrategy(Strategy):
                 is_sufficient=True,
                 values=tuple(structured.values),
             )
-        # Table rows are read by the structure above, never quoted as sentences: a record
-        # quoted whole is a dump, not an answer.
-        quotable = [block for block in blocks if block.kind not in (KIND_ROW, KIND_TABLE)]
-        candidates = [sentence for sentence in block_sentences(quotable) if sentence.answerable]
-        if rejected:
-            candidates = [
-                s for s in candidates if not is_rejected(set(bm25_tokens(s.text)), rejected)
-            ]
+        candidates = _quotable_sentences(blocks, rejected)
         if not candidates:
             return _not_found(0.0)
         if ctx.is_cancelled():
@@ -162,20 +155,7 @@ class ExtractiveStrategy(Strategy):
             return _not_found(best)
         if frame.answer_type == DESCRIPTION and not frame.wh:
             chosen = _summary(candidates, chosen)
-        facts = [candidates[i].quoted for i in chosen]
-        following = _continuation(candidates, chosen[0])
-        if following is not None and following not in chosen:
-            # "Company offsite - approved." says little alone; the next sentence goes on. Each
-            # carries its marker: the check reads every sentence as a claim.
-            marker = candidates[chosen[0]].block
-            lead, rest = facts[0], candidates[following].quoted
-            if _holds_answer(frame, rest) and not _holds_answer(frame, lead):
-                # "Where ...?": the sentence that holds the place leads.
-                lead, rest = rest, lead
-            facts[0] = f"{lead} [{marker}] {rest}"
-        heading = heading_lead(frame, candidates[chosen[0]])
-        if heading:
-            facts[0] = f"{heading}: {facts[0]}"
+        facts = _quoted_facts(frame, candidates, chosen)
         return Answer(
             text=" ".join(
                 f"{fact} [{candidates[i].block}]" for fact, i in zip(facts, chosen, strict=True)
@@ -295,6 +275,38 @@ class ExtractiveStrategy(Strategy):
 SHORT_LEAD_WORDS = 5
 # "Summarize the travel policy": the best passage's sentences, in reading order, up to this.
 SUMMARY_SENTENCES = 5
+
+
+def _quotable_sentences(blocks: list[SourceBlock], rejected: list) -> list:
+    """Return the sentences of the passages that may be quoted as an answer, less those the
+    feedback on a previous attempt rejected."""
+    # Table rows are read by the structure above, never quoted as sentences: a record
+    # quoted whole is a dump, not an answer.
+    quotable = [block for block in blocks if block.kind not in (KIND_ROW, KIND_TABLE)]
+    candidates = [sentence for sentence in block_sentences(quotable) if sentence.answerable]
+    if rejected:
+        candidates = [s for s in candidates if not is_rejected(set(bm25_tokens(s.text)), rejected)]
+    return candidates
+
+
+def _quoted_facts(frame: QuestionFrame, candidates: list, chosen: list[int]) -> list[str]:
+    """Return the chosen sentences as quoted, the first with the sentence that goes on from it
+    and the heading that says what it is about."""
+    facts = [candidates[i].quoted for i in chosen]
+    following = _continuation(candidates, chosen[0])
+    if following is not None and following not in chosen:
+        # "Company offsite - approved." says little alone; the next sentence goes on. Each
+        # carries its marker: the check reads every sentence as a claim.
+        marker = candidates[chosen[0]].block
+        lead, rest = facts[0], candidates[following].quoted
+        if _holds_answer(frame, rest) and not _holds_answer(frame, lead):
+            # "Where ...?": the sentence that holds the place leads.
+            lead, rest = rest, lead
+        facts[0] = f"{lead} [{marker}] {rest}"
+    heading = heading_lead(frame, candidates[chosen[0]])
+    if heading:
+        facts[0] = f"{heading}: {facts[0]}"
+    return facts
 
 
 def _summary(candidates: list, chosen: list[int]) -> list[int]:

@@ -34,6 +34,23 @@ def build_context(docs: list[dict]) -> str:
     )
 
 
+def _context_limit(run, context: str) -> int:
+    """Return how much context the run's answer may read: the run's limit, or the model's own
+    budget when it is lower."""
+    limit = run.config.max_context_chars
+    try:
+        budget = run.strategy.context_budget(context, run.call)
+    except RunCancelled:
+        raise
+    except Exception:
+        logger.warning("the strategy's context budget failed; the run's limit holds", exc_info=True)
+        budget = None
+    if budget:
+        # The model's own budget (a small local model reads a long prompt slowly).
+        limit = min(limit, budget)
+    return limit
+
+
 def compress(state: RAGState, config) -> dict:
     """Pass short context verbatim; compress long context with the strategy, else truncate."""
     run = run_context(config)
@@ -47,17 +64,7 @@ def compress(state: RAGState, config) -> dict:
         return {"context": ""}
     context = build_context(docs)
     original = len(context)
-    limit = run.config.max_context_chars
-    try:
-        budget = run.strategy.context_budget(context, run.call)
-    except RunCancelled:
-        raise
-    except Exception:
-        logger.warning("the strategy's context budget failed; the run's limit holds", exc_info=True)
-        budget = None
-    if budget:
-        # The model's own budget (a small local model reads a long prompt slowly).
-        limit = min(limit, budget)
+    limit = _context_limit(run, context)
     if original <= limit:
         run.emit(
             stages.STAGE_COMPLETE,

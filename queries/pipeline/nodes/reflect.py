@@ -94,7 +94,8 @@ def _kept(state: RAGState, verdict: Verdict) -> dict:
     }
 
 
-def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "") -> dict:
+def _kept_attempt(state: RAGState, verdict: Verdict) -> tuple[RAGState, Verdict]:
+    """Return the attempt whose answer stands, with its verdict."""
     first = state.get("first_attempt")
     if first and not verdict.grounded:
         # A retry's answer stands only when the check verifies it: a retry lowers the
@@ -103,13 +104,35 @@ def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "
         # "not found" turned into an unrelated quote).
         state = {**state, **{key: first[key] for key in ("answer", "sources", "context_docs")}}
         verdict = Verdict(**first["verdict"])
+    return state, verdict
+
+
+def _with_cited_passages(answer: str, sources: list[dict], state: RAGState) -> list[dict]:
+    """Return the sources with the passages the answer cites that are not among them yet."""
+    cited = cited_indices(answer, []) - {source["index"] for source in sources}
+    added = [s for s in build_sources(state.get("context_docs", [])) if s["index"] in cited]
+    return sorted([*sources, *added], key=lambda source: source["index"])
+
+
+def _not_found(state: RAGState) -> tuple[str, list[dict]]:
+    """Return the answer that the documents do not answer the question, and the closest
+    passages as its sources."""
+    docs = state.get("context_docs", [])[:CLOSEST_PASSAGES]
+    sources = build_sources(docs)
+    answer = not_found_answer(
+        question(state),
+        [(source["file_name"], doc.get("section") or []) for source, doc in zip(sources, docs)],
+    )
+    return answer, sources
+
+
+def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "") -> dict:
+    state, verdict = _kept_attempt(state, verdict)
     answer = (verdict.answer or state.get("answer") or "").strip() or UNABLE
     sources = state.get("sources", [])
     if verdict.answer:
         # The check gave uncited claims the marker of their passage: keep those sources too.
-        cited = cited_indices(answer, []) - {source["index"] for source in sources}
-        added = [s for s in build_sources(state.get("context_docs", [])) if s["index"] in cited]
-        sources = sorted([*sources, *added], key=lambda source: source["index"])
+        sources = _with_cited_passages(answer, sources, state)
     confidence = verdict.confidence
     if verdict.grounded:
         outcome = VERIFIED
@@ -134,12 +157,7 @@ def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "
         }
     elif not verdict.sufficient:
         outcome = NOT_FOUND
-        docs = state.get("context_docs", [])[:CLOSEST_PASSAGES]
-        sources = build_sources(docs)
-        answer = not_found_answer(
-            question(state),
-            [(source["file_name"], doc.get("section") or []) for source, doc in zip(sources, docs)],
-        )
+        answer, sources = _not_found(state)
         confidence = min(confidence, NOT_FOUND_CONFIDENCE)
     else:
         outcome = UNVERIFIED

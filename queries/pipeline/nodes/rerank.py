@@ -35,13 +35,7 @@ def rerank(state: RAGState, config) -> dict:
     computed, candidates = pinned(candidates, run.config.rerank_top_k)
     room = run.config.rerank_top_k - len(computed)
     try:
-        ranked = computed + (
-            rerank_hits(
-                query=query, hits=candidates, kb_ids=run.kb_ids, top_k=room, reranker=reranker
-            )
-            if room > 0
-            else []
-        )
+        ranked = computed + _best_by(reranker, query, candidates, run.kb_ids, room)
     except RunCancelled:
         raise
     except Exception as exc:
@@ -49,13 +43,7 @@ def rerank(state: RAGState, config) -> dict:
         run.emit(stages.STAGE_ERROR, {"stage": stages.RERANKER, "error": public_error(exc)})
         try:
             reranker = FallbackReranker()
-            ranked = computed + (
-                rerank_hits(
-                    query=query, hits=candidates, kb_ids=run.kb_ids, top_k=room, reranker=reranker
-                )
-                if room > 0
-                else []
-            )
+            ranked = computed + _best_by(reranker, query, candidates, run.kb_ids, room)
         except Exception:
             logger.exception("fallback reranker failed too; keeping the fused order")
             ranked = candidates[: run.config.rerank_top_k]
@@ -78,3 +66,10 @@ def rerank(state: RAGState, config) -> dict:
         },
     )
     return {"context_docs": [hit.to_state() for hit in ranked], "reranker": reranker.describe()}
+
+
+def _best_by(reranker, query: str, candidates: list[Hit], kb_ids: list[int], room: int) -> list:
+    """Return the best `room` candidates by the reranker (none when there is no room)."""
+    if room <= 0:
+        return []
+    return rerank_hits(query=query, hits=candidates, kb_ids=kb_ids, top_k=room, reranker=reranker)

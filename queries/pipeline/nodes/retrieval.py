@@ -10,7 +10,8 @@ from knowledge.retrieval.bm25 import corpus_stats, document_frequencies
 from knowledge.retrieval.hits import SOURCE_TABLE, Hit
 from knowledge.retrieval.hybrid import search_stores
 from knowledge.retrieval.stores import store_names, stores
-from knowledge.tables.store import KIND_COMPUTED, model_table_search
+from knowledge.tables.model_search import model_table_search
+from knowledge.tables.store import KIND_COMPUTED
 from providers.llm.base import ProviderError, RunCancelled, log_failure, public_error
 from providers.tokenize import bm25_tokens
 from queries.pipeline import stages
@@ -57,7 +58,22 @@ def retrieval(state: RAGState, config) -> dict:
     query_outcome = (
         _model_table_query(run, query, result) if run.strategy.writes_table_queries else None
     )
-    registry = stores()
+    tentative, program = _table_program(result)
+    run.emit(stages.RETRIEVAL_RESULT, _result_event(result, program, query_outcome))
+    update = {
+        "store_hits": {
+            name: [hit.to_state() for hit in hits] for name, hits in result.hits.items()
+        },
+        "tentative_docs": [hit.to_state() for hit in tentative],
+    }
+    if "term_stats" not in state:
+        update["term_stats"] = question_term_stats(run.kb_ids, question(state))
+    return update
+
+
+def _table_program(result) -> tuple[list[Hit], dict]:
+    """Return the hits of a tentative table program, taken out of the candidates, and what the
+    retrieval event says of the table program the table store ran ({} when none)."""
     computed = next(
         (hit for hits in result.hits.values() for hit in hits if hit.kind == KIND_COMPUTED), None
     )
@@ -72,38 +88,29 @@ def retrieval(state: RAGState, config) -> dict:
         # tentative one as `tentative_program`.
         {"tentative_program" if tentative else "program": shown} if computed else {}
     )
-    run.emit(
-        stages.RETRIEVAL_RESULT,
-        {
-            "stage": stages.RETRIEVAL,
-            # The spec's vector_count, bm25_count and graph_count: one per store.
-            **{f"{store.name}_count": len(result.of(store.name)) for store in registry},
-            "message": " | ".join(
-                f"{store.label}: {len(result.of(store.name))}" for store in registry
-            ),
-            # Additive: each store's chunk ids, best first, for comparing runs.
-            "hits": {
-                store.name: [hit.chunk_id for hit in result.of(store.name)] for store in registry
-            },
-            **program,
-            # Additive: a model's table query that did not answer (declined, refused, stopped
-            # or unfit), and why; the parser's program answered instead, if one fits.
-            **({"table_query": query_outcome} if query_outcome else {}),
-        },
-    )
-    update = {
-        "store_hits": {
-            name: [hit.to_state() for hit in hits] for name, hits in result.hits.items()
-        },
-        "tentative_docs": [hit.to_state() for hit in tentative],
+    return tentative, program
+
+
+def _result_event(result, program: dict, query_outcome: dict | None) -> dict:
+    """Return the retrieval result event: each store's count and chunk ids, and the table
+    program's."""
+    registry = stores()
+    return {
+        "stage": stages.RETRIEVAL,
+        # The spec's vector_count, bm25_count and graph_count: one per store.
+        **{f"{store.name}_count": len(result.of(store.name)) for store in registry},
+        "message": " | ".join(f"{store.label}: {len(result.of(store.name))}" for store in registry),
+        # Additive: each store's chunk ids, best first, for comparing runs.
+        "hits": {store.name: [hit.chunk_id for hit in result.of(store.name)] for store in registry},
+        **program,
+        # Additive: a model's table query that did not answer (declined, refused, stopped
+        # or unfit), and why; the parser's program answered instead, if one fits.
+        **({"table_query": query_outcome} if query_outcome else {}),
     }
-    if "term_stats" not in state:
-        update["term_stats"] = question_term_stats(run.kb_ids, question(state))
-    return update
 
 
 def _model_table_query(run, query: str, result) -> dict | None:
-    """Let the run's model write the table store's program (knowledge/tables/store.py
+    """Let the run's model write the table store's program (knowledge/tables/model_search.py
     model_table_search) and put its hits in place of the parser's. Returns what happened to a
     query that did not answer, or None."""
     started = time.perf_counter()

@@ -10,8 +10,9 @@ import pytest
 
 from knowledge.tables import judge
 from knowledge.tables.build import grid, table_from_rows
+from knowledge.tables.choice import TableChoice
 from knowledge.tables.parser import ranked
-from knowledge.tables.store import TableChoice, relevance, signals
+from knowledge.tables.rules import relevance, signals
 
 GAMES = table_from_rows(
     ["Date", "Opponent", "Result", "Attendance"],

@@ -89,8 +89,8 @@ def _projects():
     ],
 )  # fmt: skip
 def test_a_negated_cell_and_a_month_are_conditions(question, kind, rows) -> None:
-    from knowledge.tables.parser import mentions, read_question
     from knowledge.tables.programs import Program, in_words, kept_rows
+    from knowledge.tables.question import mentions, read_question
 
     projects = _projects()
     said = [c for c in mentions(read_question(question), projects) if c.op == kind]
@@ -103,7 +103,7 @@ def test_a_negated_cell_and_a_month_are_conditions(question, kind, rows) -> None
 
 
 def test_no_negation_no_month_no_such_condition() -> None:
-    from knowledge.tables.parser import mentions, read_question
+    from knowledge.tables.question import mentions, read_question
 
     found = mentions(read_question("Which projects are done by Jan Eide?"), _projects())
     assert {c.op for c in found} <= {"eq", "contains"}

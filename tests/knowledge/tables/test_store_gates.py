@@ -1,15 +1,15 @@
 """When the table store's program answers, and when it leaves the question to the passages
-(knowledge/tables/store.py): the checks that need no database."""
+(knowledge/tables/rules.py): the checks that need no database."""
 
 from __future__ import annotations
 
 import pytest
 
 from knowledge.tables.build import grid, table_from_rows
+from knowledge.tables.choice import TableChoice
 from knowledge.tables.parser import ranked
 from knowledge.tables.programs import Program, Result
-from knowledge.tables.store import (
-    TableChoice,
+from knowledge.tables.rules import (
     follows_the_named_order,
     holds_what_it_orders_by,
     is_lookup,

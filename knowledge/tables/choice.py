@@ -1,0 +1,47 @@
+"""What the table store chose for a question: a table's best program, with its standing.
+
+`TableChoice` is what the rules that decide whether a program answers read
+(knowledge/tables/rules.py), and what the store turns into a computed passage
+(knowledge/tables/store.py); a `Step` is a column read after the program (knowledge/tables/
+steps.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from knowledge.tables.parser import Candidate
+from knowledge.tables.programs import Grid
+
+
+@dataclass
+class Step:
+    """A second step after the program: a column read from the row it found, in its own table
+    or in another table joined on a shared key column."""
+
+    kind: str  # "row": a second question about the row; "join": the same row in another table
+    header: str
+    value: str
+    words: str
+    chunk_id: int | None
+    row_number: int
+
+
+@dataclass
+class TableChoice:
+    table_id: int
+    document_id: int
+    file_name: str
+    grid: Grid
+    best: Candidate
+    relevance: float
+    steps: list[Step] = field(default_factory=list)
+    # How sure the parser is of the program: its probability among the candidates.
+    confidence: float = 0.0
+    # The table's share of the BM25 votes (1.0 when every table is tried).
+    vote: float = 1.0
+    # The tables of the question: (table id, grid), the chosen one's document's first.
+    others: list[tuple[int, Grid]] = field(default_factory=list)
+    # A program the rules do not admit but the judge does not rule out (TABLE_TENTATIVE_MIN):
+    # it answers only when the passages find nothing, and is never verified.
+    tentative: bool = False

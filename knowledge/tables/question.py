@@ -1,0 +1,211 @@
+"""What a question says that a table may hold, read once for the table parser.
+
+`read_question` folds the question into its words, the cues the parser pairs with operations,
+its content words and their stems, and the numbers it says with the comparison said around
+each ("more than 5", "70 or more"); `header_overlap` says how much of a column's header the
+question says; `mentions` finds the conditions it names over a table: cells it says whole, words
+it shares with cells, months of a date column, numbers it compares a numeric column against.
+The parser (knowledge/tables/parser.py) builds its candidate programs from them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from knowledge.tables.cells import DATE
+from knowledge.tables.programs import Condition, Grid, fold, leading_number
+
+# Words the parser pairs with operations: anything else in a question is content, not a cue.
+STOPWORDS = frozenset(
+    "a an the of in on at to for by with from and or is are was were be been being this that "
+    "these those it its as do does did has have had which what who whom whose when where how "
+    "than then there their they he she his her".split()
+)
+# Words before a cell the question says that ask for the other rows.
+_NEGATED = re.compile(
+    r"\b(?:not|besides|except|excluding|without|other than|apart from|aside "
+    r"from)\b|n t\b"
+)
+_MONTH_NAMES = (
+    "January February March April May June July August September October November December"
+).split()
+_MONTHS = {name.lower(): n for n, name in enumerate(_MONTH_NAMES, start=1)}
+# A comparison said before a number: the condition's operator.
+_COMPARE_CUES = [
+    (re.compile(r"\b(?:more|greater|higher|larger|bigger|longer|over|above|exceed\w*|surpass\w*|beyond|past)\s+(?:than\s+)?(?:the\s+)?$"), "gt"),
+    (re.compile(r"\b(?:after|since|later\s+than)\s+$"), "gt"),
+    (re.compile(r"\b(?:less|fewer|lower|smaller|shorter|under|below)\s+(?:than\s+)?$"), "lt"),
+    (re.compile(r"\b(?:before|prior\s+to|earlier\s+than)\s+$"), "lt"),
+    (re.compile(r"\b(?:at\s+least|at\s+lease|minimum\s+of|no\s+less\s+than)\s+$"), "ge"),
+    (re.compile(r"\b(?:at\s+most|no\s+more\s+than|up\s+to|maximum\s+of)\s+$"), "le"),
+]  # fmt: skip
+# A comparison said after a number ("70 or more").
+_COMPARE_AFTER = [
+    (
+        re.compile(
+            r"^\s*(?:\w+\s+)?(?:or|and)\s+(?:more|greater|higher|above|over|up|later|after)\b"
+        ),
+        "ge",
+    ),
+    (
+        re.compile(
+            r"^\s*(?:\w+\s+)?(?:or|and)\s+(?:less|fewer|lower|below|under|earlier|before)\b"
+        ),
+        "le",
+    ),
+    (re.compile(r"^\s*\+"), "ge"),
+]
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+}  # fmt: skip
+_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:st|nd|rd|th)?(?![\w])")
+MAX_CONDITIONS = 8
+# Words that order rows: the column said after one is the one ordered on.
+_ORDER_CUES = frozenset(
+    "most least highest lowest largest smallest biggest fewest greatest best worst longest "
+    "shortest earliest latest first last more less fewer higher lower larger smaller top "
+    "bottom maximum minimum".split()
+)
+# First content words that name no column ("name the ...", "tell me ...", "total").
+_GENERIC_HEADS = frozenset("name tell list give many much number total".split())
+
+
+@dataclass
+class Question:
+    text: str
+    folded: str
+    words: list[str]  # folded tokens
+    cues: list[str]  # the words paired with operations
+    content: list[str]  # the words that are no stopwords (paired with header words)
+    stems: set[str]
+    numbers: list[tuple[float, str]]  # (value, comparison operator or "")
+    header_words: set[str] = field(default_factory=set)  # the table's, once a table is read
+    overlaps: list[float] = field(default_factory=list)  # each column header's overlap
+    initials: set[str] = field(default_factory=set)  # "hr" for "home runs"
+    head: str = ""  # the stem of its first content word ("manag" in "who manages ...")
+    after_cue: set[str] = field(default_factory=set)  # stems just after "most", "least", ...
+
+
+def stem(word: str) -> str:
+    for suffix in ("ies", "es", "s", "ed", "ing", "er", "est"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def read_question(text: str) -> Question:
+    folded = fold(text)
+    words = folded.split()
+    numbers = []
+    for match in _NUMBER.finditer(folded):
+        value = leading_number(match.group(0))
+        if value is None:
+            continue
+        before = folded[: match.start()]
+        op = next((op for cue, op in _COMPARE_CUES if cue.search(before[-30:])), "")
+        if not op:
+            after = folded[match.end() : match.end() + 30]
+            op = next((op for cue, op in _COMPARE_AFTER if cue.search(after)), "")
+        numbers.append((value, op))
+    for index, word in enumerate(words):
+        if word in _NUMBER_WORDS:
+            before = " ".join(words[:index]) + " "
+            op = next((op for cue, op in _COMPARE_CUES if cue.search(before[-30:])), "")
+            numbers.append((float(_NUMBER_WORDS[word]), op))
+    cues = [word for word in words if not _NUMBER.fullmatch(word)]
+    initials = {
+        "".join(word[0] for word in words[i : i + n])
+        for n in (2, 3)
+        for i in range(len(words) - n + 1)
+        if all(word not in STOPWORDS for word in words[i : i + n])
+    }
+    head = next((stem(w) for w in cues if w not in STOPWORDS and w not in _GENERIC_HEADS), "")
+    after_cue = {
+        stem(word)
+        for i, cue in enumerate(words)
+        if cue in _ORDER_CUES
+        for word in words[i + 1 : i + 4]
+        if word not in STOPWORDS
+    }
+    return Question(
+        text=text,
+        initials=initials,
+        head=head,
+        after_cue=after_cue,
+        folded=folded,
+        words=words,
+        cues=cues,
+        content=list(dict.fromkeys(w for w in cues if w not in STOPWORDS))[:8],
+        stems={stem(word) for word in words if word not in STOPWORDS},
+        numbers=numbers,
+    )
+
+
+def header_words(name: str) -> list[str]:
+    return [w for w in fold(name).split() if w not in STOPWORDS and not w.isdigit()][:4]
+
+
+def header_overlap(name: str, question: Question) -> float:
+    """Return the share of a header's words the question says (a stem, or an abbreviation
+    whose letters begin consecutive words of the question: "HR" for "home runs")."""
+    words = [word for word in fold(name).split() if word not in STOPWORDS]
+    if not words:
+        return 0.0
+    said = sum(stem(word) in question.stems or word in question.initials for word in words)
+    return said / len(words)
+
+
+def mentions(question: Question, grid: Grid) -> list[Condition]:
+    """Return the conditions the question names: cells it says whole (eq), a content word or
+    two it shares with cells (contains), numbers it compares a numeric column against."""
+    padded = f" {question.folded} "
+    found: dict[tuple[int, str], Condition] = {}
+    spans: list[tuple[int, str]] = []
+    for index, column in enumerate(grid.columns):
+        for row, value in enumerate(column.folded):
+            if not value or len(value) < 2 and not value.isdigit():
+                continue
+            if value in STOPWORDS or (index, value) in found:
+                continue
+            if f" {value} " in padded:
+                found[(index, value)] = Condition(index, "eq", value, column.texts[row])
+                spans.append((index, value))
+    said = " ".join(value for _, value in spans)
+    content = [w for w in question.words if w not in STOPWORDS and not w.isdigit() and len(w) > 2]
+    for word in content:
+        if f" {word} " in f" {said} ":
+            continue
+        for index, column in enumerate(grid.columns):
+            if column.numeric:
+                continue
+            hits = sum(f" {word} " in f" {value} " for value in column.folded)
+            if 0 < hits < max(2, grid.size):
+                found.setdefault((index, word), Condition(index, "contains", word, word))
+    # "Which projects are not done?", "other than Porto": the rows whose cell is not the one said.
+    for index, value in spans:
+        before = " ".join(padded[: padded.index(f" {value} ")].split()[-3:])
+        if _NEGATED.search(before):
+            said_text = found[(index, value)].said
+            found[(index, f"!{value}")] = Condition(index, "ne", value, said_text)
+    # "How many vessels depart in April?": the rows of a date column in that month.
+    months = [_MONTHS[word] for word in question.words if word in _MONTHS]
+    for index, column in enumerate(grid.columns):
+        if column.type == DATE:
+            for month in dict.fromkeys(months):
+                found[(index, f"month{month}")] = Condition(
+                    index, "month", month, _MONTH_NAMES[month - 1]
+                )
+    for value, op in question.numbers:
+        if not op:
+            continue
+        for index, column in enumerate(grid.columns):
+            if column.numeric:
+                key = (index, f"{op}{value}")
+                found.setdefault(key, Condition(index, op, value, f"{op} {value:g}"))
+    ranked = sorted(
+        found.values(),
+        key=lambda c: (c.op != "eq", -len(str(c.value)), c.column),
+    )
+    return ranked[:MAX_CONDITIONS]
