@@ -1,4 +1,4 @@
-"""What the README and docs/configuration.md say of the configuration is what settings.py does.
+"""What the README and docs/configuration.md say of the configuration is what the settings modules do.
 
 docs/configuration.md holds the full table (every variable settings.py reads); the README keeps
 the common settings in the same format, opens with the two commands and stays short.
@@ -12,7 +12,10 @@ from tests.support import ROOT
 
 README = (ROOT / "README.md").read_text()
 CONFIGURATION = (ROOT / "docs" / "configuration.md").read_text()
-SETTINGS = (ROOT / "adrag_site" / "settings.py").read_text()
+# The settings package's modules (adrag_site/settings/), one text.
+SETTINGS = "\n".join(
+    path.read_text() for path in sorted((ROOT / "adrag_site" / "settings").glob("*.py"))
+)
 README_MAX_LINES = 600
 
 

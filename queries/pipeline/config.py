@@ -1,6 +1,6 @@
 """A run's tunables in one place: `PipelineConfig`.
 
-Each tunable has its default (a setting of adrag_site/settings.py), the range a re-run may
+Each tunable has its default (a setting of adrag_site/settings/), the range a re-run may
 choose (none: a re-run cannot change it) and its key in the run's configuration snapshot. The
 run context (queries/pipeline/context.py) carries one PipelineConfig; `config_snapshot`
 (queries/services.py) records it; the re-run input and its OpenAPI schema (queries/inputs.py)
@@ -22,7 +22,7 @@ from knowledge.retrieval.stores import fusion_weights
 
 @dataclass(frozen=True)
 class Tunable:
-    setting: str  # its default's name in adrag_site/settings.py
+    setting: str  # its default's name in adrag_site/settings/
     kind: type  # int or float
     rerun: tuple[int, int] | None = None  # the range a re-run may choose; None: it cannot
     help: str = ""
