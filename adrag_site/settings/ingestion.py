@@ -1,4 +1,5 @@
-"""What comes in: uploads and their extraction, web sources, and how long the audit trail keeps events."""
+"""What comes in: uploads and their extraction, web sources; and how long the audit trail keeps
+its events."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
 
 # --- Web sources and the audit trail ----------------------------------------------------------
-# Web sources (knowledge/web_sources.py, web_fetch.py): hosts or networks that may be fetched although they
+# Web sources (knowledge/web_sources.py): hosts or networks that may be fetched although they
 # are private (an intranet), the size cap of one page, and the timeout of one request.
 WEB_SOURCES_ALLOWED_HOSTS = env_list("WEB_SOURCES_ALLOWED_HOSTS", [])
 WEB_PAGE_MAX_BYTES = env_int("WEB_PAGE_MAX_BYTES", 2 * 1024 * 1024)
