@@ -4,7 +4,7 @@ The spec keeps the highest-scoring copy of each duplicate text; we keep that rul
 survives, but never order by the raw scores (cosine, BM25 and graph weights are different
 scales). Candidates are ordered by weighted reciprocal rank fusion until the reranker scores
 them. The graph list gets a lower weight: it fires on only some queries, and weighted equally
-it pushed relevant dense and BM25 hits down (measured on SciFact train, see the README).
+it pushed relevant dense and BM25 hits down (measured on SciFact train, see docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ def left_to_its_row(question: str, choice: TableChoice, second: str) -> bool:
     people work in the Kraków office?" is no count of 1). On the team documents these were
     wrong where the passages were right (bench/team_answers.py: 5 of 73 lost when the judge
     alone decided); on WikiTableQuestions, whose questions are mostly lookups, the rule costs
-    76 right answers of 1,401 questions (README "Questions over tables")."""
+    76 right answers of 1,401 questions (docs/benchmarks.md, "Questions over tables")."""
     return is_lookup(choice) and not second and not _read_from_table(question, choice)
 
 
