@@ -1,4 +1,5 @@
-"""What the README and docs/configuration.md say of the configuration is what the settings modules do.
+"""What the README and docs/configuration.md say of the configuration is what the settings
+modules do.
 
 docs/configuration.md holds the full table (every variable the settings modules read); the README keeps
 the common settings in the same format, opens with the two commands and stays short.
