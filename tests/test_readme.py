@@ -1,8 +1,8 @@
 """What the README and docs/configuration.md say of the configuration is what the settings
 modules do.
 
-docs/configuration.md holds the full table (every variable the settings modules read); the README keeps
-the common settings in the same format, opens with the two commands and stays short.
+docs/configuration.md holds the full table (every variable the settings modules read); the
+README keeps the common settings in the same format, opens with the two commands and stays short.
 """
 
 from __future__ import annotations
