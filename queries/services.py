@@ -19,8 +19,8 @@ from providers.reranker import FusedRankOrder
 from providers.reranker import status as reranker_status
 from queries.eventlog import run_terminate
 from queries.filters import filters_validate
+from queries.inputs import RerunInput
 from queries.models import Conversation, QueryRun, RunFeedback
-from queries.overrides import overrides_validate
 from queries.pipeline import codes
 from queries.pipeline.config import PipelineConfig
 from queries.selectors import conversation_get_for_user
@@ -248,7 +248,9 @@ def run_rerun(*, run: QueryRun, user, overrides, request_id: str = "") -> QueryR
             "run_unfinished",
             "This follow-up has no standalone question yet; re-run it once it has finished.",
         )
-    changes = overrides_validate(raw=overrides, user=user)
+    changes = RerunInput(data=overrides).validated() if overrides is not None else {}
+    if "knowledge_bases" in changes:
+        kb_ids_readable(user=user, requested=changes["knowledge_bases"])
     inherited = dict(run.overrides or {})
     effective = {**inherited, **changes}
     if "fusion_weights" in changes and "fusion_weights" in inherited:
@@ -263,7 +265,7 @@ def run_rerun(*, run: QueryRun, user, overrides, request_id: str = "") -> QueryR
     else:
         model = run.model or None
     if "knowledge_bases" in changes:
-        kb_ids = changes["knowledge_bases"]  # checked readable by overrides_validate
+        kb_ids = changes["knowledge_bases"]  # checked readable above
     else:
         # A knowledge base deleted or unshared since the original ran is not searched again.
         readable = set(kb_ids_for_user(user=user))
