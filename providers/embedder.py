@@ -64,6 +64,25 @@ def embed_texts(texts: list[str], *, batch_size: int = 32) -> np.ndarray:
     return vectors.astype(np.float32, copy=False)
 
 
+_word_cache: dict[str, np.ndarray] = {}
+
+
+MAX_CACHED_WORDS = 50_000
+
+
+def word_vectors(words: list[str]) -> np.ndarray:
+    """Return the embeddings of single words, computing the new ones in one batch."""
+    # A local copy: another run's thread may clear the shared cache meanwhile.
+    known = {word: _word_cache.get(word) for word in dict.fromkeys(words)}
+    new = [word for word, vector in known.items() if vector is None]
+    if new:
+        if len(_word_cache) + len(new) > MAX_CACHED_WORDS:
+            _word_cache.clear()
+        for word, vector in zip(new, embed_texts(new)):
+            known[word] = _word_cache[word] = vector
+    return np.stack([known[word] for word in words])
+
+
 def embed_query(text: str) -> np.ndarray:
     """Return the unit-norm embedding of one query."""
     return embed_texts([text])[0]

@@ -117,6 +117,9 @@ TERM_BLOCKS_REBUILD_FRACTION = env_float("TERM_BLOCKS_REBUILD_FRACTION", 0.05)
 TABLE_ANSWER_MIN = env_float("TABLE_ANSWER_MIN", 0.5)
 TABLE_PROGRAM_MIN = env_float("TABLE_PROGRAM_MIN", 0.2)
 TABLE_RELEVANCE_MIN = env_float("TABLE_RELEVANCE_MIN", 0.5)
+# A question word the table does not hold counts as the table's when its embedding is this close
+# to a word of the table's headers or label ("country" and Nation, "medals" and Gold).
+TABLE_HEADER_COSINE = env_float("TABLE_HEADER_COSINE", 0.5)
 TABLE_VERIFY_MIN = env_float("TABLE_VERIFY_MIN", 0.8)
 # A program the rules above do not admit is still the answer when the passages find nothing and
 # the judge gives it at least this, shown as the table's likeliest reading, never verified (on

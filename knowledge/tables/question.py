@@ -183,13 +183,13 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
             hits = sum(f" {word} " in f" {value} " for value in column.folded)
             if 0 < hits < max(2, grid.size):
                 found.setdefault((index, word), Condition(index, "contains", word, word))
-    # "Which projects are not done?", "other than Porto": the rows whose cell is not the one said.
+    # "Which orders are not shipped?", "other than Porto": the rows whose cell is not the one said.
     for index, value in spans:
         before = " ".join(padded[: padded.index(f" {value} ")].split()[-3:])
         if _NEGATED.search(before):
             said_text = found[(index, value)].said
             found[(index, f"!{value}")] = Condition(index, "ne", value, said_text)
-    # "How many vessels depart in April?": the rows of a date column in that month.
+    # "How many flights leave in March?": the rows of a date column in that month.
     months = [_MONTHS[word] for word in question.words if word in _MONTHS]
     for index, column in enumerate(grid.columns):
         if column.type == DATE:

@@ -20,6 +20,7 @@ from knowledge.tables.choice import TableChoice
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, fold, kept_rows
 from knowledge.tables.question import STOPWORDS, header_overlap, read_question, stem
+from providers import embedder
 
 # Words that ask for a computation, not for a thing the table names.
 _ASKING = frozenset(
@@ -43,7 +44,9 @@ def _vocabulary(grid: Grid) -> set[str]:
 
 def relevance(question: str, grid: Grid) -> float:
     """Return the share of the question's content words the table holds (in its label,
-    headers or cells): how much the question is about this table."""
+    headers or cells), or that mean nearly what one of its headers says ("country" for a
+    column Nation, "medals" for Gold: `TABLE_HEADER_COSINE` between single-word embeddings):
+    how much the question is about this table."""
     words = [
         word for word in fold(question).split()
         if word not in STOPWORDS and word not in _ASKING and not word.isdigit()
@@ -51,7 +54,23 @@ def relevance(question: str, grid: Grid) -> float:
     if not words:
         return 1.0
     vocabulary = _vocabulary(grid)
-    return sum(word in vocabulary or word[:5] in vocabulary for word in words) / len(words)
+    missing = [word for word in words if word not in vocabulary and word[:5] not in vocabulary]
+    return (len(words) - len(missing) + _near_a_header(missing, grid)) / len(words)
+
+
+def _near_a_header(words: list[str], grid: Grid) -> int:
+    """Return how many of the words mean nearly what a word of the table's label or headers
+    says. Cells are not compared: a name is near other names ("Berlin" and "Oslo")."""
+    headers = sorted(
+        {word for column in grid.columns for word in fold(column.name).split()}
+        | set(fold(grid.label).split())
+    )
+    headers = [word for word in headers if word not in STOPWORDS and not word.isdigit()]
+    if not words or not headers:
+        return 0
+    vectors = embedder.word_vectors([*words, *headers])
+    cosines = vectors[: len(words)] @ vectors[len(words) :].T
+    return int((cosines.max(axis=1) >= settings.TABLE_HEADER_COSINE).sum())
 
 
 def fits_by_its_words(question: str, choice: TableChoice) -> bool:
@@ -67,8 +86,8 @@ def fits_by_its_words(question: str, choice: TableChoice) -> bool:
 
 def names_what_it_reads(question: str, choice: TableChoice) -> bool:
     """Whether the question names the column the program reads its answer from. A lookup
-    left to its row's chunk stands in for passages that found nothing only then: "the average
-    salary at the Bergen site" read from Country answers another question. On the fitting half
+    left to its row's chunk stands in for passages that found nothing only then: "the opening hours
+    of the Leeds branch" read from Region answers another question. On the fitting half
     of WikiTableQuestions' held-out training tables, such lookups were right 64 times in 91
     when the question named the column, 38 in 92 when it did not."""
     target = choice.best.program.target
@@ -92,7 +111,7 @@ _NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*
 
 
 # Cues that order by an amount: the words after them name what is measured ("the highest
-# energy use", "the most beds").
+# water usage", "the most beds").
 _AMOUNT_CUES = frozenset(
     "most least highest lowest largest smallest biggest fewest greatest longest shortest more "
     "less fewer higher lower larger smaller maximum minimum".split()
@@ -117,8 +136,8 @@ def follows_the_named_order(question: str, grid: Grid, candidate: Candidate) -> 
 
 
 def holds_what_it_orders_by(question: str, grid: Grid) -> bool:
-    """Whether the table holds what the question orders by: "which site has the highest energy
-    use?" over a table with no word of energy use asks what the table cannot say, whatever
+    """Whether the table holds what the question orders by: "which depot has the highest water
+    usage?" over a table with no word of water usage asks what the table cannot say, whatever
     program ranks first."""
     words = fold(question).split()
     vocabulary = set(fold(grid.label).split())
@@ -302,8 +321,8 @@ def fitness(choice: TableChoice, question: str) -> float:
     """How well a table's best program fits the question: its probability, the share of the
     question the table holds, the table's BM25 vote, and twice that when it orders on the
     column the question's
-    "most" or "least" names ("the budget of the site with the most staff" orders Sites by
-    Staff, then joins Budgets)."""
+    "most" or "least" names ("the budget of the clinic with the most beds" orders Clinics by
+    Beds, then joins Budgets)."""
     fit = choice.confidence * choice.relevance * choice.vote
     key = choice.best.program.key
     if key is not None:

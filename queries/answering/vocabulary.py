@@ -108,27 +108,8 @@ def edit_distance(a: str, b: str, limit: int) -> int:
 def near_in_meaning(word: str, words: list[str], cosine: float) -> bool:
     if not words:
         return False
-    vectors = word_vectors([word, *words])
+    vectors = embedder.word_vectors([word, *words])
     return bool(np.max(vectors[1:] @ vectors[0]) >= cosine)
-
-
-_word_cache: dict[str, np.ndarray] = {}
-
-
-MAX_CACHED_WORDS = 50_000
-
-
-def word_vectors(words: list[str]) -> np.ndarray:
-    """Return the embeddings of single words, computing the new ones in one batch."""
-    # A local copy: another run's thread may clear the shared cache meanwhile.
-    known = {word: _word_cache.get(word) for word in dict.fromkeys(words)}
-    new = [word for word, vector in known.items() if vector is None]
-    if new:
-        if len(_word_cache) + len(new) > MAX_CACHED_WORDS:
-            _word_cache.clear()
-        for word, vector in zip(new, embedder.embed_texts(new)):
-            known[word] = _word_cache[word] = vector
-    return np.stack([known[word] for word in words])
 
 
 # A capitalised word this common ("Earth", "Prime", "States") is as often a plain word.

@@ -13,6 +13,7 @@ from knowledge.tables.rules import (
     follows_the_named_order,
     holds_what_it_orders_by,
     is_lookup,
+    relevance,
     unaccounted,
 )
 
@@ -76,3 +77,26 @@ def test_a_lookup_is_read_from_the_table_only_when_it_accounts_for_every_word(
     choice = _choice(sites, program, [2])
     assert is_lookup(choice)
     assert unaccounted(question, choice) == left
+
+
+MEDALS = grid(
+    table_from_rows(
+        ["Rank", "Nation", "Gold", "Silver", "Bronze", "Total"],
+        [["1", "Kenya", "4", "2", "1", "7"], ["2", "Peru", "1", "3", "0", "4"]],
+    ),
+    "results.csv",
+)
+
+
+def test_a_word_near_a_header_makes_the_question_the_tables(settings) -> None:
+    # "country" is no word of the table, but it means nearly what its header Nation says.
+    assert relevance("Which country won the most medals?", MEDALS) >= 0.5
+    settings.TABLE_HEADER_COSINE = 1.01  # words of the table only
+    assert relevance("Which country won the most medals?", MEDALS) < 0.5
+
+
+def test_a_name_is_not_near_a_header_nor_another_name(sites) -> None:
+    # Names are compared with headers only: "Berlin" is near "Bergen" in meaning, not in the
+    # table's words, so a question about the Berlin office is not this table's.
+    assert relevance("How many people work in Berlin?", sites) < 0.5
+    assert relevance("What is the parental leave policy?", sites) < 0.5
