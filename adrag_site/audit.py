@@ -3,9 +3,9 @@ request id.
 
 Recorded: sign-ins and failed sign-ins, sign-outs, token creation, use (at most once a minute
 per token) and revocation, uploads, deletions (knowledge bases, documents, conversations),
-sharing changes, exports and re-runs. The request in hand is the middleware's (a context
-variable), so services record without being passed it. A failure to record is logged and never
-fails the act it records.
+sharing changes, exports, re-runs and MCP tool calls. The request in hand is the middleware's
+(a context variable), so services record without being passed it. A failure to record is
+logged and never fails the act it records.
 """
 
 from __future__ import annotations
@@ -46,11 +46,12 @@ RERUN = "rerun"
 TEAM_CREATED = "team_created"
 TEAM_MEMBER_ADDED = "team_member_added"
 TEAM_MEMBER_REMOVED = "team_member_removed"
+MCP_TOOL_CALL = "mcp_tool_call"
 ACTIONS = (
     SIGN_IN, SIGN_IN_FAILED, SIGN_OUT, TOKEN_CREATED, TOKEN_USED, TOKEN_REVOKED, UPLOAD,
     KB_DELETED, KB_CLEARED, KB_SHARED, DOCUMENT_DELETED, CONVERSATION_DELETED,
     CONVERSATION_SHARED, EXPORT, RERUN, DOCUMENT_DOWNLOADED, TEAM_CREATED, TEAM_MEMBER_ADDED,
-    TEAM_MEMBER_REMOVED,
+    TEAM_MEMBER_REMOVED, MCP_TOOL_CALL,
 )  # fmt: skip
 
 
@@ -67,9 +68,12 @@ def audit_record(
     actor=None,
     actor_name: str = "",
     request=None,
+    ip: str | None = None,
+    request_id: str = "",
     **details: Any,
 ) -> None:
-    """Record one act. The actor and where it came from are the current request's unless given."""
+    """Record one act. The actor and where it came from are the current request's unless given
+    (`ip` and `request_id` for an act outside Django's request cycle, such as an MCP call)."""
     request = request if request is not None else current_request.get()
     if actor is None and request is not None:
         user = getattr(request, "user", None)
@@ -86,8 +90,8 @@ def audit_record(
                 action=action,
                 target_type=target_type,
                 target_id=str(target_id or ""),
-                ip=_client_ip(request),
-                request_id=(getattr(request, "request_id", "") or "")[:128],
+                ip=ip or _client_ip(request),
+                request_id=(request_id or getattr(request, "request_id", "") or "")[:128],
                 details=details,
             )
     except Exception:  # noqa: BLE001 - the act itself must not fail for its record

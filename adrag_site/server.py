@@ -2,21 +2,25 @@
 
 The portal runs under uvicorn (h11). Uvicorn hands the body to the application as it arrives
 and parses nothing (daphne, on Twisted, read the whole body and parsed multipart forms into
-memory before Django ran, about 12x the body's size). Two pieces here:
+memory before Django ran, about 12x the body's size). Three pieces here:
 
 - `BodyLimitMiddleware` wraps the Django ASGI application. A request whose Content-Length is
   over its path's cap is answered 413 at once, without reading a byte of the body; a body
   without a (truthful) Content-Length, chunked or not, is counted as Django reads it and
   refused with 413 the moment it passes the cap. Django then spools what it reads to a
   temporary file past 2.5 MB, so memory stays flat whatever the size.
+- `PathRouter` serves the ASGI mounts beside Django (the MCP server at /mcp) and runs their
+  lifespans: the portal runs with uvicorn's `--lifespan on`.
 - `JsonH11Protocol` is uvicorn's h11 protocol with its one plain-text response (400 for a
   request it cannot parse: a header with a NUL, a request line over the limit) made JSON.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+from typing import Any
 
 from django.conf import settings
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -114,6 +118,42 @@ class BodyLimitMiddleware:
                 await send({"type": "http.response.body", "body": body})
 
 
+class PathRouter:
+    """Serve the mounts (a path prefix and an ASGI app, such as the MCP server at /mcp) beside
+    Django, and run their lifespans in the server's (Django has none of its own).
+
+    A mount's own `lifespan()` (an async context manager) is entered at startup and left at
+    shutdown; one that fails to start stops the web process, as uvicorn's lifespan "on" does.
+    """
+
+    def __init__(self, app, mounts: dict[str, Any]) -> None:
+        self.app = app
+        self.mounts = mounts
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "lifespan":
+            return await self._lifespan(receive, send)
+        path = scope.get("path", "")
+        for prefix, mount in self.mounts.items():
+            if path == prefix or path.startswith(prefix + "/"):
+                return await mount(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+    async def _lifespan(self, receive, send) -> None:
+        await receive()  # lifespan.startup
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                for mount in self.mounts.values():
+                    if hasattr(mount, "lifespan"):
+                        await stack.enter_async_context(mount.lifespan())
+            except Exception as exc:  # noqa: BLE001 - reported to the server, which stops
+                await send({"type": "lifespan.startup.failed", "message": repr(exc)})
+                return
+            await send({"type": "lifespan.startup.complete"})
+            await receive()  # lifespan.shutdown
+        await send({"type": "lifespan.shutdown.complete"})
+
+
 class JsonH11Protocol(H11Protocol):
     """uvicorn's h11 protocol, answering requests it cannot parse with JSON."""
 
@@ -163,7 +203,7 @@ def uvicorn_command(
         python, "-m", "uvicorn", "adrag_site.asgi:application",
         "--host", host, "--port", str(port),
         "--http", "adrag_site.server:JsonH11Protocol",
-        "--lifespan", "off", "--no-server-header",
+        "--lifespan", "on", "--no-server-header",
         "--timeout-graceful-shutdown", "5",
         *proxies,
     ]  # fmt: skip

@@ -3,7 +3,7 @@ knowledge bases, the table store, streams and run limits."""
 
 from __future__ import annotations
 
-from adrag_site.env import env_float, env_int, env_list, env_map, env_str
+from adrag_site.env import env_bool, env_float, env_int, env_list, env_map, env_str
 
 # --- Models and providers ---------------------------------------------------------------------
 # The spec's names and defaults.
@@ -157,3 +157,13 @@ RUNS_MAX_CONCURRENT_PER_USER = env_int("RUNS_MAX_CONCURRENT_PER_USER", 3)
 RUNS_PER_HOUR_PER_USER = env_int("RUNS_PER_HOUR_PER_USER", 120)
 # The longest question POST /api/query accepts; longer ones answer 400 `query_too_long`.
 MAX_QUERY_CHARS = env_int("MAX_QUERY_CHARS", 4000)
+
+# --- The MCP server (queries/mcp_server/) ------------------------------------------------------
+# Streamable HTTP at /mcp on the web process (and `manage.py mcp` over stdio).
+MCP_ENABLED = env_bool("MCP_ENABLED", True)
+# Threads (and so database connections) a web process gives MCP tool calls.
+MCP_THREADS = env_int("MCP_THREADS", 6)
+# An `ask` call waits this long for its run; past it the call answers `timeout`, the run goes on.
+MCP_ASK_TIMEOUT_SECONDS = env_float("MCP_ASK_TIMEOUT_SECONDS", 600.0)
+# ASGI apps served beside Django (adrag_site/asgi.py), by path prefix and dotted path.
+ASGI_MOUNTS = {"/mcp": "queries.mcp_server.http.mount"} if MCP_ENABLED else {}
