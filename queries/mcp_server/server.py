@@ -110,7 +110,7 @@ class PortalMCP(MCPServer):
             return error_result(
                 "insufficient_scope",
                 f"This token's scope ({principal.scope}) does not allow {name}: it needs "
-                f"the {needed!r} scope.",
+                f"the '{needed}' scope.",
             )
         try:
             return await super().call_tool(name, arguments, context)
