@@ -8,9 +8,10 @@ connection goes back to the pool after every call, as streams.py's readers do).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings

@@ -109,4 +109,3 @@ def current_principal() -> Principal | None:
     if isinstance(access, PortalAccessToken):
         return principal_of(access, transport="http")
     return _stdio_principal
-

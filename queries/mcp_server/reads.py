@@ -105,7 +105,9 @@ def passages(
         cited = chunks.filter(id=around).first()
         if cited is None:
             raise ServiceError(404, "not_found", f"No such passage in this document: {around}.")
-        window = chunks.filter(ordinal__gte=cited.ordinal - before, ordinal__lte=cited.ordinal + after)
+        window = chunks.filter(
+            ordinal__gte=cited.ordinal - before, ordinal__lte=cited.ordinal + after
+        )
     else:
         window = chunks[: before + after + 1]
     rows = list(window.values("id", "ordinal", "page", "section", "kind", "text"))
@@ -133,7 +135,12 @@ def run_summary(run: QueryRun, base: str) -> dict[str, Any]:
         "answer": run.answer,
         "verdict": (run.metadata or {}).get("verdict"),
         "sources": [
-            {**source, "link": passage_link(base, source.get("document_id"), source.get("chunk_id"), source.get("page"))}
+            {
+                **source,
+                "link": passage_link(
+                    base, source.get("document_id"), source.get("chunk_id"), source.get("page")
+                ),
+            }
             for source in run.sources or []
         ],
         "stages": {

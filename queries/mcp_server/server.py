@@ -22,7 +22,7 @@ from adrag_site.tokens import ASK, READ
 from queries.mcp_server import reads, tools
 from queries.mcp_server.db import db
 from queries.mcp_server.errors import error_result, from_exception
-from queries.mcp_server.principal import Principal, PortalTokenVerifier, current_principal
+from queries.mcp_server.principal import PortalTokenVerifier, Principal, current_principal
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +104,9 @@ class PortalMCP(MCPServer):
 
     async def _checked_call(self, principal, name: str, arguments: dict[str, Any], context):
         if principal is None:
-            return error_result("not_authenticated", "Authentication credentials were not provided.")
+            return error_result(
+                "not_authenticated", "Authentication credentials were not provided."
+            )
         needed = TOOL_SCOPES.get(name)
         if needed is not None and not principal.allows(needed):
             return error_result(
@@ -131,6 +133,6 @@ def build_server() -> PortalMCP:
             issuer_url=UNUSED_ISSUER, resource_server_url=None, required_scopes=[str(READ)]
         ),
     )
-    for fn, annotations in tools.TOOLS:
-        server.add_tool(fn, annotations=annotations)
+    for fn, hints in tools.TOOLS:
+        server.add_tool(fn, annotations=hints)
     return server

@@ -74,8 +74,12 @@ async def ask(
     ctx: Context,
     knowledge_bases: KnowledgeBases = None,
     filters: Filters = None,
-    provider: Annotated[str | None, Field(description="A provider name; default the portal's.")] = None,
-    model: Annotated[str | None, Field(description="The provider's model; default its default.")] = None,
+    provider: Annotated[
+        str | None, Field(description="A provider name; default the portal's.")
+    ] = None,
+    model: Annotated[
+        str | None, Field(description="The provider's model; default its default.")
+    ] = None,
     conversation: Annotated[
         uuid.UUID | None, Field(description="Ask a follow-up in this conversation of yours.")
     ] = None,

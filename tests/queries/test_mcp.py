@@ -125,7 +125,14 @@ def test_ask_streams_its_stages_as_progress_and_returns_the_verified_run(world, 
     async def on_progress(value, total, message):
         progress.append((value, message or ""))
 
-    result = call(world, "ask", "ask", {"query": query, "provider": "scripted"}, mode, progress_callback=on_progress)
+    result = call(
+        world,
+        "ask",
+        "ask",
+        {"query": query, "provider": "scripted"},
+        mode,
+        progress_callback=on_progress,
+    )
     assert error_of(result) is None, result
     answer_of = result.structured_content
     run_id = answer_of["run_id"]
@@ -138,7 +145,9 @@ def test_ask_streams_its_stages_as_progress_and_returns_the_verified_run(world, 
     started = [m.split()[0] for _, m in progress if " stage_start" in m]
     assert started[:2] == ["planner", "retrieval"] and "reasoning" in started
     assert progress[-1][1].startswith("done")
-    rest = requests.get(f"{world['url']}/api/runs/{run_id}", headers=world["rest"], timeout=10).json()
+    rest = requests.get(
+        f"{world['url']}/api/runs/{run_id}", headers=world["rest"], timeout=10
+    ).json()
     assert rest["status"] == "succeeded" and rest["answer"] == answer_of["answer"]
     assert rest["metadata"]["verdict"] == answer_of["verdict"] == "verified"
     audit = AuditEvent.objects.get(action="mcp_tool_call", target_id="ask")
@@ -202,7 +211,11 @@ def test_cancelling_an_ask_cancels_its_run(world, mode):
             async with anyio.create_task_group() as group:
 
                 async def asking():
-                    await client.call_tool("ask", {"query": query, "provider": "scripted"}, progress_callback=on_progress)
+                    await client.call_tool(
+                        "ask",
+                        {"query": query, "provider": "scripted"},
+                        progress_callback=on_progress,
+                    )
 
                 group.start_soon(asking)
                 with anyio.fail_after(60):
@@ -215,7 +228,9 @@ def test_cancelling_an_ask_cancels_its_run(world, mode):
     deadline = time.monotonic() + 30
     while (run := QueryRun.objects.get(id=run_id)).is_active and time.monotonic() < deadline:
         time.sleep(0.05)
-    print(f"\n{mode}: the run ended {run.status} {time.monotonic() - cancelled_at:.2f} s after the cancel")
+    print(
+        f"\n{mode}: the run ended {run.status} {time.monotonic() - cancelled_at:.2f} s after the cancel"
+    )
     assert run.status == "cancelled" and run.error_code == "cancelled"
     assert not any(message.startswith("reasoning stage_complete") for message in seen)
     audit = AuditEvent.objects.get(action="mcp_tool_call", target_id="ask")
@@ -254,7 +269,9 @@ def test_concurrent_asks_are_accepted_exactly_up_to_the_run_limit(world, user, s
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_wrong_argument_types_and_unknown_tools_are_tool_errors_and_the_session_goes_on(world, mode):
+def test_wrong_argument_types_and_unknown_tools_are_tool_errors_and_the_session_goes_on(
+    world, mode
+):
     async def go():
         async with session(world["url"], world["keys"]["read"], mode) as client:
             bad = await client.call_tool("search", {"query": 5, "k": "x"})
@@ -291,7 +308,11 @@ def test_malformed_json_rpc_is_answered_with_a_json_rpc_error(world, version):
 
 
 def test_requests_without_a_valid_bearer_token_are_401(world):
-    for headers in ({}, {"Authorization": "Bearer adrag_nope"}, {"Authorization": f"Token {world['keys']['read']}"}):
+    for headers in (
+        {},
+        {"Authorization": "Bearer adrag_nope"},
+        {"Authorization": f"Token {world['keys']['read']}"},
+    ):
         response = _post(world, b"{}", key=None, **headers)
         assert response.status_code == 401
         assert response.headers["WWW-Authenticate"].startswith('Bearer error="invalid_token"')
@@ -317,3 +338,42 @@ def test_an_oversized_body_is_413_declared_or_chunked(world, settings):
 
     chunked = _post(world, chunks())
     assert chunked.status_code == 413 and chunked.json()["code"] == "payload_too_large"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_stdio_serves_the_tools_as_the_tokens_user(transactional_db, user, mode):
+    import sys
+
+    from mcp import Client, StdioServerParameters
+
+    from tests.support import ROOT, child_env
+
+    kb_create(owner=user, name="Mine")
+    _, key = token_create(user=user, name="stdio", scope="read", expires_in_days=None)
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=[str(ROOT / "manage.py"), "mcp"],
+        env=child_env(ADRAG_MCP_TOKEN=key),
+        cwd=str(ROOT),
+    )
+
+    async def go():
+        async with Client(server, mode=mode) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            bases = await client.call_tool("list_knowledge_bases", {})
+            refused = await client.call_tool("ask", {"query": "Anything?"})
+            return names, bases, refused
+
+    names, bases, refused = anyio.run(go)
+    assert names == TOOLS
+    assert [kb["name"] for kb in bases.structured_content["knowledge_bases"]] == ["Mine"]
+    assert error_of(refused)["code"] == "insufficient_scope"
+    audit = AuditEvent.objects.get(action="mcp_tool_call", target_id="list_knowledge_bases")
+    assert audit.details["transport"] == "stdio" and audit.actor == user
+
+
+def test_stdio_refuses_a_bad_token_with_exit_status_2(transactional_db):
+    from tests.support import run_manage
+
+    finished = run_manage("mcp", "--token", "adrag_not-a-key")
+    assert finished.returncode == 2 and "no valid API token" in finished.stderr
