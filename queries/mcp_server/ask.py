@@ -30,9 +30,11 @@ from queries.streams import STYLE_EVENTSOURCE, run_stream
 
 logger = logging.getLogger(__name__)
 
+# The events sent as progress: every stage's start and end (retrieval ends with its result),
+# retries and the end; not the answer as it is written, nor `finalize`.
 PROGRESS_TYPES = (
     stages.STAGE_START, stages.STAGE_COMPLETE, stages.STAGE_SKIP, stages.STAGE_ERROR,
-    stages.RETRY, stages.DONE, stages.ERROR,
+    stages.RETRIEVAL_RESULT, stages.RETRY, stages.DONE, stages.ERROR,
 )  # fmt: skip
 
 

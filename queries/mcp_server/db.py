@@ -8,6 +8,7 @@ connection goes back to the pool after every call, as streams.py's readers do).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -17,6 +18,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connections
 
+logger = logging.getLogger(__name__)
 _pool: ThreadPoolExecutor | None = None
 
 
@@ -38,3 +40,16 @@ async def db(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Run `fn(*args, **kwargs)` (ORM work) on an MCP thread and return its result."""
     call = sync_to_async(partial(_closing, fn), thread_sensitive=False, executor=_executor())
     return await call(*args, **kwargs)
+
+
+def _logged(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    try:
+        _closing(fn, *args, **kwargs)
+    except Exception:  # noqa: BLE001 - nobody waits for it: log it here
+        logger.exception("MCP background work %s failed", getattr(fn, "__name__", fn))
+
+
+def db_soon(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    """Run `fn(*args, **kwargs)` on an MCP thread without waiting for it (a record nobody
+    waits on, such as the audit of a call, kept off the answer's path)."""
+    _executor().submit(_logged, fn, *args, **kwargs)

@@ -2,12 +2,11 @@
 
 `PortalMCP.call_tool` checks the caller's token scope, turns every failure into a tool result
 with the REST API's stable codes (errors.py), and writes one audit event per call with the
-token used, whatever the outcome (a client's cancel included).
+token used, whatever the outcome (a client's cancel included), written beside the answer.
 """
 
 from __future__ import annotations
 
-import logging
 import time
 from typing import Any
 
@@ -20,11 +19,9 @@ from mcp.types import CallToolResult
 from adrag_site.audit import MCP_TOOL_CALL, audit_record
 from adrag_site.tokens import ASK, READ
 from queries.mcp_server import reads, tools
-from queries.mcp_server.db import db
+from queries.mcp_server.db import db_soon
 from queries.mcp_server.errors import error_result, from_exception
 from queries.mcp_server.principal import PortalTokenVerifier, Principal, current_principal
-
-logger = logging.getLogger(__name__)
 
 TOOL_SCOPES = {
     "list_knowledge_bases": READ,
@@ -94,13 +91,9 @@ class PortalMCP(MCPServer):
             outcome = "cancelled"
             raise
         finally:
+            # Written beside the answer, not before it: the caller does not wait for its record.
             elapsed = (time.perf_counter() - started) * 1000
-            with anyio.CancelScope(shield=True):
-                try:
-                    where = _where(context, result)
-                    await db(audit_tool_call, principal, name, outcome, elapsed, where)
-                except Exception:  # noqa: BLE001 - the call's answer must not fail for its record
-                    logger.exception("could not audit the MCP call of %s", name)
+            db_soon(audit_tool_call, principal, name, outcome, elapsed, _where(context, result))
 
     async def _checked_call(self, principal, name: str, arguments: dict[str, Any], context):
         if principal is None:

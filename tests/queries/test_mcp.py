@@ -61,6 +61,16 @@ def call(world, scope: str, tool: str, arguments: dict, mode: str = "auto", **op
     return anyio.run(go)
 
 
+def audited(tool: str) -> AuditEvent:
+    """Return the audit event of the one call of `tool` (written beside the answer: wait)."""
+    deadline = time.monotonic() + 10
+    while not (events := list(AuditEvent.objects.filter(action="mcp_tool_call", target_id=tool))):
+        assert time.monotonic() < deadline, f"no audit event for {tool}"
+        time.sleep(0.05)
+    assert len(events) == 1, events
+    return events[0]
+
+
 def script(world, query: str, **extra) -> None:
     world["stack"].write_scripts(
         {query: {"planner": [PLAN_RETRIEVE], "reasoning": [answer()], "reflection": [verdict()], **extra}}
@@ -150,7 +160,7 @@ def test_ask_streams_its_stages_as_progress_and_returns_the_verified_run(world, 
     ).json()
     assert rest["status"] == "succeeded" and rest["answer"] == answer_of["answer"]
     assert rest["metadata"]["verdict"] == answer_of["verdict"] == "verified"
-    audit = AuditEvent.objects.get(action="mcp_tool_call", target_id="ask")
+    audit = audited("ask")
     assert audit.details["run_id"] == run_id and audit.details["outcome"] == "ok"
     assert audit.details["token"] == str(world["tokens"]["ask"].id)
     again = call(world, "read", "get_run", {"run_id": run_id}).structured_content
@@ -162,7 +172,7 @@ def test_a_read_token_is_refused_on_ask_and_nothing_runs(world):
     error = error_of(result)
     assert error["code"] == "insufficient_scope" and "'ask'" in error["message"]
     assert not QueryRun.objects.exists()
-    audit = AuditEvent.objects.get(action="mcp_tool_call", target_id="ask")
+    audit = audited("ask")
     assert audit.details["outcome"] == "insufficient_scope" and audit.details["scope"] == "read"
 
 
@@ -233,7 +243,7 @@ def test_cancelling_an_ask_cancels_its_run(world, mode):
     )
     assert run.status == "cancelled" and run.error_code == "cancelled"
     assert not any(message.startswith("reasoning stage_complete") for message in seen)
-    audit = AuditEvent.objects.get(action="mcp_tool_call", target_id="ask")
+    audit = audited("ask")
     assert audit.details["outcome"] == "cancelled"
 
 
@@ -368,7 +378,7 @@ def test_stdio_serves_the_tools_as_the_tokens_user(transactional_db, user, mode)
     assert names == TOOLS
     assert [kb["name"] for kb in bases.structured_content["knowledge_bases"]] == ["Mine"]
     assert error_of(refused)["code"] == "insufficient_scope"
-    audit = AuditEvent.objects.get(action="mcp_tool_call", target_id="list_knowledge_bases")
+    audit = audited("list_knowledge_bases")
     assert audit.details["transport"] == "stdio" and audit.actor == user
 
 
