@@ -93,8 +93,7 @@ class McpMount:
 
     async def _serve(self, scope, receive, send, request_id: str) -> None:
         host, _ = split_domain_port(_header(scope, b"host"))
-        allowed = settings.ALLOWED_HOSTS + (["testserver"] if settings.DEBUG else [])
-        if not host or not validate_host(host, allowed):
+        if not host or not validate_host(host, settings.ALLOWED_HOSTS):
             return await _json(send, 400, "Invalid Host header.", "bad_request", request_id)
         if scope["method"] != "POST":
             return await self.app(scope, receive, send)
