@@ -86,6 +86,7 @@ class Question:
     initials: set[str] = field(default_factory=set)  # "hr" for "home runs"
     head: str = ""  # the stem of its first content word ("manag" in "who manages ...")
     after_cue: set[str] = field(default_factory=set)  # stems just after "most", "least", ...
+    direction: int = 0  # 1 asks for the larger amount, -1 the smaller, 0 neither (or both)
 
 
 def stem(word: str) -> str:
@@ -140,7 +141,34 @@ def read_question(text: str) -> Question:
         content=list(dict.fromkeys(w for w in cues if w not in STOPWORDS))[:8],
         stems={stem(word) for word in words if word not in STOPWORDS},
         numbers=numbers,
+        direction=asked_direction(words),
     )
+
+
+# Words that ask for the larger or the smaller amount; "more than 50" and "at least 3" are
+# conditions, not an order.
+_UPWARD = frozenset(
+    "most more highest higher largest larger biggest bigger greatest greater longest longer "
+    "maximum max".split()
+)
+_DOWNWARD = frozenset(
+    "least fewest fewer less lowest lower smallest smaller shortest shorter minimum min".split()
+)
+# Headers of places or ranks, whose smallest value is the best: "the highest placed" is Rank 1.
+RANK_WORDS = frozenset("rank ranking position pos place placing seed pick round standing".split())
+
+
+def asked_direction(words: list[str]) -> int:
+    """Return 1 when the question's words ask for the larger amount ("the longest downtime",
+    "more staff"), -1 for the smaller, 0 when they ask for neither or both."""
+    said = set()
+    for index, word in enumerate(words):
+        after = words[index + 1] if index + 1 < len(words) else ""
+        if after == "than" or (index and words[index - 1] == "at"):
+            continue
+        said.add(1 if word in _UPWARD else -1 if word in _DOWNWARD else 0)
+    said.discard(0)
+    return said.pop() if len(said) == 1 else 0
 
 
 def header_words(name: str) -> list[str]:

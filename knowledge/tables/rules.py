@@ -19,7 +19,13 @@ from knowledge.tables.cells import DATE
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, fold, kept_rows
-from knowledge.tables.question import STOPWORDS, header_overlap, read_question, stem
+from knowledge.tables.question import (
+    RANK_WORDS,
+    STOPWORDS,
+    header_overlap,
+    read_question,
+    stem,
+)
 from providers import embedder
 
 # Words that ask for a computation, not for a thing the table names.
@@ -132,6 +138,37 @@ def follows_the_named_order(question: str, grid: Grid, candidate: Candidate) -> 
         and index not in touched
         and header_overlap(column.name, read) >= 0.5
         for index, column in enumerate(grid.columns)
+    )
+
+
+_DIRECTION = {"argmax": 1, "max": 1, "more": 1, "argmin": -1, "min": -1, "less": -1}
+
+
+def program_direction(program) -> int:
+    """Return 1 for a program that takes the larger amount, -1 the smaller, 0 neither."""
+    if program.op == "top":
+        return -1 if program.ascending else 1
+    return _DIRECTION.get(program.op, 0)
+
+
+def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program that takes the larger or the smaller of an amount takes the one the
+    question asks for: "which line had the longest outage?" is no argmin of Outage
+    minutes. A rank or place column is left to the ranker (its smallest is its best)."""
+    program = candidate.program
+    direction = program_direction(program)
+    asked = read_question(question).direction
+    if not direction or not asked or program.key is None:
+        return True
+    if set(fold(grid.columns[program.key].name).split()) & RANK_WORDS:
+        return True
+    return direction == asked
+
+
+def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> bool:
+    """Whether a candidate follows the order and the direction the question asks for."""
+    return follows_the_named_order(question, grid, candidate) and follows_the_asked_direction(
+        question, grid, candidate
     )
 
 

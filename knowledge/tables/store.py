@@ -40,7 +40,7 @@ from knowledge.tables.rules import (
     asks_for_its_operation,
     fitness,
     fits_by_its_words,
-    follows_the_named_order,
+    follows_the_question,
     left_to_its_row,
     names_what_it_reads,
     relevance,
@@ -173,7 +173,7 @@ def _best_of_tables(
             continue
         grid, document_id, file_name, _ = loaded
         loaded_grids.append((table_id, grid))
-        found = [c for c in ranked(first, grid) if follows_the_named_order(first, grid, c)]
+        found = [c for c in ranked(first, grid) if follows_the_question(first, grid, c)]
         if not found:
             continue
         choice = TableChoice(

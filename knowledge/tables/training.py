@@ -259,7 +259,7 @@ def _judged_of_table(args: tuple[Path, str, list[dict]]) -> list[tuple[str, dict
     out = []
     for question in questions:
         text = question["question"]
-        found = [c for c in ranked(text, grid) if rules.follows_the_named_order(text, grid, c)]
+        found = [c for c in ranked(text, grid) if rules.follows_the_question(text, grid, c)]
         if not found:
             continue
         choice = TableChoice(0, 0, table, grid, found[0], rules.relevance(text, grid))

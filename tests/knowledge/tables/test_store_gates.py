@@ -9,7 +9,9 @@ from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.parser import ranked
 from knowledge.tables.programs import Program, Result
+from knowledge.tables.question import read_question
 from knowledge.tables.rules import (
+    follows_the_asked_direction,
     follows_the_named_order,
     holds_what_it_orders_by,
     is_lookup,
@@ -100,3 +102,34 @@ def test_a_name_is_not_near_a_header_nor_another_name(sites) -> None:
     # table's words, so a question about the Berlin office is not this table's.
     assert relevance("How many people work in Berlin?", sites) < 0.5
     assert relevance("What is the parental leave policy?", sites) < 0.5
+
+
+@pytest.mark.parametrize(
+    ("question", "direction"),
+    [
+        ("Which line had the longest outage?", 1),
+        ("Which has more staff, Leeds or York?", 1),
+        ("Which site has the fewest staff?", -1),
+        ("How many sites have more than 50 staff?", 0),  # a condition, not an order
+        ("Which sites have at least 3 leads?", 0),
+        ("Which site has the most staff and the least budget?", 0),  # both: left to the ranker
+        ("Who leads Bergen?", 0),
+    ],
+)
+def test_the_direction_a_question_asks_for(question, direction) -> None:
+    assert read_question(question).direction == direction
+
+
+def test_a_program_taking_the_smaller_amount_does_not_answer_the_most(sites) -> None:
+    found = ranked("Which site has the most staff?", sites)
+    smallest = next(c for c in found if c.program.op == "argmin" and c.program.key == 1)
+    largest = next(c for c in found if c.program.op == "argmax" and c.program.key == 1)
+    assert not follows_the_asked_direction("Which site has the most staff?", sites, smallest)
+    assert follows_the_asked_direction("Which site has the most staff?", sites, largest)
+
+
+def test_a_rank_column_is_left_to_the_ranker() -> None:
+    placed = grid(table_from_rows(["Place", "Team"], [["1", "Oslo"], ["2", "Bergen"]]), "cup.csv")
+    found = ranked("Which team placed highest?", placed)
+    best = next(c for c in found if c.program.op == "argmin" and c.program.key == 0)
+    assert follows_the_asked_direction("Which team placed highest?", placed, best)
