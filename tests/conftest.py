@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -69,17 +71,60 @@ def _group(item, module_groups: dict[str, str]) -> str:
 
 class GroupMarks:
     """Marks each test with its group (`xdist_group`) before pytest-xdist reads the marks (a
-    plugin of its own: this conftest's `pytest_collection_modifyitems` runs last, to order)."""
+    plugin of its own: this conftest's `pytest_collection_modifyitems` runs last, to order),
+    and hands the groups to the scheduler (`pytest_xdist_make_scheduler`)."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, config, items):
         module_groups = _module_groups(items)
+        groups = {}
         for item in items:
-            item.add_marker(pytest.mark.xdist_group(_group(item, module_groups)))
+            group = _group(item, module_groups)
+            groups[item.nodeid] = group
+            item.add_marker(pytest.mark.xdist_group(group))
             # A test on a live process or a browser is slow, whether or not its module says so
             # (`make test-fast` runs the others).
             if LIVE_FIXTURES & set(item.fixturenames) and not item.get_closest_marker("slow"):
                 item.add_marker(pytest.mark.slow)
+        workerinput = getattr(config, "workerinput", None)
+        if workerinput is not None:
+            # Both test processes collect the same tests and write the same groups.
+            path = _groups_file(workerinput["testrunuid"])
+            partial = path.with_name(f"{path.name}.{os.getpid()}")
+            partial.write_text(json.dumps(groups))
+            partial.replace(path)
+
+
+def _groups_file(testrunuid: str) -> Path:
+    return Path(tempfile.gettempdir()) / f"adrag-test-groups-{testrunuid}.json"
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadgroup`, reading each test's group from the file the test processes wrote.
+
+    pytest-xdist 3.8 passes a test's group to its scheduler as a suffix of the test's node id,
+    which it sets through a field that pytest 9.2 no longer reads (pytest-xdist issue #1386):
+    with no suffix, every test was a group of its own and both processes ran every module's
+    module-scoped set-up and every shared stack. The groups go through a file instead."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class FileGroupScheduling(LoadGroupScheduling):
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:
+                path = _groups_file(self.nodes[0].workerinput["testrunuid"])
+                try:
+                    self.groups = json.loads(path.read_text())
+                except (OSError, ValueError):
+                    self.groups = {}
+                path.unlink(missing_ok=True)
+            group = self.groups.get(nodeid)
+            return group if group is not None else super()._split_scope(nodeid)
+
+    return FileGroupScheduling(config, log)
 
 
 def pytest_configure(config):
