@@ -157,6 +157,10 @@ def test_file_types_are_case_insensitive_and_md_matches_markdown(corpus):
     assert found == {docs["hubble.md"].id, docs["webb.markdown"].id}
 
 
+# Transactional: the other KB must be committed for search_stores' threads (their own
+# connections) to see it and leave it out. Run after the module's other tests (pytest-django
+# orders transactional tests last), its flush empties the tables after it.
+@pytest.mark.django_db(transaction=True)
 def test_a_filter_narrows_only_the_kbs_searched(corpus, other_user):
     kb, docs = corpus
     theirs = kb_create(owner=other_user, name="Theirs")
