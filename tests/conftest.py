@@ -192,9 +192,9 @@ def _fast_password_hashing():
         yield
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _asynchronous_commit(django_db_setup, django_db_blocker):
-    """Commits to the test database return before their WAL is flushed to disk.
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, whose commits return before their WAL is flushed.
 
     Every session on it (this process's, and the live servers' and workers' it starts) gets
     `synchronous_commit = off`: a commit is as visible to every other session at once, and
