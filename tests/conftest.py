@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -69,17 +71,60 @@ def _group(item, module_groups: dict[str, str]) -> str:
 
 class GroupMarks:
     """Marks each test with its group (`xdist_group`) before pytest-xdist reads the marks (a
-    plugin of its own: this conftest's `pytest_collection_modifyitems` runs last, to order)."""
+    plugin of its own: this conftest's `pytest_collection_modifyitems` runs last, to order),
+    and hands the groups to the scheduler (`pytest_xdist_make_scheduler`)."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, config, items):
         module_groups = _module_groups(items)
+        groups = {}
         for item in items:
-            item.add_marker(pytest.mark.xdist_group(_group(item, module_groups)))
+            group = _group(item, module_groups)
+            groups[item.nodeid] = group
+            item.add_marker(pytest.mark.xdist_group(group))
             # A test on a live process or a browser is slow, whether or not its module says so
             # (`make test-fast` runs the others).
             if LIVE_FIXTURES & set(item.fixturenames) and not item.get_closest_marker("slow"):
                 item.add_marker(pytest.mark.slow)
+        workerinput = getattr(config, "workerinput", None)
+        if workerinput is not None:
+            # Both test processes collect the same tests and write the same groups.
+            path = _groups_file(workerinput["testrunuid"])
+            partial = path.with_name(f"{path.name}.{os.getpid()}")
+            partial.write_text(json.dumps(groups))
+            partial.replace(path)
+
+
+def _groups_file(testrunuid: str) -> Path:
+    return Path(tempfile.gettempdir()) / f"adrag-test-groups-{testrunuid}.json"
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadgroup`, reading each test's group from the file the test processes wrote.
+
+    pytest-xdist 3.8 passes a test's group to its scheduler as a suffix of the test's node id,
+    which it sets through a field that pytest 9.2 no longer reads (pytest-xdist issue #1386):
+    with no suffix, every test was a group of its own and both processes ran every module's
+    module-scoped set-up and every shared stack. The groups go through a file instead."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class FileGroupScheduling(LoadGroupScheduling):
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:
+                path = _groups_file(self.nodes[0].workerinput["testrunuid"])
+                try:
+                    self.groups = json.loads(path.read_text())
+                except (OSError, ValueError):
+                    self.groups = {}
+                path.unlink(missing_ok=True)
+            group = self.groups.get(nodeid)
+            return group if group is not None else super()._split_scope(nodeid)
+
+    return FileGroupScheduling(config, log)
 
 
 def pytest_configure(config):
@@ -144,6 +189,111 @@ def _fast_password_hashing():
     from django.test import override_settings
 
     with override_settings(PASSWORD_HASHERS=["tests.conftest.FastPBKDF2PasswordHasher"]):
+        yield
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, whose commits return before their WAL is flushed.
+
+    Every session on it (this process's, and the live servers' and workers' it starts) gets
+    `synchronous_commit = off`: a commit is as visible to every other session at once, and
+    only an operating-system crash could lose the last few (a test database has nothing to
+    keep). A commit on this disk otherwise waits 3-7 ms for fdatasync, and ingestion commits
+    twice per document. The tests that kill a PostgreSQL server start servers of their own."""
+    from django.db import connection, connections
+
+    with django_db_blocker.unblock():
+        name = connection.ops.quote_name(connection.settings_dict["NAME"])
+        with connection.cursor() as cursor:
+            cursor.execute(f"ALTER DATABASE {name} SET synchronous_commit = off")
+        # The setting applies to sessions started after it: the pools' sessions are closed.
+        for alias in connections:
+            connections[alias].close()
+            if getattr(connections[alias], "pool", None) is not None:
+                connections[alias].close_pool()
+    yield
+
+
+# Tables that only migrations' post_migrate signal fills (content types, permissions).
+POST_MIGRATE_TABLES = ("django_content_type", "auth_permission")
+
+
+class TouchedTablesFlush:
+    """A transactional test's teardown that empties the tables as Django's flush does, but
+    truncates only the tables written since they were last emptied.
+
+    Django's flush truncates every table (36 here, with their indexes and TOAST tables: a
+    quarter of a second on this disk, after every transactional test) and then runs the
+    post_migrate signal to make the content types and permissions again. A table that has
+    not been written since its last TRUNCATE still has no data file pages
+    (pg_relation_size 0; a row written, even one rolled back, leaves a page), so truncating
+    it again would change nothing. The tables written are truncated (CASCADE takes any table
+    that refers to them, empty or not, as a flush would have), and the content types and
+    permissions are kept when they still hold exactly the rows post_migrate made; otherwise
+    (a test changed them, or the first time) the whole flush runs, signal and all."""
+
+    def __init__(self, original) -> None:
+        self.original = original
+        self.made: dict[str, str] = {}  # per database: a digest of the post_migrate rows
+
+    def __call__(self, case) -> None:
+        from django.db import connections
+
+        if case.available_apps is not None or case.serialized_rollback:
+            return self.original(case)
+        for db_name in case._databases_names(include_mirrors=False):
+            connection = connections[db_name]
+            tables = [
+                table
+                for table in connection.introspection.django_table_names(
+                    only_existing=True, include_views=False
+                )
+                if table not in POST_MIGRATE_TABLES
+            ]
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT " + ", ".join(["pg_relation_size(%s::regclass)"] * len(tables)),
+                    [connection.ops.quote_name(table) for table in tables],
+                )
+                written = [table for table, size in zip(tables, cursor.fetchone()) if size]
+                digest = _post_migrate_digest(cursor)
+            if self.made.get(db_name) != digest:
+                self._flush_all(case, db_name)
+                continue
+            if written:
+                from django.db import transaction
+
+                names = ", ".join(connection.ops.quote_name(table) for table in written)
+                with transaction.atomic(using=db_name), connection.cursor() as cursor:
+                    cursor.execute(f"TRUNCATE {names} CASCADE")
+
+    def _flush_all(self, case, db_name: str) -> None:
+        from django.core.management import call_command
+        from django.db import connections
+
+        call_command(
+            "flush", verbosity=0, interactive=False, database=db_name, reset_sequences=False
+        )
+        with connections[db_name].cursor() as cursor:
+            self.made[db_name] = _post_migrate_digest(cursor)
+
+
+def _post_migrate_digest(cursor) -> str:
+    cursor.execute(
+        "SELECT md5(coalesce((SELECT string_agg(t::text, ',' ORDER BY id) FROM django_content_type t), '')"
+        " || '|' || coalesce((SELECT string_agg(p::text, ',' ORDER BY id) FROM auth_permission p), ''))"
+    )
+    return cursor.fetchone()[0]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _touched_tables_flush():
+    from django.test import TransactionTestCase
+
+    flush = TouchedTablesFlush(TransactionTestCase._fixture_teardown)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TransactionTestCase, "_fixture_teardown", lambda case: flush(case))
         yield
 
 

@@ -3,6 +3,7 @@ the environment of a child process on the test database, and manage.py against i
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -47,3 +48,24 @@ def run_manage(*args: str, timeout: float = 120, **env: str) -> subprocess.Compl
         text=True,
         timeout=timeout,
     )
+
+
+@contextlib.contextmanager
+def shared_rows(django_db_blocker, tmp_path_factory):
+    """Make rows that the tests of a module share (a module-scoped fixture): committed outside
+    the tests' transactions, so each test (`django_db`, rolled back) reads them as they were
+    made, and files under a media folder of their own. Pair with `flush_database`."""
+    from django.test import override_settings
+
+    media = tmp_path_factory.mktemp("shared-media")
+    with django_db_blocker.unblock(), override_settings(MEDIA_ROOT=media):
+        yield
+
+
+def flush_database(django_db_blocker) -> None:
+    """Empty the tables after a module's shared rows, as after a transactional test (Django's
+    flush, with its post-migrate signal): later tests find the database as always."""
+    from django.core.management import call_command
+
+    with django_db_blocker.unblock():
+        call_command("flush", verbosity=0, interactive=False, reset_sequences=False)

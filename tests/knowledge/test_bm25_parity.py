@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
@@ -11,12 +12,13 @@ from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.index import term_stats_rebuild, tf_factor
 from knowledge.ingest.chunking import index_text
 from knowledge.ingestion import MAX_TERM_LENGTH
-from knowledge.models import Chunk, Document, Posting, TermStat
+from knowledge.models import Chunk, Document, KnowledgeBase, Posting, TermStat
 from knowledge.retrieval import bm25
 from knowledge.retrieval.bm25 import bm25_scores
 from knowledge.services import document_delete, kb_create, kb_delete
 from providers.tokenize import bm25_tokens
 from tests.knowledge.conftest import FILES, is_image
+from tests.support import flush_database, shared_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -36,8 +38,26 @@ def _ingest(kb, items):
     assert summary["failed"] == 0
 
 
+@pytest.fixture(scope="module")
+def corpora_ids(django_db_setup, django_db_blocker, tmp_path_factory):
+    """Three KBs made once for the module: every test reads them in a transaction that is
+    rolled back, so each finds them as they were made."""
+    try:
+        with shared_rows(django_db_blocker, tmp_path_factory):
+            owner = User.objects.create_user("bm25-owner", "bm25@example.com", "bm25-pass-123")
+            made = [kb.id for kb in _make_corpora(owner)]
+        yield made
+    finally:
+        flush_database(django_db_blocker)
+
+
 @pytest.fixture
-def corpora(user):
+def corpora(corpora_ids):
+    """The module's three KBs, read afresh for this test (which may change or delete them)."""
+    return tuple(KnowledgeBase.objects.get(id=kb_id) for kb_id in corpora_ids)
+
+
+def _make_corpora(user):
     a = kb_create(owner=user, name="A")
     b = kb_create(owner=user, name="B")
     hidden = kb_create(owner=user, name="Hidden")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adrag_site.errors import ServiceError
 from knowledge.bulk import TextItem, documents_ingest_inline
-from knowledge.models import Chunk
+from knowledge.models import Chunk, KnowledgeBase
 from knowledge.retrieval import dense
 from knowledge.retrieval.bm25 import bm25_scores
 from knowledge.retrieval.dense import dense_scores
@@ -20,16 +21,39 @@ from knowledge.services import kb_create
 from knowledge.vector_index import build_index, drop_index, index_name, indexed_kbs
 from providers import embedder
 from tests.knowledge.filter_corpus import SPECS, TARGET, TARGET_QUERY, ingest_filter_corpus, passes
+from tests.support import flush_database, shared_rows
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each test reads KBs made once for the module (in a transaction rolled back after it).
+pytestmark = pytest.mark.django_db
 
 STORES = ["dense", "bm25", "graph", "search_stores"]
 
 
+@pytest.fixture(scope="module")
+def shared_kbs(django_db_setup, django_db_blocker, tmp_path_factory):
+    """The module's two KBs by name, made once, outside any test's transaction (the crowded
+    one gets its HNSW index built concurrently, as production builds it)."""
+    made: dict[str, int] = {}
+    try:
+        with shared_rows(django_db_blocker, tmp_path_factory):
+            owner = User.objects.create_user("filters-owner", "filters@example.com", "pass-123")
+            missions = kb_create(owner=owner, name="Missions")
+            ingest_filter_corpus(missions, owner)
+            made["missions"] = missions.id
+            made["crowded"] = _make_crowded(owner).id
+        yield made
+    finally:
+        with django_db_blocker.unblock():
+            if "crowded" in made:
+                drop_index(made["crowded"])  # a flush empties tables but keeps their indexes
+        flush_database(django_db_blocker)
+
+
 @pytest.fixture
-def corpus(user):
-    kb = kb_create(owner=user, name="Missions")
-    return kb, ingest_filter_corpus(kb, user)
+def corpus(shared_kbs):
+    """The missions KB and its documents by file name, read afresh for this test."""
+    kb = KnowledgeBase.objects.get(id=shared_kbs["missions"])
+    return kb, {document.file_name: document for document in kb.documents.all()}
 
 
 def document_of(chunk_ids: list[int]) -> list[int]:
@@ -133,6 +157,10 @@ def test_file_types_are_case_insensitive_and_md_matches_markdown(corpus):
     assert found == {docs["hubble.md"].id, docs["webb.markdown"].id}
 
 
+# Transactional: the other KB must be committed for search_stores' threads (their own
+# connections) to see it and leave it out. Run after the module's other tests (pytest-django
+# orders transactional tests last), its flush empties the tables after it.
+@pytest.mark.django_db(transaction=True)
 def test_a_filter_narrows_only_the_kbs_searched(corpus, other_user):
     kb, docs = corpus
     theirs = kb_create(owner=other_user, name="Theirs")
@@ -154,8 +182,15 @@ def explain(kb_ids, vector, top_k, exact, document_filter) -> str:
 
 
 @pytest.fixture
-def crowded(user):
-    """A KB where 90 notes about lunar landers crowd out 12 far-off recipes (as CSV files)."""
+def crowded(shared_kbs):
+    """A KB where 90 notes about lunar landers crowd out 12 far-off recipes (as CSV files),
+    with its own HNSW index."""
+    kb = KnowledgeBase.objects.get(id=shared_kbs["crowded"])
+    assert indexed_kbs([kb.id]) == {kb.id}
+    return kb
+
+
+def _make_crowded(user):
     kb = kb_create(owner=user, name="Crowded")
     notes = [
         TextItem(
@@ -177,8 +212,7 @@ def crowded(user):
     # Its own HNSW index, as a KB past VECTOR_INDEX_MIN_CHUNKS gets one.
     assert build_index(kb.id)
     assert indexed_kbs([kb.id]) == {kb.id}
-    yield kb
-    drop_index(kb.id)  # a flush between tests empties tables but keeps their indexes
+    return kb
 
 
 LANDER_QUERY = "lunar lander descent engine landing approach"

@@ -5,20 +5,40 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth.models import User
 
 from knowledge.bulk import TextItem, documents_ingest_inline
+from knowledge.models import KnowledgeBase
 from knowledge.services import kb_create
 from queries.answering.registry import get_strategy
 from queries.pipeline.events import ListSink
 from queries.pipeline.runner import run_pipeline
 from tests.knowledge.conftest import FILES, is_image
 from tests.queries.pipeline.contract import CLEAN_PASS, check_frames
+from tests.support import flush_database, shared_rows
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# The tests read a KB made once for the module (committed: retrieval's threads read it on
+# their own connections), each in a transaction rolled back after it.
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def samples_kb_id(django_db_setup, django_db_blocker, tmp_path_factory):
+    try:
+        with shared_rows(django_db_blocker, tmp_path_factory):
+            owner = User.objects.create_user("samples-owner", "samples@example.com", "pass-123")
+            kb_id = _make_samples_kb(owner).id
+        yield kb_id
+    finally:
+        flush_database(django_db_blocker)
 
 
 @pytest.fixture
-def kb(user):
+def kb(samples_kb_id):
+    return KnowledgeBase.objects.get(id=samples_kb_id)
+
+
+def _make_samples_kb(user):
     kb = kb_create(owner=user, name="Samples")
     items = [
         TextItem(p.name, p.read_bytes()) for p in sorted(FILES.glob("sample.*")) if not is_image(p)
