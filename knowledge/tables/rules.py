@@ -246,9 +246,16 @@ def asks_for_its_operation(question: str, choice: TableChoice) -> bool:
 def asks_for_a_computation(question: str) -> bool:
     """Whether a word of the question asks for more than reading a row: an order, an amount,
     a count, a comparison or the rows a condition excludes."""
+    return asks_across_rows(question) or bool(set(fold(question).split()) & _ASKS_AGGREGATE)
+
+
+def asks_across_rows(question: str) -> bool:
+    """Whether a word of the question compares a row with the others, which no row read alone
+    shows: an order ("the most", "first", "after 2015", a superlative), the rows a condition
+    excludes ("not", "other than"), or a likeness ("the same as", "the only one")."""
     words = set(fold(question).split())
     return bool(
-        words & (_ASKS_ORDER | _ASKS_AGGREGATE | {"not", "other", "besides", "except"})
+        words & (_ASKS_ORDER | {"not", "other", "besides", "except", "same", "only"})
         or any(word.endswith("est") and len(word) > 5 for word in words)
     )
 

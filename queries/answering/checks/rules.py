@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from knowledge.chunk_kinds import KIND_LIST
+from knowledge.chunk_kinds import KIND_LIST, KIND_ROW, KIND_TABLE
+from knowledge.tables.rules import asks_across_rows, asks_for_a_computation
 from providers.tokenize import bm25_tokens
 from queries.answering.checks import subject
 from queries.answering.checks.lists import list_items
@@ -309,6 +310,51 @@ class LimitAsked(Rule):
         )
 
 
+class OneRowForMany(Rule):
+    """A question about several rows of a table answered by reading out one.
+
+    "Which office has the most staff?", "which model has the same capacity as the D60?", "how
+    many sites opened after 2015?": one row read out ("30 is the capacity of the D60") cannot
+    show which row is the most, that two are the same, or how many there are; the table
+    store's computed passage can. An answer that rests on table rows alone, without that
+    passage, is left unverified. A count or a total asked of a row the question names ("how
+    many staff does the Lisbon office have?") is that row's to answer.
+    """
+
+    name = "one_row_for_many"
+
+    def apply(self, reading: Reading) -> None:
+        result = reading.result
+        evidence = reading.evidence
+        if result.refusal or not result.claims or not evidence:
+            return
+        if not all(block.kind in (KIND_ROW, KIND_TABLE) for block in evidence):
+            return
+        question = reading.frame.text
+        if asks_across_rows(question) or (
+            asks_for_a_computation(question)
+            and not any(_names_its_row(question, b) for b in evidence)
+        ):
+            message = "The question asks about several rows of a table; the answer reads one."
+            self.find(reading, DOUBT, message)
+
+
+def _names_its_row(question: str, block: SourceBlock) -> bool:
+    """Whether the question names a text cell of the row, or of a row of a run of rows (its
+    name: "the Lisbon office")."""
+    said = f" {' '.join(bm25_tokens(question))} "
+    structure = block.structure or {}
+    rows = [structure["cells"]] if structure.get("cells") else structure.get("rows") or []
+    cells = [str(cell) for row in rows for cell in row if not _NUMBER.fullmatch(str(cell))]
+    return any(
+        tokens and f" {' '.join(tokens)} " in said
+        for tokens in (bm25_tokens(cell) for cell in cells)
+    )
+
+
+_NUMBER = re.compile(r"[\d.,% -]+")
+
+
 class QuestionCoverage(Rule):
     """An answer verified from passages that hold under half of the question's words.
 
@@ -413,5 +459,6 @@ RULES: tuple[Rule, ...] = (
     ThingAsked(),
     AnswerValue(),
     LimitAsked(),
+    OneRowForMany(),
     QuestionCoverage(),
 )

@@ -57,6 +57,17 @@ MEALS = SourceBlock(
     text="Photograph the receipt within 7 days. Meals are capped at EUR 45 a day.",
     section=("Expenses",),
 )
+DEPOT_ROW = SourceBlock(
+    index=1,
+    file_name="depots.csv",
+    text="depot: Harwich | staff: 64 | opened: 2014 | lead: Rui Costa",
+    kind="row",
+    structure={
+        "headers": ["depot", "staff", "opened", "lead"],
+        "cells": ["Harwich", "64", "2014", "Rui Costa"],
+        "row": 2,
+    },
+)
 ENGINEERS = SourceBlock(
     index=1,
     file_name="notes.txt",
@@ -212,6 +223,15 @@ CASES = {
             NOT_FOUND,
         ),
     ],
+    # One row read out for a question about several: the answer may be a true cell of the
+    # row and still not what is asked.
+    "one_row_for_many": [
+        ("Which depot has the most staff?", "64 is the staff for Harwich [1].", DOUBT),
+        ("Which depot opened first?", "2014 is the opened for Harwich [1].", DOUBT),
+        ("Which depot has the same staff as Harwich?", "64 is the staff for Harwich [1].", DOUBT),
+        ("How many depots opened after 2010?", "2014 is the opened for Harwich [1].", DOUBT),
+        ("What is the total staff of the depots?", "64 is the staff for Harwich [1].", DOUBT),
+    ],
     "coverage": [
         (
             "How many engineers are on the Porto ledger reconciliation team?",
@@ -240,6 +260,7 @@ BLOCKS = {
     "answer_value": [OFFICE],
     "coverage": [ENGINEERS],
     "limit": [VENDOR_ROW],
+    "one_row_for_many": [DEPOT_ROW],
     "absent_words": [
         SourceBlock(index=1, file_name="x.txt", text="The defense gave up just 308 points.")
     ],
@@ -280,11 +301,15 @@ def test_each_rule_catches_its_class_of_question_in_several_phrasings(
         ("What step comes third when rolling back a deploy?", "Redeploy the last good tag. [1]"),
         ("How much can I spend on meals?", "Meals are capped at EUR 45 a day. [1]"),
         ("How much may I claim for a meal?", "Meals are capped at EUR 45 a day. [1]"),
+        # A count asked of the row the question names is that row's to answer.
+        ("How many staff does the Harwich depot have?", "64 is the staff for Harwich [1]."),
+        ("Who leads the Harwich depot?", "Rui Costa is the lead for Harwich [1]."),
     ],
 )
 def test_an_answer_that_gives_what_is_asked_from_its_passage_passes_every_rule(question, answer):
     blocks = (
-        [RUNBOOK] if "restore" in question
+        [DEPOT_ROW] if "Harwich" in question
+        else [RUNBOOK] if "restore" in question
         else [STEPS] if "deploy" in question
         else [MEALS] if "meal" in question
         else [OFFICE]
