@@ -2,8 +2,8 @@
 
 A key is `adrag_` and 43 URL-safe characters, sent as `Authorization: Token <key>` like the
 all-powerful tokens of `manage.py drf_create_token` (those still work, with the `manage` scope).
-Scopes nest: `read` may use every safe method; `ask` may also ask, re-run, stop and rate runs;
-`manage` may do everything the user may. `ApiAuthenticationMiddleware` enforces the scope on
+Scopes nest: `read` may use every safe method and search (POST /api/search); `ask` may also
+ask, re-run, stop and rate runs; `manage` may do everything the user may. `ApiAuthenticationMiddleware` enforces the scope on
 every /api/ path, the async streaming views included.
 """
 
@@ -30,6 +30,8 @@ ASK_WRITES = (
     re.compile(r"^/api/query/?$"),
     re.compile(r"^/api/runs/[^/]+/(rerun|cancel|feedback)/?$"),
 )
+# POSTs that only read: a search sends its query as a body, as the MCP `search` tool does.
+READ_POSTS = (re.compile(r"^/api/search/?$"),)
 # Token management needs `manage`, reading the list included.
 MANAGE_ONLY = re.compile(r"^/api/tokens(/|$)")
 # A token's last use is written at most this often.
@@ -61,6 +63,8 @@ def required_scope(method: str, path: str) -> str:
     if MANAGE_ONLY.match(path):
         return MANAGE
     if method.upper() in SAFE_METHODS:
+        return READ
+    if method.upper() == "POST" and any(pattern.match(path) for pattern in READ_POSTS):
         return READ
     if any(pattern.match(path) for pattern in ASK_WRITES):
         return ASK

@@ -1,7 +1,9 @@
-"""The inputs of the streaming endpoints, one serializer each, and their errors.
+"""The inputs of the streaming endpoints and of POST /api/search, one serializer each, and
+their errors.
 
 `QueryInput` is the body of POST /api/query, `RerunInput` the body of POST
-/api/runs/<id>/rerun. The views validate with them, the re-run service checks a re-run's
+/api/runs/<id>/rerun, `SearchInput` the body of POST /api/search (sharing the query's checks
+and error codes with `QueryInput`). The views validate with them, the re-run service checks a re-run's
 settings with `RerunInput`, and the OpenAPI schema (queries/schema.py) is drawn from them, so
 the three never disagree. The fields that both bodies carry (provider, model, knowledge bases)
 are the same field classes.
@@ -167,8 +169,9 @@ class FiltersField(serializers.JSONField):
     """Metadata filters, checked with the user's access by `queries.filters.filters_validate`."""
 
 
-class QueryInput(serializers.Serializer):
-    """The body of POST /api/query."""
+class QuestionInput(serializers.Serializer):
+    """What POST /api/query and POST /api/search both take: the query, checked one way, and
+    errors answered with the code of the first field that failed."""
 
     query = StrictCharField(
         help_text="The question (at most MAX_QUERY_CHARS characters).",
@@ -179,6 +182,39 @@ class QueryInput(serializers.Serializer):
             "invalid": "'query' must be a string",
         },
     )
+
+    # The code and message of each field's errors (the query's own are told apart below).
+    CODES: dict[str, str] = {"filters": "invalid_filters"}
+    MESSAGES: dict[str, str] = {}
+
+    def validate_query(self, value: str) -> str:
+        limit = settings.MAX_QUERY_CHARS
+        if len(value) > limit:
+            raise serializers.ValidationError(
+                f"'query' is too long: the limit is {limit} characters.", code="query_too_long"
+            )
+        return value
+
+    def query_error(self) -> ServiceError:
+        """Return the 400 of the first field that failed, with its stable code."""
+        key, detail = first_error(self.errors)
+        if key == "query":
+            code = {
+                "required": "missing_query",
+                "blank": "missing_query",
+                "query_too_long": "query_too_long",
+            }.get(detail.code, "invalid_query")
+            return ServiceError(400, code, str(detail))
+        if key == "non_field_errors":
+            return ServiceError(400, "missing_query", MISSING_QUERY)
+        code = self.CODES.get(key.split(".")[0], "invalid_request")
+        message = self.MESSAGES.get(key.split(".")[0], "{}").format(detail)
+        return ServiceError(400, code, message)
+
+
+class QueryInput(QuestionInput):
+    """The body of POST /api/query."""
+
     provider = ProviderField(required=False)
     model = ModelField(help_text="The provider's model; default the provider's default model.")
     knowledge_bases = KnowledgeBaseIdsField(
@@ -219,14 +255,6 @@ class QueryInput(serializers.Serializer):
             data = {**data, "knowledge_bases": data["knowledgeBases"]}  # the spec's spelling
         return super().to_internal_value(data)
 
-    def validate_query(self, value: str) -> str:
-        limit = settings.MAX_QUERY_CHARS
-        if len(value) > limit:
-            raise serializers.ValidationError(
-                f"'query' is too long: the limit is {limit} characters.", code="query_too_long"
-            )
-        return value
-
     def validated(self) -> dict[str, Any]:
         """Return the checked body with its defaults, or raise ServiceError 400."""
         if not self.is_valid():
@@ -242,22 +270,48 @@ class QueryInput(serializers.Serializer):
 
     def query_error(self) -> ServiceError:
         key, detail = first_error(self.errors)
-        if key == "query":
-            code = {
-                "required": "missing_query",
-                "blank": "missing_query",
-                "query_too_long": "query_too_long",
-            }.get(detail.code, "invalid_query")
-            return ServiceError(400, code, str(detail))
         if key == "provider":
             return ServiceError(400, "invalid_provider", bad_provider_message())
         if key == "model" and detail.code == "max_length":
             return ServiceError(400, "model_too_long", f"'model' {detail}")
-        if key == "non_field_errors":
-            return ServiceError(400, "missing_query", MISSING_QUERY)
-        code = self.CODES.get(key.split(".")[0], "invalid_request")
-        message = self.MESSAGES.get(key.split(".")[0], "{}").format(detail)
-        return ServiceError(400, code, message)
+        return super().query_error()
+
+
+# How many passages a search returns, by default and at most (POST /api/search, MCP `search`).
+SEARCH_PASSAGES_DEFAULT = 8
+MAX_SEARCH_PASSAGES = 50
+
+
+class SearchInput(QuestionInput):
+    """The body of POST /api/search: the MCP `search` tool's arguments."""
+
+    knowledge_base_ids = KnowledgeBaseIdsField(
+        allow_null=True,
+        help_text="The knowledge bases to search; default every one the caller may read.",
+    )
+    filters = FiltersField(required=False, allow_null=True)
+    k = StrictIntegerField(
+        required=False,
+        default=SEARCH_PASSAGES_DEFAULT,
+        min_value=1,
+        max_value=MAX_SEARCH_PASSAGES,
+        help_text=f"How many passages (1 to {MAX_SEARCH_PASSAGES}).",
+    )
+
+    CODES = {**QuestionInput.CODES, "knowledge_base_ids": "invalid_knowledge_bases"}
+    MESSAGES = {
+        "knowledge_base_ids": "'knowledge_base_ids' {}",
+        "k": f"'k' must be an integer from 1 to {MAX_SEARCH_PASSAGES}.",
+    }
+
+    def validated(self) -> dict[str, Any]:
+        """Return the checked body with its defaults, or raise ServiceError 400."""
+        if not self.is_valid():
+            raise self.query_error()
+        data = dict(self.validated_data)
+        data.setdefault("knowledge_base_ids", None)
+        data.setdefault("filters", None)
+        return data
 
 
 MAX_FUSION_WEIGHT = 100.0

@@ -1,14 +1,22 @@
-"""Reads of query runs and conversations, scoped to who may see them: the owner, or staff."""
+"""Reads of query runs and conversations, scoped to who may see them: the owner, or staff; and
+the passage search of POST /api/search and the MCP `search` tool."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
+from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
+from adrag_site.errors import ServiceError
+from knowledge.retrieval.fusion import aggregate
+from knowledge.retrieval.hybrid import search_stores
+from knowledge.selectors import kb_ids_readable
+from queries.filters import filters_validate
 from queries.models import Conversation, QueryRun, RunFeedback
 
 
@@ -214,3 +222,55 @@ def run_related(*, run: QueryRun, user, limit: int = 30) -> list[QueryRun]:
         .exclude(id=run.id)
         .order_by("-created_at")[:limit]
     )
+
+
+def passage_link(base: str, document_id: int | None, chunk_id: int | None, page) -> str:
+    """Return the address that opens a passage in the portal's document viewer."""
+    if not document_id or not chunk_id:
+        return ""
+    return f"{base}/documents/{document_id}/?chunk={chunk_id}" + (f"&page={page}" if page else "")
+
+
+def passages_search(
+    *, user, query: str, kb_ids: list[int] | None, filters: Any, k: int, base: str
+) -> dict[str, Any]:
+    """Return the k best passages of a hybrid search (the stores fused by rank, as the
+    pipeline's aggregator orders them) over the knowledge bases the user names and may read.
+
+    Raises ServiceError 400 for a query over MAX_QUERY_CHARS or bad filters, and 404 for a
+    knowledge base or document the user may not read, exactly as for a missing one.
+    """
+    if len(query) > settings.MAX_QUERY_CHARS:
+        raise ServiceError(
+            400,
+            "query_too_long",
+            f"'query' is too long: the limit is {settings.MAX_QUERY_CHARS} characters.",
+        )
+    searched = kb_ids_readable(user=user, requested=kb_ids)
+    document_filter = filters_validate(raw=filters, user=user, kb_ids=searched)
+    result = search_stores(
+        kb_ids=searched,
+        query=query,
+        top_k=max(k, settings.RETRIEVAL_TOP_K),
+        filters=document_filter,
+    )
+    hits = [hit for hit in aggregate(lists=result.hits).hits if hit.chunk_id][:k]
+    return {
+        "knowledge_bases": searched,
+        "passages": [
+            {
+                "chunk_id": hit.chunk_id,
+                "document_id": hit.document_id,
+                "knowledge_base_id": hit.knowledge_base_id,
+                "file_name": hit.file_name,
+                "page": hit.page,
+                "section": list(hit.section),
+                "kind": hit.kind,
+                "text": hit.text,
+                "score": round(hit.fusion_score, 6),
+                "found_by": list(hit.found_by),
+                "link": passage_link(base, hit.document_id, hit.chunk_id, hit.page),
+            }
+            for hit in hits
+        ],
+    }

@@ -2,11 +2,12 @@ from __future__ import annotations
 
 from django.urls import path
 
-from queries import apis, providers_api, views
+from queries import apis, providers_api, search_api, views
 
 urlpatterns = [
     path("providers", providers_api.ProviderListApi.as_view(), name="providers"),
     path("query", views.query_view, name="query"),
+    path("search", search_api.SearchApi.as_view(), name="search"),
     path("runs", apis.RunListApi.as_view(), name="run-list"),
     # Before runs/<run_id>: "compare" is no run id.
     path("runs/compare", apis.RunCompareApi.as_view(), name="run-compare"),

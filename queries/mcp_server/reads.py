@@ -8,37 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from adrag_site.errors import ServiceError
-from knowledge.retrieval.fusion import aggregate
-from knowledge.retrieval.hybrid import search_stores
-from knowledge.selectors import document_get_for_user, kb_ids_readable, kb_list_with_counts
+from knowledge.selectors import document_get_for_user, kb_list_with_counts
 from queries.compare import RunLog
-from queries.filters import filters_validate
 from queries.models import QueryRun
-from queries.selectors import run_get_for_user
+from queries.selectors import passage_link, passages_search, run_get_for_user
 
 
 def user_of(user_id: int):
     return get_user_model().objects.get(pk=user_id)
-
-
-def passage_link(base: str, document_id: int | None, chunk_id: int | None, page) -> str:
-    """Return the address that opens a passage in the portal's document viewer."""
-    if not document_id or not chunk_id:
-        return ""
-    return f"{base}/documents/{document_id}/?chunk={chunk_id}" + (f"&page={page}" if page else "")
-
-
-def check_query(query: str) -> None:
-    if len(query) > settings.MAX_QUERY_CHARS:
-        raise ServiceError(
-            400,
-            "query_too_long",
-            f"'query' is too long: the limit is {settings.MAX_QUERY_CHARS} characters.",
-        )
 
 
 def knowledge_bases(*, user_id: int) -> list[dict[str, Any]]:
@@ -61,38 +41,10 @@ def knowledge_bases(*, user_id: int) -> list[dict[str, Any]]:
 def search(
     *, user_id: int, query: str, kb_ids: list[int] | None, filters: Any, k: int, base: str
 ) -> dict[str, Any]:
-    """Return the k best passages of a hybrid search (the stores fused by rank, as the
-    pipeline's aggregator orders them) over the knowledge bases the user names and may read."""
-    check_query(query)
-    user = user_of(user_id)
-    searched = kb_ids_readable(user=user, requested=kb_ids)
-    document_filter = filters_validate(raw=filters, user=user, kb_ids=searched)
-    result = search_stores(
-        kb_ids=searched,
-        query=query,
-        top_k=max(k, settings.RETRIEVAL_TOP_K),
-        filters=document_filter,
+    """Return the k best passages for the query: POST /api/search's selector."""
+    return passages_search(
+        user=user_of(user_id), query=query, kb_ids=kb_ids, filters=filters, k=k, base=base
     )
-    hits = [hit for hit in aggregate(lists=result.hits).hits if hit.chunk_id][:k]
-    return {
-        "knowledge_bases": searched,
-        "passages": [
-            {
-                "chunk_id": hit.chunk_id,
-                "document_id": hit.document_id,
-                "knowledge_base_id": hit.knowledge_base_id,
-                "file_name": hit.file_name,
-                "page": hit.page,
-                "section": list(hit.section),
-                "kind": hit.kind,
-                "text": hit.text,
-                "score": round(hit.fusion_score, 6),
-                "found_by": list(hit.found_by),
-                "link": passage_link(base, hit.document_id, hit.chunk_id, hit.page),
-            }
-            for hit in hits
-        ],
-    }
 
 
 def passages(

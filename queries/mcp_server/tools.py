@@ -10,6 +10,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from queries.inputs import MAX_SEARCH_PASSAGES, SEARCH_PASSAGES_DEFAULT
 from queries.mcp_server import ask as asking
 from queries.mcp_server import reads
 from queries.mcp_server.db import db
@@ -53,7 +54,9 @@ async def search(
     ctx: Context,
     knowledge_bases: KnowledgeBases = None,
     filters: Filters = None,
-    k: Annotated[int, Field(ge=1, le=50, description="How many passages.")] = 8,
+    k: Annotated[
+        int, Field(ge=1, le=MAX_SEARCH_PASSAGES, description="How many passages.")
+    ] = SEARCH_PASSAGES_DEFAULT,
 ) -> dict[str, Any]:
     """Search knowledge bases (dense, BM25 and entity-graph retrieval fused by rank) and return
     the best passages with file, page, section, score and a link opening each in the viewer."""
