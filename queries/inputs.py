@@ -285,7 +285,7 @@ MAX_SEARCH_PASSAGES = 50
 class SearchInput(QuestionInput):
     """The body of POST /api/search: the MCP `search` tool's arguments."""
 
-    knowledge_base_ids = KnowledgeBaseIdsField(
+    knowledge_bases = KnowledgeBaseIdsField(
         allow_null=True,
         help_text="The knowledge bases to search; default every one the caller may read.",
     )
@@ -298,9 +298,9 @@ class SearchInput(QuestionInput):
         help_text=f"How many passages (1 to {MAX_SEARCH_PASSAGES}).",
     )
 
-    CODES = {**QuestionInput.CODES, "knowledge_base_ids": "invalid_knowledge_bases"}
+    CODES = {**QuestionInput.CODES, "knowledge_bases": "invalid_knowledge_bases"}
     MESSAGES = {
-        "knowledge_base_ids": "'knowledge_base_ids' {}",
+        "knowledge_bases": "'knowledge_bases' {}",
         "k": f"'k' must be an integer from 1 to {MAX_SEARCH_PASSAGES}.",
     }
 
@@ -309,7 +309,7 @@ class SearchInput(QuestionInput):
         if not self.is_valid():
             raise self.query_error()
         data = dict(self.validated_data)
-        data.setdefault("knowledge_base_ids", None)
+        data.setdefault("knowledge_bases", None)
         data.setdefault("filters", None)
         return data
 

@@ -56,7 +56,7 @@ class SearchApi(APIView):
         found = passages_search(
             user=request.user,
             query=data["query"],
-            kb_ids=data["knowledge_base_ids"],
+            kb_ids=data["knowledge_bases"],
             filters=data["filters"],
             k=data["k"],
             base=request.build_absolute_uri("/").rstrip("/"),

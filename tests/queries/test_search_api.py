@@ -46,7 +46,7 @@ def search(client, body, **extra):
 def test_search_returns_a_cited_passage_with_a_link_to_it(read_client, physics, user):
     response = search(
         read_client,
-        {"query": "What did Marie Curie discover?", "knowledge_base_ids": [physics.id], "k": 2},
+        {"query": "What did Marie Curie discover?", "knowledge_bases": [physics.id], "k": 2},
     )
     assert response.status_code == 200, response.content
     body = response.json()
@@ -66,9 +66,7 @@ def test_search_returns_a_cited_passage_with_a_link_to_it(read_client, physics, 
 
 
 @found_by_the_stores
-def test_without_knowledge_base_ids_every_readable_one_is_searched(
-    read_client, physics, other_user
-):
+def test_without_knowledge_bases_every_readable_one_is_searched(read_client, physics, other_user):
     theirs = kb_create(owner=other_user, name="Secret")
     documents_ingest_inline(kb=theirs, items=[TextItem("zephyr.txt", b"Project Zephyr plans.")])
     response = search(read_client, {"query": "Project Zephyr plans"})
@@ -85,12 +83,12 @@ def test_another_teams_knowledge_base_is_404_exactly_like_a_missing_one(
     documents_ingest_inline(kb=theirs, items=[TextItem("zephyr.txt", b"Project Zephyr plans.")])
     missing_id = theirs.id + 999
     hidden = assert_error(
-        search(read_client, {"query": "Zephyr", "knowledge_base_ids": [physics.id, theirs.id]}),
+        search(read_client, {"query": "Zephyr", "knowledge_bases": [physics.id, theirs.id]}),
         404,
         "not_found",
     )
     missing = assert_error(
-        search(read_client, {"query": "Zephyr", "knowledge_base_ids": [physics.id, missing_id]}),
+        search(read_client, {"query": "Zephyr", "knowledge_bases": [physics.id, missing_id]}),
         404,
         "not_found",
     )
@@ -106,8 +104,8 @@ BAD_BODIES = [
     ("a blank query", {"query": "  "}, "missing_query"),
     ("a query not a string", {"query": 42}, "invalid_query"),
     ("a query too long", {"query": "x" * 5000}, "query_too_long"),
-    ("ids not a list", {"query": "x", "knowledge_base_ids": 3}, "invalid_knowledge_bases"),
-    ("ids as strings", {"query": "x", "knowledge_base_ids": ["3"]}, "invalid_knowledge_bases"),
+    ("ids not a list", {"query": "x", "knowledge_bases": 3}, "invalid_knowledge_bases"),
+    ("ids as strings", {"query": "x", "knowledge_bases": ["3"]}, "invalid_knowledge_bases"),
     ("k zero", {"query": "x", "k": 0}, "invalid_request"),
     ("k over 50", {"query": "x", "k": 51}, "invalid_request"),
     ("k a string", {"query": "x", "k": "3"}, "invalid_request"),
@@ -153,7 +151,7 @@ def test_the_schema_documents_the_body_and_the_answers(auth_client):
     body = operation["requestBody"]["content"]["application/json"]["schema"]
     component = schema["components"]["schemas"][body["$ref"].rsplit("/", 1)[-1]]
     assert component["required"] == ["query"]
-    assert set(component["properties"]) == {"query", "knowledge_base_ids", "filters", "k"}
+    assert set(component["properties"]) == {"query", "knowledge_bases", "filters", "k"}
     assert (component["properties"]["k"]["minimum"], component["properties"]["k"]["maximum"]) == (
         1,
         50,
