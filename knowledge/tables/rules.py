@@ -22,6 +22,7 @@ from knowledge.tables.programs import Grid, fold, kept_rows
 from knowledge.tables.question import (
     RANK_WORDS,
     STOPWORDS,
+    asked_direction,
     header_overlap,
     read_question,
     stem,
@@ -157,8 +158,12 @@ def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate)
     minutes. A rank or place column is left to the ranker (its smallest is its best)."""
     program = candidate.program
     direction = program_direction(program)
-    asked = read_question(question).direction
-    if not direction or not asked or program.key is None:
+    if not direction or program.key is None:
+        return True
+    # The question's words alone: reading the whole question again for each of a table's
+    # hundreds of candidates would cost more than ranking them.
+    asked = asked_direction(fold(question).split())
+    if not asked:
         return True
     if set(fold(grid.columns[program.key].name).split()) & RANK_WORDS:
         return True
