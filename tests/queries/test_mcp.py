@@ -19,6 +19,7 @@ from adrag_site.tokens import token_create
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import QueryRun
+from tests.queries.documents import physics_kb
 from tests.queries.mcp_clients import MODES, error_of, session
 from tests.queries.pipeline.scripted import PLAN_DIRECT, PLAN_RETRIEVE, answer, verdict
 
@@ -28,14 +29,7 @@ TOOLS = {"list_knowledge_bases", "search", "ask", "get_passages", "get_run"}
 
 @pytest.fixture
 def world(shared_stack, transactional_db, user, other_user):
-    kb = kb_create(owner=user, name="Physics")
-    documents_ingest_inline(
-        kb=kb,
-        items=[
-            TextItem("curie.txt", b"Marie Curie discovered polonium and radium. She won two Nobel Prizes."),
-            TextItem("risotto.txt", b"Risotto is cooked with arborio rice and stock added slowly."),
-        ],
-    )  # fmt: skip
+    kb = physics_kb(user)
     theirs = kb_create(owner=other_user, name="Secret")
     documents_ingest_inline(kb=theirs, items=[TextItem("zephyr.txt", b"Project Zephyr plans.")])
     keys = {

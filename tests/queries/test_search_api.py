@@ -10,6 +10,7 @@ from adrag_site.tokens import token_create
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import QueryRun
+from tests.queries.documents import physics_kb
 from tests.queries.test_filters_api import assert_error
 
 pytestmark = pytest.mark.django_db
@@ -20,15 +21,7 @@ found_by_the_stores = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def physics(user):
-    kb = kb_create(owner=user, name="Physics")
-    documents_ingest_inline(
-        kb=kb,
-        items=[
-            TextItem("curie.txt", b"Marie Curie discovered polonium and radium. She won two Nobel Prizes."),
-            TextItem("risotto.txt", b"Risotto is cooked with arborio rice and stock added slowly."),
-        ],
-    )  # fmt: skip
-    return kb
+    return physics_kb(user)
 
 
 @pytest.fixture
