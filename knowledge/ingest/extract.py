@@ -396,19 +396,40 @@ def _extract_image(data: bytes, file_name: str, ocr: OcrOptions | None) -> Extra
 # --- CSV ---------------------------------------------------------------------------
 
 
-def csv_structure(text: str, *, caption: str = "") -> list[Segment]:
-    """Return a CSV as one table: its first row names the columns, each other row a record."""
+def csv_rows(text: str) -> list[list[str]]:
+    """Return a CSV's rows that are not blank, read in its dialect: the sniffed one, or the same
+    with quotes escaped by a backslash (\\" as MySQL's and some PHP exports write them) when that
+    reads as many rows as wide as the header. Read the standard way, such a file keeps the
+    backslashes in its cells, or splits a quoted cell at its commas and shifts the rest of the
+    row into the wrong columns."""
     sample = text[: 64 * 1024]
     try:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample, delimiters=",;\t|")
     except csv.Error:
         dialect = csv.excel
     try:
-        rows = [
-            row for row in csv.reader(io.StringIO(text), dialect) if any(c.strip() for c in row)
-        ]
+        rows = _rows_in(text, dialect)
+        if '\\"' in sample:
+            escaped = _rows_in(text, dialect, escapechar="\\", doublequote=False)
+            if _as_wide_as_the_header(escaped) >= _as_wide_as_the_header(rows):
+                rows = escaped
     except csv.Error as exc:
         raise ExtractionError(CORRUPT_FILE, f"The CSV could not be parsed: {exc}") from exc
+    return rows
+
+
+def _rows_in(text: str, dialect, **options) -> list[list[str]]:
+    reader = csv.reader(io.StringIO(text), dialect, **options)
+    return [row for row in reader if any(c.strip() for c in row)]
+
+
+def _as_wide_as_the_header(rows: list[list[str]]) -> int:
+    return sum(len(row) == len(rows[0]) for row in rows[1:]) if rows else 0
+
+
+def csv_structure(text: str, *, caption: str = "") -> list[Segment]:
+    """Return a CSV as one table: its first row names the columns, each other row a record."""
+    rows = csv_rows(text)
     if not rows:
         return []
     builder = StructureBuilder()

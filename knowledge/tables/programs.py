@@ -41,6 +41,8 @@ AGGREGATES = frozenset({"count", "sum", "avg", "max", "min", "diff", "distinct"}
 COMPARISONS = ("eq", "contains", "gt", "lt", "ge", "le", "ne", "month")
 _LEADING_NUMBER = re.compile(r"^\s*[$€£¥₹#~≈]?\s*([-−–]?\d[\d,]*(?:\.\d+)?)")
 _PUNCTUATION = re.compile(r"[^\w\s.%$€£-]|(?<!\d)\.(?!\d)")
+# A comma that groups a number's thousands ("2,000"): dropped, so that the number stays one.
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
 def fold(text: str) -> str:
@@ -48,7 +50,20 @@ def fold(text: str) -> str:
     text = unicodedata.normalize("NFKD", str(text))
     text = "".join(char for char in text if unicodedata.category(char) != "Mn").lower()
     text = text.replace("–", "-").replace("—", "-").replace("’", "'").replace("'s ", " ")
+    text = _THOUSANDS.sub("", text)
     return " ".join(_PUNCTUATION.sub(" ", text).replace("'", "").split())
+
+
+# What separates the items of a cell that lists several.
+_ITEM_SEPARATORS = re.compile(r"\s*(?:[,;/&\n]|\band\b)\s*")
+
+
+def list_items(text: str) -> frozenset[str]:
+    """Return the items of a cell that lists several ("Australian, English, American"), folded;
+    none for a cell of one item."""
+    items = [fold(item) for item in _ITEM_SEPARATORS.split(text or "")]
+    items = [item for item in items if item]
+    return frozenset(items) if len(items) > 1 else frozenset()
 
 
 def leading_number(text: str) -> float | None:
@@ -82,6 +97,8 @@ class Column:
     folded: list[str]  # each cell as compared
     numbers: list[float | None]  # each cell as a number, where it reads as one
     numeric: bool  # whether most cells read as numbers
+    # Each cell's items when it lists several ("Australian, English", "France/ Italy"), folded.
+    items: list[frozenset[str]] = field(default_factory=list)
 
 
 @dataclass
@@ -131,6 +148,7 @@ class Grid:
                     folded=[fold(text) for text in texts],
                     numbers=numbers,
                     numeric=numeric,
+                    items=[] if numeric else [list_items(text) for text in texts],
                 )
             )
         return cls(
@@ -153,7 +171,11 @@ class Condition:
     def holds(self, grid: Grid, row: int) -> bool:
         column = grid.columns[self.column]
         if self.op in ("eq", "ne"):
-            equal = column.folded[row] == self.value
+            # A cell that lists several items holds each: "how many peaks are in Italy?"
+            # counts the peak of "France/ Italy".
+            equal = column.folded[row] == self.value or (
+                bool(column.items) and self.value in column.items[row]
+            )
             return equal if self.op == "eq" else not equal and bool(column.folded[row])
         if self.op == "contains":
             return f" {self.value} " in f" {column.folded[row]} "
@@ -166,6 +188,8 @@ class Condition:
             )
         if number is None or not isinstance(self.value, int | float):
             return False
+        if column.type == DATE and abs(self.value) < 10000:
+            number = int(number) // 10000  # "before 1965" of a date column: its year
         return {
             "gt": number > self.value, "lt": number < self.value,
             "ge": number >= self.value, "le": number <= self.value,
@@ -218,6 +242,12 @@ def kept_rows(grid: Grid, conditions: tuple[Condition, ...]) -> list[int]:
 
 
 def _anchor_row(grid: Grid, anchor: Condition) -> int | None:
+    """Return the row a question names: the cell it says whole before a list that holds it."""
+    if anchor.op == "eq":
+        column = grid.columns[anchor.column]
+        exact = next((row for row in range(grid.size) if column.folded[row] == anchor.value), None)
+        if exact is not None:
+            return exact
     return next((row for row in range(grid.size) if anchor.holds(grid, row)), None)
 
 

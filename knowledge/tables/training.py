@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from knowledge.ingest.extract import csv_rows
 from knowledge.tables import judge, rules
 from knowledge.tables.build import grid as to_grid
 from knowledge.tables.build import table_from_rows
@@ -44,8 +45,7 @@ JUDGE_C = 0.3
 
 def read_csv_table(path: Path, label: str):
     """Return a WikiTableQuestions CSV table (a header row, then rows) as a grid."""
-    with path.open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.reader(handle))
+    rows = csv_rows(path.read_text(encoding="utf-8"))
     if not rows:
         return None
     headers, body = rows[0], rows[1:]

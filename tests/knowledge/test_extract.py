@@ -584,3 +584,30 @@ def test_a_pdf_passage_is_under_the_heading_its_font_sets_apart() -> None:
     assert section_of["Bunkering is allowed"][-1] == "Fuel and bunkering"
     assert section_of["Call the harbour mas"][-1] == "Radio procedures"
     assert not any("Mooring" in s.text or "Radio procedures" in s.text for s in segments)
+
+
+def test_csv_with_quotes_escaped_by_a_backslash_keeps_its_cells_whole() -> None:
+    # As MySQL's SELECT ... INTO OUTFILE and some PHP exports write quotes: \" not "".
+    data = (
+        b'"No.","Title","Directed by"\n'
+        b'"1","\\"Hair Today, Goon Tomorrow\\"","Jeff McCracken"\n'
+        b'"2","Easy Street","Jeff McCracken"\n'
+    )
+
+    segment = extract(data, "episodes.csv").segments[0]
+
+    assert segment.headers == ("No.", "Title", "Directed by")
+    assert segment.text.splitlines()[0] == (
+        'No.: 1 · Title: "Hair Today, Goon Tomorrow" · Directed by: Jeff McCracken'
+    )
+
+
+def test_csv_with_a_trailing_backslash_in_a_standard_cell_is_read_the_standard_way() -> None:
+    data = b'folder,files\n"C:\\temp\\",2\n"D:\\data",3\n'  # "C:\temp\" ends with a backslash
+
+    segment = extract(data, "folders.csv").segments[0]
+
+    assert segment.text.splitlines() == [
+        "folder: C:\\temp\\ · files: 2",
+        "folder: D:\\data · files: 3",
+    ]

@@ -107,3 +107,11 @@ def test_no_negation_no_month_no_such_condition() -> None:
 
     found = mentions(read_question("Which projects are done by Jan Eide?"), _projects())
     assert {c.op for c in found} <= {"eq", "contains"}
+
+
+def test_a_number_with_thousands_separators_is_one_number() -> None:
+    from knowledge.tables.question import read_question
+
+    read = read_question("how many schools have at least 2,000 students and over 1,250,000.5?")
+
+    assert read.numbers == [(2000.0, "ge"), (1250000.5, "gt")]

@@ -103,3 +103,35 @@ def test_a_program_in_words_names_the_table_the_condition_and_the_rows(offices) 
         "Counted 3 rows of offices.xlsx › Offices where Opened > 2018"
     )
     assert display(result.values[0]) == "3" and display(245.0 / 3) == "81.67"
+
+
+def test_a_cell_that_lists_several_items_holds_each_but_an_anchor_prefers_a_whole_cell() -> None:
+    table = table_from_rows(
+        ["Peak", "Country", "Height"],
+        [
+            ["Mont Blanc", "France/ Italy", "4808"],
+            ["Monte Rosa", "Italy, Switzerland", "4634"],
+            ["Gran Paradiso", "Italy", "4061"],
+            ["Ecrins", "France", "4102"],
+        ],
+    )
+    peaks = grid(table, "peaks.csv")
+    in_italy = (Condition(1, "eq", "italy"),)
+
+    assert run(Program("count", conditions=in_italy), peaks).values == [3.0]
+    assert run(Program("count", conditions=(Condition(1, "ne", "italy"),)), peaks).values == [1.0]
+    # "the peak after Italy" reads from the row whose cell is Italy, not the first list of it.
+    assert run(Program("next", target=0, anchors=in_italy), peaks).values == ["Ecrins"]
+
+
+def test_a_year_compares_with_the_year_of_a_date_column() -> None:
+    table = table_from_rows(
+        ["Site", "Listed"],
+        [["Mill", "March 16, 1989"], ["Bridge", "April 14, 1961"], ["Fort", "May 1, 1957"]],
+    )
+    sites = grid(table, "sites.csv")
+
+    before = run(Program("values", target=0, conditions=(Condition(1, "lt", 1965),)), sites)
+    in_or_after = run(Program("count", conditions=(Condition(1, "ge", 1961),)), sites)
+
+    assert before.values == ["Bridge", "Fort"] and in_or_after.values == [2.0]
