@@ -1,7 +1,7 @@
 """Questions over tables: WikiTableQuestions through the whole pipeline.
 
     .venv/bin/python bench/tables.py [--split test|train|dev] [--mode given|open]
-                                     [--sample N] [--seed S] [--limit N]
+                                     [--sample N] [--seed S] [--limit N] [--reindex]
                                      [--provider NAME] [--model NAME]
                                      [--out results.jsonl]
 
@@ -15,7 +15,8 @@ wrote): questions over Wikipedia tables, each with its table as a CSV file.
   pipeline's share of what the parser alone gets right is measured there. Each record names the
   table's judge half (`a` fits the judge, `b` is held out).
 - `--mode given`: each question is asked of a knowledge base holding only its table (one
-  knowledge base per table, `wtq-<group>-<n>`, reused when it already holds the file).
+  knowledge base per table, `wtq-<group>-<n>`, reused when it already holds the file;
+  `--reindex` extracts the files again, after a change to how tables are read).
   `--mode open`: every table of the split in one knowledge base (`wtq-<split>-all`, the 421
   tables of the test split): retrieval must find the table.
 - `--sample N --seed S`: N questions drawn with that seed (the same N and seed draw the same
@@ -108,6 +109,8 @@ def main() -> None:
     parser.add_argument("--mode", choices=("given", "open"), default="given")
     parser.add_argument("--sample", type=int, default=None)
     parser.add_argument("--seed", type=int, default=7)
+    # Extract the tables again though the knowledge base holds them (after a reader changed).
+    parser.add_argument("--reindex", action="store_true")
     # The first N questions of the sample (a slow provider's partial run of the same sample).
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--provider", default="extractive")
@@ -135,12 +138,16 @@ def main() -> None:
     kbs: dict[str, KnowledgeBase] = {}
     if args.mode == "open":
         kb, _ = KnowledgeBase.objects.get_or_create(owner=user, name=f"wtq-{args.split}-all")
-        documents_ingest_inline(kb=kb, items=[table_item(t) for t in tables], user=user)
+        documents_ingest_inline(
+            kb=kb, items=[table_item(t) for t in tables], user=user, reindex=args.reindex
+        )
         kbs = dict.fromkeys(tables, kb)
     else:
         for table in tables:
             kb, _ = KnowledgeBase.objects.get_or_create(owner=user, name=kb_name(table))
-            documents_ingest_inline(kb=kb, items=[table_item(table)], user=user)
+            documents_ingest_inline(
+                kb=kb, items=[table_item(table)], user=user, reindex=args.reindex
+            )
             kbs[table] = kb
     print(
         f"split {args.split}, mode {args.mode}: {len(questions)} questions over {len(tables)} "
