@@ -30,6 +30,7 @@ from knowledge.tables.programs import (
     Program,
     Result,
     fold,
+    kept_rows,
     run,
 )
 from knowledge.tables.question import (
@@ -62,7 +63,15 @@ def candidates(
     seen: set[tuple] = set()
     for rows in _row_sets(conditions):
         yield from _over_rows(grid, rows, seen)
-    yield from _anchored(grid, [c for c in conditions if c.op == "eq"])
+    yield from _anchored(grid, [c for c in conditions if _names_a_row(c, grid)])
+
+
+def _names_a_row(condition: Condition, grid: Grid) -> bool:
+    """Whether a condition names rows the way an anchor does: a cell the question says whole,
+    or a word only one row holds ("who finished before Lakmali?" of "Nadeeka Lakmali")."""
+    if condition.op == "eq":
+        return True
+    return condition.op == "contains" and len(kept_rows(grid, (condition,))) == 1
 
 
 def _row_sets(conditions: list[Condition]) -> list[tuple[Condition, ...]]:

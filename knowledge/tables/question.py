@@ -39,6 +39,9 @@ _COMPARE_CUES = [
     (re.compile(r"\b(?:before|prior\s+to|earlier\s+than)\s+$"), "lt"),
     (re.compile(r"\b(?:at\s+least|at\s+lease|minimum\s+of|no\s+less\s+than)\s+$"), "ge"),
     (re.compile(r"\b(?:at\s+most|no\s+more\s+than|up\s+to|maximum\s+of)\s+$"), "le"),
+    # Any other comparative said before "than": "taller than 2500", "heavier than 90".
+    (re.compile(r"\b(?:lighter|slower|younger|cheaper|narrower|shallower|thinner|weaker)\s+than\s+$"), "lt"),
+    (re.compile(r"\b\w{3,}er\s+than\s+$"), "gt"),
 ]  # fmt: skip
 # A comparison said after a number ("70 or more").
 _COMPARE_AFTER = [

@@ -115,3 +115,41 @@ def test_a_number_with_thousands_separators_is_one_number() -> None:
     read = read_question("how many schools have at least 2,000 students and over 1,250,000.5?")
 
     assert read.numbers == [(2000.0, "ge"), (1250000.5, "gt")]
+
+
+@pytest.mark.parametrize(
+    ("question", "number"),
+    [
+        ("How many peaks are taller than 2500 meters?", (2500.0, "gt")),
+        ("Which boxers were heavier than 90 kg?", (90.0, "gt")),
+        ("Which riders were younger than 21?", (21.0, "lt")),
+        ("Which sites opened earlier than 1990?", (1990.0, "lt")),  # not "-er than": earlier
+    ],
+)
+def test_a_comparative_said_before_than_compares(question, number) -> None:
+    from knowledge.tables.question import read_question
+
+    assert read_question(question).numbers == [number]
+
+
+def test_a_word_only_one_row_holds_anchors_the_row_after_or_before_it() -> None:
+    from knowledge.tables.parser import candidates
+    from knowledge.tables.question import mentions, read_question
+
+    table = table_from_rows(
+        ["Rank", "Athlete", "Time"],
+        [
+            ["1", "Emika Yoshida", "11.2"],
+            ["2", "Nadeeka Lakmali", "11.4"],
+            ["3", "Ana Lobo", "11.9"],
+        ],
+    )
+    race = grid(table, "race.csv")
+    read = read_question("Who finished directly before Lakmali?")
+
+    proposed = {
+        (program.op, tuple(result.values))
+        for program, result in candidates(read, race, mentions(read, race))
+    }
+
+    assert ("previous", ("Emika Yoshida",)) in proposed and ("next", ("Ana Lobo",)) in proposed
