@@ -38,7 +38,7 @@ OPS = (
 )  # fmt: skip
 AGGREGATES = frozenset({"count", "sum", "avg", "max", "min", "diff", "distinct"})
 # Condition operators: text equal / contained, numbers compared.
-COMPARISONS = ("eq", "contains", "gt", "lt", "ge", "le", "ne", "month")
+COMPARISONS = ("eq", "contains", "gt", "lt", "ge", "le", "ne", "month", "year")
 _LEADING_NUMBER = re.compile(r"^\s*[$€£¥₹#~≈]?\s*([-−–]?\d[\d,]*(?:\.\d+)?)")
 _PUNCTUATION = re.compile(r"[^\w\s.%$€£-]|(?<!\d)\.(?!\d)")
 # A comma that groups a number's thousands ("2,000"): dropped, so that the number stays one.
@@ -180,6 +180,8 @@ class Condition:
         if self.op == "contains":
             return f" {self.value} " in f" {column.folded[row]} "
         number = column.numbers[row]
+        if self.op == "year":  # a date column's year
+            return column.type == DATE and number is not None and int(number) // 10000 == self.value
         if self.op == "month":  # a date column's month: numbers sort as yyyymmdd
             return (
                 column.type == DATE
@@ -364,8 +366,8 @@ def _run_anchored(program: Program, grid: Grid) -> Result | None:
 def _said_condition(grid: Grid, c: Condition) -> str:
     """Return a condition in words: "Status is not Done", "Staff > 50"."""
     symbol = {"eq": "is", "contains": "contains", "ne": "is not", "gt": ">", "lt": "<",
-              "ge": "≥", "le": "≤", "month": "is in"}[c.op]  # fmt: skip
-    if c.op in ("ne", "month") and c.said:
+              "ge": "≥", "le": "≤", "month": "is in", "year": "is in"}[c.op]  # fmt: skip
+    if c.op in ("ne", "month", "year") and c.said:
         value = c.said
     elif isinstance(c.value, str):
         value = c.said if c.op == "eq" and c.said else c.value

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from knowledge.tables.cells import DATE
-from knowledge.tables.programs import Condition, Grid, fold, leading_number
+from knowledge.tables.programs import Condition, Grid, fold, kept_rows, leading_number
 
 # Words the parser pairs with operations: anything else in a question is content, not a cue.
 STOPWORDS = frozenset(
@@ -229,6 +229,13 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
                     index, "month", month, _MONTH_NAMES[month - 1]
                 )
     for value, op in question.numbers:
+        if not op and value.is_integer() and 1000 <= value <= 2100:
+            # "How many rebounds in 1978?": the rows of a date column in that year (when
+            # that is some of its rows: a 2009 season's games are all of 2009).
+            for index, column in enumerate(grid.columns):
+                year = Condition(index, "year", int(value), f"{value:g}")
+                if column.type == DATE and 0 < len(kept_rows(grid, (year,))) < grid.size:
+                    found.setdefault((index, f"year{value:g}"), year)
         if not op:
             continue
         for index, column in enumerate(grid.columns):

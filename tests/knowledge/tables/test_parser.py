@@ -153,3 +153,22 @@ def test_a_word_only_one_row_holds_anchors_the_row_after_or_before_it() -> None:
     }
 
     assert ("previous", ("Emika Yoshida",)) in proposed and ("next", ("Ana Lobo",)) in proposed
+
+
+def test_a_year_said_plainly_keeps_the_rows_of_a_date_column_in_that_year() -> None:
+    from knowledge.tables.programs import Program
+    from knowledge.tables.question import mentions, read_question
+
+    table = table_from_rows(
+        ["Player", "Rebounds", "Date"],
+        [["Malone", "37", "February 9, 1978"], ["Oakley", "35", "April 22, 1988"],
+         ["Rodman", "23", "March 4, 1978"]],
+    )  # fmt: skip
+    games = grid(table, "games.csv")
+    said = [
+        c for c in mentions(read_question("How many rebounds in 1978?"), games) if c.op == "year"
+    ]
+
+    assert len(said) == 1
+    total = run(Program("sum", key=1, conditions=(said[0],)), games)
+    assert total.values == [60.0]
