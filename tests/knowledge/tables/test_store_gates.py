@@ -12,6 +12,8 @@ from knowledge.tables.programs import Program, Result
 from knowledge.tables.question import read_question
 from knowledge.tables.rules import (
     follows_the_asked_direction,
+    follows_the_asked_time,
+    follows_the_asked_total,
     follows_the_named_order,
     holds_what_it_orders_by,
     is_lookup,
@@ -133,3 +135,44 @@ def test_a_rank_column_is_left_to_the_ranker() -> None:
     found = ranked("Which team placed highest?", placed)
     best = next(c for c in found if c.program.op == "argmin" and c.program.key == 0)
     assert follows_the_asked_direction("Which team placed highest?", placed, best)
+
+
+def _program(question: str, table, op: str, key: int | None):
+    return next(c for c in ranked(question, table) if c.program.op == op and c.program.key == key)
+
+
+@pytest.mark.parametrize(
+    ("question", "op", "key", "follows"),
+    [
+        ("Which plant is the newest?", "argmax", 2, True),  # the latest Opened
+        ("Which plant is the newest?", "argmin", 2, False),  # the earliest
+        ("Which plant is the newest?", "argmin", 1, False),  # Workers is no time
+        ("Which plant is the oldest?", "argmin", 2, True),
+        ("Which plant has the most workers?", "argmax", 1, True),  # no time asked
+    ],
+)
+def test_a_time_order_orders_by_a_date_or_a_year(question, op, key, follows) -> None:
+    plants = grid(
+        table_from_rows(["Plant", "Workers", "Opened"], [["Aveiro", "120", "1998"],
+                        ["Braga", "45", "2019"], ["Setubal", "80", "2007"]]),
+        "plants.csv",
+    )  # fmt: skip
+    words = question.lower().rstrip("?").split()
+    assert follows_the_asked_time(words, plants, _program(question, plants, op, key)) is follows
+
+
+def test_a_total_of_an_amount_adds_that_column() -> None:
+    offices = grid(
+        table_from_rows(["Office", "Budget", "Opened"], [["Oslo", "400", "2001"],
+                        ["Riga", "250", "2010"]]),
+        "offices.csv",
+    )  # fmt: skip
+    question = "What is the total budget of the offices?"
+    words = question.lower().rstrip("?").split()
+    total = next(c for c in ranked(question, offices) if c.program.op == "sum")
+    counted = next(c for c in ranked(question, offices) if c.program.op == "count")
+
+    assert total.result.values == [650.0] and follows_the_asked_total(words, offices, total)
+    assert not follows_the_asked_total(words, offices, counted)
+    # "the total number of offices" names no amount: a count may answer it.
+    assert follows_the_asked_total("what is the total number of offices".split(), offices, counted)
