@@ -19,14 +19,19 @@ from procrastinate.exceptions import AlreadyEnqueued
 logger = logging.getLogger(__name__)
 
 
-def job_defer(task_name: str, *, queueing_lock: str | None = None, **task_kwargs) -> int | None:
+def job_defer(
+    task_name: str, *, queueing_lock: str | None = None, priority: int = 0, **task_kwargs
+) -> int | None:
     """Queue a job of the task registered as `task_name` and return the job's id.
 
     Inside a transaction the job is written in it: a worker sees it once the transaction
     commits, and never if it rolls back. With a `queueing_lock`, while a job under the same lock
-    waits, queueing another changes nothing and returns None.
+    waits, queueing another changes nothing and returns None. A worker takes the waiting job of
+    highest `priority` first (then the oldest).
     """
-    deferrer = app.configure_task(task_name, allow_unknown=False, queueing_lock=queueing_lock)
+    deferrer = app.configure_task(
+        task_name, allow_unknown=False, queueing_lock=queueing_lock, priority=priority
+    )
     try:
         return deferrer.defer(**task_kwargs)
     except AlreadyEnqueued:
