@@ -81,7 +81,7 @@ def summarise(rows: list[dict]) -> dict[str, Any]:
         "false_badges": sum(1 for row in unanswerable if row.get("false_badge")),
         "verdicts": {
             "answerable": _verdicts(answerable),
-            "unanswerable": _verdicts(unanswerable),
+            UNANSWERABLE: _verdicts(unanswerable),
         },
         "kinds": {
             kind: {
@@ -113,23 +113,31 @@ def _cell(value: dict | None) -> str:
     return f"{value['share']:.3f} (n={value['n']})"
 
 
+def _in_stage_order(values: dict) -> list[tuple[str, dict]]:
+    """Return a per-stage dict's items in pipeline order (JSONB keeps no key order)."""
+    order = {stage: index for index, stage in enumerate(stages.STAGES)}
+    return sorted(values.items(), key=lambda item: (order.get(item[0], len(order)), item[0]))
+
+
 def table_lines(metrics: dict[str, Any]) -> list[str]:
-    """Return the metrics as the text table `manage.py evaluate` and the bench print."""
+    """Return the metrics as the text table `manage.py evaluate` and the bench print (in a
+    fixed order, whatever order the stored metrics' keys came back in)."""
     lines = [f"questions: {metrics['questions']}"]
     for key, label in HEADLINE:
         lines.append(f"{label:<40}{_cell(metrics['headline'].get(key))}")
     lines.append(f"{'false verified badges (unanswerable)':<40}{metrics['false_badges']}")
-    for group, counts in metrics["verdicts"].items():
-        shown = ", ".join(f"{verdict} {n}" for verdict, n in counts.items())
+    for group in ("answerable", UNANSWERABLE):
+        counts = metrics["verdicts"].get(group, {})
+        shown = ", ".join(f"{verdict} {counts.get(verdict, 0)}" for verdict in VERDICTS)
         lines.append(f"{'verdicts, ' + group:<40}{shown}")
-    for kind, values in metrics["kinds"].items():
+    for kind, values in sorted(metrics["kinds"].items()):
         lines.append(
             f"{'  kind ' + (kind or '-'):<40}{_cell(values['fact_first'])}"
             f"  cites {_cell(values['citation_hit'])}"
         )
-    for stage, values in metrics["latency_ms"].items():
+    for stage, values in _in_stage_order(metrics["latency_ms"]):
         lines.append(f"{'  ' + stage + ' ms p50 / p95':<40}{values['p50']} / {values['p95']}")
-    for stage, values in metrics["tokens"].items():
+    for stage, values in _in_stage_order(metrics["tokens"]):
         lines.append(
             f"{'  ' + stage + ' tokens total / mean':<40}{values['total']} / {values['mean']}"
         )

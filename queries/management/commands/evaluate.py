@@ -33,7 +33,7 @@ class Command(BaseCommand):
         parser.add_argument("--provider", default=None)
         parser.add_argument("--model", default=None)
         parser.add_argument(
-            "--settings", default="", help='a JSON object, e.g. {"rerank_top_k": 3}'
+            "--overrides", default="", help='the settings to change, as JSON: {"rerank_top_k": 3}'
         )
         parser.add_argument("--user", default=None, help="who runs it (default: the set's owner)")
         parser.add_argument("--label", default="")
@@ -48,7 +48,7 @@ class Command(BaseCommand):
                 kb_ids=options["kb"],
                 provider=(options["provider"] or default_provider_name()).lower(),
                 model=options["model"],
-                settings_changed=json.loads(options["settings"]) if options["settings"] else None,
+                settings_changed=json.loads(options["overrides"]) if options["overrides"] else None,
                 label=options["label"],
             )
         except (ServiceError, ValueError) as error:
