@@ -13,10 +13,24 @@ import threading
 import time
 
 from django.db import connection
+from procrastinate import manager as procrastinate_manager
+from procrastinate import tasks as procrastinate_tasks
 from procrastinate.contrib.django import app
+from procrastinate.contrib.django.django_connector import DjangoConnector
 from procrastinate.exceptions import AlreadyEnqueued
 
 logger = logging.getLogger(__name__)
+
+
+def _django_job_manager() -> procrastinate_manager.JobManager:
+    """Return a job manager that writes through Django's own connection.
+
+    In a worker, Procrastinate swaps the app's connector for its own pool, whose writes commit at
+    once: a job deferred by a job (an evaluation queueing its next run) would be committed, and
+    could be taken, before the run it names. Through Django's connection the job is written in
+    the caller's transaction in every process, the web's and the workers' alike.
+    """
+    return procrastinate_manager.JobManager(DjangoConnector())
 
 
 def job_defer(
@@ -29,8 +43,15 @@ def job_defer(
     waits, queueing another changes nothing and returns None. A worker takes the waiting job of
     highest `priority` first (then the oldest).
     """
-    deferrer = app.configure_task(
-        task_name, allow_unknown=False, queueing_lock=queueing_lock, priority=priority
+    app.perform_import_paths()
+    task = app.tasks[task_name]  # a KeyError for a task no module registers
+    deferrer = procrastinate_tasks.configure_task(
+        name=task_name,
+        job_manager=_django_job_manager(),
+        queue=task.queue,
+        lock=task.lock,
+        queueing_lock=queueing_lock,
+        priority=priority,
     )
     try:
         return deferrer.defer(**task_kwargs)

@@ -228,13 +228,16 @@ def run_cancel(*, run: QueryRun) -> QueryRun:
         run.cancel_requested = True
         run.save(update_fields=["cancel_requested"])
         if run.status == QueryRun.Status.QUEUED:
-            if run.job_id is None or jobs.job_cancel(run.job_id, abort=False):
-                run_terminate(
-                    run_id=run.id,
-                    status=QueryRun.Status.CANCELLED,
-                    code=codes.CANCELLED,
-                    message=codes.CANCELLED_MESSAGE,
-                )
+            # A job a worker has just taken cannot be withdrawn; it is asked to stop, and the
+            # run ends here all the same: its job body starts only queued runs (run_execute).
+            if run.job_id is not None and not jobs.job_cancel(run.job_id, abort=False):
+                jobs.job_cancel(run.job_id, abort=True)
+            run_terminate(
+                run_id=run.id,
+                status=QueryRun.Status.CANCELLED,
+                code=codes.CANCELLED,
+                message=codes.CANCELLED_MESSAGE,
+            )
         elif run.job_id:
             jobs.job_cancel(run.job_id, abort=True)
     run.refresh_from_db()

@@ -77,7 +77,7 @@ def test_an_evaluation_page_draws_its_plots_and_links_each_run(signed_in, user):
     assert page.count('class="plot-dot"') >= 3 * 5
     for item in first.items.all():
         assert f'href="/history/{item.run_id}/"' in page
-    assert 'style=' not in page.split('<svg class="plot"', 1)[1]  # the CSP allows no inline style
+    assert "style=" not in page.split('<svg class="plot"', 1)[1]  # the CSP allows no inline style
     # The second ran with rerank_top_k 1: the start form comes pre-filled with it.
     again = signed_in.get(f"/evaluations/{second.id}/").content.decode()
     assert 'name="rerank_top_k" min="1" max="20" placeholder="5" value="1"' in again
@@ -95,5 +95,8 @@ def test_another_user_s_evaluation_page_is_404(signed_in, other_user, client):
         evaluation_set=evaluation_set, user=other_user, provider="extractive"
     )
     assert signed_in.get(f"/evaluations/{evaluation.id}/").status_code == 404
-    assert signed_in.get(f"/evaluations/compare/?a={evaluation.id}&b={evaluation.id}").status_code == 404
+    assert (
+        signed_in.get(f"/evaluations/compare/?a={evaluation.id}&b={evaluation.id}").status_code
+        == 404
+    )
     assert signed_in.post(f"/evaluations/{evaluation.id}/cancel/").status_code == 404
