@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from adrag_site.errors import ServiceError
 from adrag_site.parsers import JSONParser
-from adrag_site.schema import error_responses
+from adrag_site.schema import ErrorSerializer, error_responses
 from knowledge.selectors import team_get_for_user
 from providers.llm.registry import default_provider_name
 from queries.apis import JsonLinesNegotiation
@@ -70,8 +70,9 @@ class EvaluationSetListApi(APIView):
         responses={
             201: EvaluationSetOutput,
             400: OpenApiResponse(
+                ErrorSerializer,
                 description="A bad file (`invalid_evaluation_set`, each bad line in "
-                "`details.errors` as line and error), no rated answers, or a bad field."
+                "`details.errors` as line and error), no rated answers, or a bad field.",
             ),
             **error_responses(413),
         },

@@ -166,9 +166,17 @@ def evaluation_view(request: HttpRequest, evaluation_id: int) -> HttpResponse:
             "kb_ids": list(evaluation.kb_ids),
             "overrides": evaluation.overrides or {},
             "can_cancel": request.user.is_staff or evaluation.user_id == request.user.id,
+            "kb_names": list(evaluation.knowledge_bases.values_list("name", flat=True)),
+            "wall_seconds": _wall_seconds(evaluation),
         }
     )
     return render(request, "evaluation_detail.html", context)
+
+
+def _wall_seconds(evaluation) -> float | None:
+    if evaluation.started_at and evaluation.finished_at:
+        return round((evaluation.finished_at - evaluation.started_at).total_seconds(), 1)
+    return None
 
 
 def _verdict_plots(metrics: dict) -> list[dict]:

@@ -4,6 +4,8 @@ theme; a viewBox lets them shrink to a phone's width."""
 
 from __future__ import annotations
 
+import math
+
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -69,11 +71,17 @@ def metric_bars(series: list[tuple[str, dict]], plot_id: str = "plot-metrics") -
     return _svg(height, "Headline metrics", body, plot_id)
 
 
+def _log_x(ms: float, top: float) -> float:
+    """Return a millisecond value's x on the log scale from 1 ms to `top`."""
+    return LABEL_WIDTH + PLOT_WIDTH * math.log10(max(ms, 1.0)) / math.log10(max(top, 10.0))
+
+
 def latency_strips(rows: list[dict], latency: dict, plot_id: str = "plot-latency") -> SafeString:
     """Return each stage's milliseconds per question as dots on one line, with its p50 and p95
-    marked; the scale is shared by the stages (0 to the slowest p95, the rest past the end)."""
+    marked, on a log scale shared by the stages (a slow first run must not squash the rest)."""
     measured = [stage for stage in stages.STAGES if stage in latency]
-    top = max((latency[stage]["p95"] for stage in measured), default=1.0) or 1.0
+    values = [ms for row in rows for ms in (row.get("stage_ms") or {}).values()]
+    top = max(values, default=10.0)
     height = max(len(measured), 1) * (BAR_HEIGHT + ROW_GAP) + 34
     body = []
     for row, stage in enumerate(measured):
@@ -82,33 +90,30 @@ def latency_strips(rows: list[dict], latency: dict, plot_id: str = "plot-latency
         body.append(
             f'<line class="plot-track" x1="{LABEL_WIDTH}" y1="{y}" x2="{LABEL_WIDTH + PLOT_WIDTH}" y2="{y}"/>'
         )
-        for values in rows:
-            ms = (values.get("stage_ms") or {}).get(stage)
+        for values_of in rows:
+            ms = (values_of.get("stage_ms") or {}).get(stage)
             if ms is not None:
-                x = LABEL_WIDTH + PLOT_WIDTH * min(ms / top, 1.02)
-                body.append(f'<circle class="plot-dot" cx="{x:.1f}" cy="{y}" r="3"/>')
+                body.append(f'<circle class="plot-dot" cx="{_log_x(ms, top):.1f}" cy="{y}" r="3"/>')
         for mark in ("p50", "p95"):
-            x = LABEL_WIDTH + PLOT_WIDTH * min(latency[stage][mark] / top, 1.0)
+            x = _log_x(latency[stage][mark], top)
             body.append(
                 f'<line class="plot-{mark}" x1="{x:.1f}" y1="{y - 8}" x2="{x:.1f}" y2="{y + 8}">'
                 f"<title>{stage} {mark} {latency[stage][mark]} ms</title></line>"
             )
-        body.append(
-            _text(
-                WIDTH - 2,
-                y + 4,
-                f"{latency[stage]['p50']:.0f}/{latency[stage]['p95']:.0f}",
-                "plot-value",
-                "end",
-            )
-        )
+        p50, p95 = latency[stage]["p50"], latency[stage]["p95"]
+        body.append(_text(WIDTH - 2, y + 4, f"{p50:.0f}/{p95:.0f}", "plot-value", "end"))
     axis_y = height - 18
     body.append(
         f'<line class="plot-axis" x1="{LABEL_WIDTH}" y1="{axis_y}" x2="{LABEL_WIDTH + PLOT_WIDTH}" y2="{axis_y}"/>'
     )
-    body.append(_text(LABEL_WIDTH, axis_y + 14, "0 ms", "plot-tick", "start"))
-    body.append(_text(LABEL_WIDTH + PLOT_WIDTH, axis_y + 14, f"{top:.0f} ms", "plot-tick", "end"))
-    return _svg(height, "Milliseconds per stage: each question, p50 and p95", body, plot_id)
+    tick = 1.0
+    while tick <= top:
+        label = f"{tick:.0f} ms" if tick < 1000 else f"{tick / 1000:.0f} s"
+        body.append(_text(_log_x(tick, top), axis_y + 14, label, "plot-tick", "middle"))
+        tick *= 10
+    return _svg(
+        height, "Milliseconds per stage (log scale): each question, p50 and p95", body, plot_id
+    )
 
 
 def verdict_bar(verdicts: dict[str, int], plot_id: str) -> SafeString:
