@@ -280,3 +280,26 @@ def test_another_team_s_sets_and_evaluations_look_missing(user, other_user, kb, 
     refused = mate.post(f"/api/evaluations/{evaluation_id}/cancel")
     assert (refused.status_code, refused.json()["code"]) == (403, "permission_denied")
     assert EvaluationSet.objects.count() == 2
+
+
+def test_a_run_cancelled_on_its_own_page_is_scored_and_the_next_queued(user, kb, settings):
+    settings.EVALUATION_RUNS_IN_FLIGHT = 1
+    client = client_for(user)
+    set_id = make_set(client, ITEMS[:3])
+    start = {"evaluation_set": set_id, "knowledge_bases": [kb.id], "provider": "extractive"}
+    evaluation_id = client.post("/api/evaluations", start, format="json").json()["id"]
+    first = QueryRun.objects.get(evaluation_id=evaluation_id)
+    run_services.run_cancel(run=first)
+    from queries.evaluation.services import evaluations_advance_active
+
+    assert evaluations_advance_active() == 1  # the periodic task's pass
+    body = client.get(f"/api/evaluations/{evaluation_id}").json()
+    assert body["progress"] == {"pending": 1, "running": 1, "done": 1, "cancelled": 0}
+    row = body["rows"][0]
+    assert (row["run_id"], row["run_status"], row["fact_first"]) == (
+        str(first.id),
+        "cancelled",
+        False,
+    )
+    queued = QueryRun.objects.filter(evaluation_id=evaluation_id, status="queued")
+    assert [run.query for run in queued] == [ITEMS[1]["question"]]
