@@ -123,8 +123,6 @@ def _start_from_form(request: HttpRequest):
     )
     kb_ids = [int(value) for value in post.getlist("knowledge_bases") if value.isdigit()]
     provider = (post.get("provider") or default_provider_name()).strip().lower()
-    if provider not in provider_names():
-        raise ServiceError(400, "invalid_provider", f"Unknown provider {provider!r}.")
     return services.evaluation_start(
         user=request.user,
         evaluation_set=evaluation_set,

@@ -24,6 +24,7 @@ from django.utils import timezone
 from adrag_site import jobs
 from adrag_site.errors import ServiceError
 from knowledge.selectors import kb_ids_readable
+from providers.llm.registry import provider_names
 from queries import services as run_services
 from queries.evaluation.metrics import summarise
 from queries.evaluation.runs import run_score
@@ -104,6 +105,8 @@ def evaluation_start(
 ) -> Evaluation:  # fmt: skip
     """Start an evaluation of a set the user may read, over knowledge bases they may read (404
     otherwise), with a provider and settings; queue its first runs."""
+    if provider not in provider_names():
+        raise ServiceError(400, "invalid_provider", f"Unknown provider {provider!r}.")
     searched = kb_ids_readable(user=user, requested=kb_ids)
     if not searched:
         raise ServiceError(400, "invalid_knowledge_bases", "Name at least one knowledge base.")

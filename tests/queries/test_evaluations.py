@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 from django.contrib.auth.models import Group
@@ -303,3 +304,19 @@ def test_a_run_cancelled_on_its_own_page_is_scored_and_the_next_queued(user, kb,
     )
     queued = QueryRun.objects.filter(evaluation_id=evaluation_id, status="queued")
     assert [run.query for run in queued] == [ITEMS[1]["question"]]
+
+
+def test_manage_py_evaluate_refuses_what_the_api_refuses(user, other_user, kb, tmp_path):
+    from django.core.management.base import CommandError
+
+    path = tmp_path / "set.jsonl"
+    path.write_text(json.dumps(ITEMS[0]))
+    for arguments, message in (
+        (["--provider", "nope", "--user", user.username], "Unknown provider 'nope'."),
+        (["--user", other_user.username], f"No such knowledge base: {kb.id}."),
+        (["--user", "nobody"], "No user 'nobody'."),
+        (["--user", user.username, "--overrides", '{"rerank_top_k": 99}'], "rerank_top_k: must be"),
+    ):
+        with pytest.raises(CommandError, match=re.escape(message)):
+            call_command("evaluate", "--set", str(path), "--kb", str(kb.id), *arguments)
+    assert not Evaluation.objects.exists()
