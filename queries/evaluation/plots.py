@@ -68,6 +68,14 @@ def metric_bars(series: list[tuple[str, dict]], plot_id: str = "plot-metrics") -
     for tick in (0, 0.5, 1):
         x = LABEL_WIDTH + PLOT_WIDTH * tick
         body.append(_text(x, axis_y + 14, f"{tick:.0%}", "plot-tick", "middle"))
+    if len(series) > 1:
+        # A legend: which colour is which evaluation.
+        for index, (name, _) in enumerate(series):
+            y, x = axis_y + 4, 8 + index * 90
+            body.append(
+                f'<rect class="plot-key plot-key-{index}" x="{x}" y="{y}" width="10" height="10"/>'
+            )
+            body.append(_text(x + 14, y + 9, name, "plot-tick"))
     return _svg(height, "Headline metrics", body, plot_id)
 
 
