@@ -153,7 +153,16 @@ def evaluation_compare(*, a: Evaluation, b: Evaluation) -> dict[str, Any]:
         if passed_a == passed_b and row_a["verdict"] == row_b["verdict"]:
             continue
         change = "same" if passed_a == passed_b else ("better" if passed_b else "worse")
-        changed.append({"question": row_a["question"], "change": change, "a": row_a, "b": row_b})
+        sides = [{**row_a, "passed": passed_a}, {**row_b, "passed": passed_b}]
+        changed.append(
+            {
+                "question": row_a["question"],
+                "change": change,
+                "a": row_a,
+                "b": row_b,
+                "sides": sides,
+            }
+        )
     order = {"worse": 0, "better": 1, "same": 2}
     changed.sort(key=lambda entry: order[entry["change"]])
     return {"metrics": deltas, "changed": changed, "same_set": same_set}
