@@ -14,6 +14,8 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from adrag_site import audit
+from adrag_site.audit import audit_record
 from adrag_site.errors import ServiceError
 from adrag_site.parsers import JSONParser
 from adrag_site.schema import ErrorSerializer, error_responses
@@ -211,6 +213,7 @@ class EvaluationDetailApi(APIView):
         )
         rows = selectors.evaluation_rows(evaluation=evaluation)
         if wanted == "csv":
+            audit_record(audit.EXPORT, target=evaluation, format="csv", rows=len(rows))
             response = HttpResponse(rows_csv(rows), content_type="text/csv; charset=utf-8")
             response["Content-Disposition"] = (
                 f'attachment; filename="evaluation-{evaluation.id}.csv"'

@@ -21,7 +21,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from adrag_site import jobs
+from adrag_site import audit, jobs
+from adrag_site.audit import audit_record
 from adrag_site.errors import ServiceError
 from knowledge.selectors import kb_ids_readable
 from providers.llm.registry import provider_names
@@ -65,6 +66,10 @@ def evaluation_set_create(
             )
             for parsed in questions
         )
+    audit_record(
+        audit.UPLOAD, target=evaluation_set, source=source, file_name=file_name,
+        questions=len(questions),
+    )  # fmt: skip
     return evaluation_set
 
 

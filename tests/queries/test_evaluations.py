@@ -222,6 +222,11 @@ def test_the_detail_answers_rows_as_json_and_csv(user, kb, tmp_path):
     lines = csv_response.content.decode().splitlines()
     assert lines[0].startswith("position,id,kind,question,expected,status,run_id")
     assert len(lines) == 3 and lines[1].startswith("1,q1,prose,What did Marie Curie discover?")
+    from adrag_site.models import AuditEvent
+
+    exported = AuditEvent.objects.get(action="export", target_type="evaluation")
+    assert (exported.actor, exported.target_id) == (user, str(evaluation.id))
+    assert AuditEvent.objects.filter(action="upload", target_type="evaluationset").count() == 1
     bad = client.get(f"/api/evaluations/{evaluation.id}?format=xml")
     assert (bad.status_code, bad.json()["code"]) == (400, "invalid_request")
 
