@@ -13,20 +13,46 @@ import threading
 import time
 
 from django.db import connection
+from procrastinate import manager as procrastinate_manager
+from procrastinate import tasks as procrastinate_tasks
 from procrastinate.contrib.django import app
+from procrastinate.contrib.django.django_connector import DjangoConnector
 from procrastinate.exceptions import AlreadyEnqueued
 
 logger = logging.getLogger(__name__)
 
 
-def job_defer(task_name: str, *, queueing_lock: str | None = None, **task_kwargs) -> int | None:
+def _django_job_manager() -> procrastinate_manager.JobManager:
+    """Return a job manager that writes through Django's own connection.
+
+    In a worker, Procrastinate swaps the app's connector for its own pool, whose writes commit at
+    once: a job deferred by a job (an evaluation queueing its next run) would be committed, and
+    could be taken, before the run it names. Through Django's connection the job is written in
+    the caller's transaction in every process, the web's and the workers' alike.
+    """
+    return procrastinate_manager.JobManager(DjangoConnector())
+
+
+def job_defer(
+    task_name: str, *, queueing_lock: str | None = None, priority: int = 0, **task_kwargs
+) -> int | None:
     """Queue a job of the task registered as `task_name` and return the job's id.
 
     Inside a transaction the job is written in it: a worker sees it once the transaction
     commits, and never if it rolls back. With a `queueing_lock`, while a job under the same lock
-    waits, queueing another changes nothing and returns None.
+    waits, queueing another changes nothing and returns None. A worker takes the waiting job of
+    highest `priority` first (then the oldest).
     """
-    deferrer = app.configure_task(task_name, allow_unknown=False, queueing_lock=queueing_lock)
+    app.perform_import_paths()
+    task = app.tasks[task_name]  # a KeyError for a task no module registers
+    deferrer = procrastinate_tasks.configure_task(
+        name=task_name,
+        job_manager=_django_job_manager(),
+        queue=task.queue,
+        lock=task.lock,
+        queueing_lock=queueing_lock,
+        priority=priority,
+    )
     try:
         return deferrer.defer(**task_kwargs)
     except AlreadyEnqueued:

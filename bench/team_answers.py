@@ -41,7 +41,6 @@ import argparse
 import hashlib
 import importlib.util
 import json
-import re
 import statistics
 import sys
 import tempfile
@@ -52,10 +51,6 @@ from pathlib import Path
 from _setup import ROOT, bench_user, setup
 
 DATA = ROOT / "bench" / "team_docs"
-CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
-CITED_BREAK = re.compile(r"(\[\d+(?:\s*[,;]\s*\d+)*\])\s+(?=[A-Z\"“(|])")
-CAVEAT_PREFIX = "note: some claims"
-NOT_FOUND_PREFIX = "i could not find"
 KINDS = ("table", "table_multi", "steps", "prose", "followup", "unanswerable")
 HALVES = ("tune", "held_out")
 
@@ -73,37 +68,18 @@ def build_documents(target: Path) -> list[Path]:
     return module.build(target)
 
 
-def answer_body(answer: str) -> str:
-    """Return the answer without its caveat line."""
-    return "\n".join(
-        line for line in answer.splitlines() if not line.strip().lower().startswith(CAVEAT_PREFIX)
-    ).strip()
-
-
 def first_sentence(answer: str) -> str:
-    """Return the first sentence of an answer's body (a cited break ends one too)."""
-    from queries.answering.sentences import split_sentences
+    """Return the first sentence of an answer's body, as the portal's evaluations read it."""
+    from queries.evaluation.scoring import first_sentence as shared
 
-    body = CITED_BREAK.sub(r"\1\n\n", answer_body(answer))
-    return (split_sentences(body) or [""])[0]
+    return shared(answer)
 
 
 def verdict_of(outcome) -> str:
     """Return what the answer card shows: verified, unverified, or not_found."""
-    verdict = outcome.metadata.get("verdict")
-    if verdict:
-        return verdict
-    # Runs from before the verdict existed: a "could not find" answer, else the badge.
-    if answer_body(outcome.answer).lower().startswith(NOT_FOUND_PREFIX):
-        return "not_found"
-    return "verified" if outcome.metadata.get("grounded") else "unverified"
+    from queries.evaluation.scoring import verdict_of as shared
 
-
-def cited_files(sentence: str, sources: list[dict]) -> set[str]:
-    """Return the files a sentence's [n] markers point to."""
-    by_index = {int(source["index"]): source["file_name"] for source in sources}
-    numbers = {int(n) for group in CITATION.findall(sentence) for n in re.split(r"[,;]", group)}
-    return {by_index.get(n, f"[{n}] (missing)") for n in numbers}
+    return shared(outcome)
 
 
 def ask(question: str, *, provider, kb_id: int, model: str | None, history: list[dict]):
@@ -124,27 +100,11 @@ def ask(question: str, *, provider, kb_id: int, model: str | None, history: list
 
 
 def score(item: dict, outcome) -> dict:
-    """Return what one answer got right."""
-    answer = outcome.answer
-    first = first_sentence(answer).lower()
-    verdict = verdict_of(outcome)
-    result = {"verdict": verdict, "first_sentence": first_sentence(answer)}
-    if item["kind"] == "unanswerable":
-        result["recognised"] = verdict == "not_found"
-        result["false_badge"] = verdict == "verified"
-        return result
-    if item.get("answers_all"):
-        body = answer.lower()
-        result["right"] = all(value.lower() in body for value in item["answers_all"])
-    else:
-        result["right"] = any(value.lower() in first for value in item["answers"])
-    if verdict != "not_found":
-        files = cited_files(first_sentence(answer), outcome.sources)
-        result["cites_right"] = bool(files) and files <= set(item["sources"])
-    if item["kind"] == "followup":
-        standalone = (outcome.standalone_query or "").lower()
-        result["on_topic"] = all(w.lower() in standalone for w in item["standalone_contains"])
-    return result
+    """Return what one answer got right: the portal's scorer (queries/evaluation/scoring.py),
+    so that this table and an evaluation of the same set in the portal agree."""
+    from queries.evaluation.scoring import score as shared
+
+    return {"kind": item["kind"], **shared(item, outcome)}
 
 
 def show_chunks(kb) -> None:
@@ -275,6 +235,16 @@ def main() -> None:
             for kind, rows in results[half].items():
                 merged[kind] += rows
         report(merged, times["tune"] + times["held_out"], args.provider, args.model)
+        shared_table([row for rows in merged.values() for row in rows])
+
+
+def shared_table(rows: list[dict]) -> None:
+    """Print the table the portal's evaluations print (`manage.py evaluate`), over all rows."""
+    from queries.evaluation.metrics import summarise, table_lines
+
+    print("== the portal's evaluation table ==")
+    for line in table_lines(summarise(rows)):
+        print(line)
 
 
 def ocr_report(originals: dict[str, Path], renamed: dict[str, str], folder: Path) -> None:

@@ -5,7 +5,7 @@ from django.utils.html import format_html
 
 from adrag_site.errors import ServiceError
 from queries import services
-from queries.models import Conversation, QueryRun, RunEvent, RunFeedback
+from queries.models import Conversation, Evaluation, EvaluationSet, QueryRun, RunEvent, RunFeedback
 
 
 class RunEventInline(admin.TabularInline):
@@ -193,3 +193,36 @@ class ConversationAdmin(admin.ModelAdmin):
     @admin.display(description="turns")
     def turns(self, conversation: Conversation) -> int:
         return conversation.runs.count()
+
+
+@admin.register(EvaluationSet)
+class EvaluationSetAdmin(admin.ModelAdmin):
+    list_display = ["name", "owner", "team", "source", "question_count", "created_at"]
+    list_filter = ["source"]
+    search_fields = ["name", "owner__username"]
+    readonly_fields = ["source", "file_name", "question_count", "created_at"]
+
+
+@admin.register(Evaluation)
+class EvaluationAdmin(admin.ModelAdmin):
+    """Evaluations are started and cancelled from the portal (a batch of runs with its own
+    throttle); the admin only shows them."""
+
+    list_display = [
+        "id",
+        "evaluation_set",
+        "user",
+        "provider",
+        "status",
+        "done_count",
+        "created_at",
+    ]
+    list_filter = ["status", "provider"]
+    readonly_fields = [
+        "evaluation_set", "user", "label", "kb_ids", "provider", "model", "overrides", "status",
+        "question_count", "done_count", "metrics", "created_at", "started_at", "finished_at",
+    ]  # fmt: skip
+    exclude = ["knowledge_bases"]
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -90,6 +90,11 @@ class QueryRun(models.Model):
     filters = models.JSONField(
         default=dict, blank=True, help_text="Metadata filters applied inside retrieval."
     )
+    # A run an evaluation queued (one of its questions, or a follow-up's earlier turn): the
+    # user's run limits leave it out, its job waits behind people's questions.
+    evaluation = models.ForeignKey(
+        "queries.Evaluation", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -164,3 +169,147 @@ class RunFeedback(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id} {self.rating} by {self.user_id}"
+
+
+class EvaluationSet(models.Model):
+    """Questions with their expected answers, kept per team like a knowledge base."""
+
+    class Source(models.TextChoices):
+        UPLOAD = "upload"
+        FEEDBACK = "feedback"
+
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True, default="")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="evaluation_sets"
+    )
+    team = models.ForeignKey(
+        "auth.Group",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="evaluation_sets",
+    )
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.UPLOAD)
+    file_name = models.CharField(max_length=255, blank=True, default="")
+    question_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class EvaluationQuestion(models.Model):
+    """One item of a set: the question and its gold (queries/evaluation/sets.py reads them)."""
+
+    evaluation_set = models.ForeignKey(
+        EvaluationSet, on_delete=models.CASCADE, related_name="questions"
+    )
+    position = models.PositiveIntegerField()
+    external_id = models.CharField(max_length=200, blank=True, default="")
+    kind = models.CharField(max_length=40, blank=True, default="")
+    question = models.TextField()
+    # The scorer's item (queries/evaluation/scoring.score): answers, answers_all, sources,
+    # passage, turns, standalone_contains; kind "unanswerable" for "not in the documents".
+    gold = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["evaluation_set", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["evaluation_set", "position"], name="evaluation_question_unique_position"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.question[:60]
+
+
+class Evaluation(models.Model):
+    """A set run against knowledge bases with a provider and settings: a batch of runs."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        CANCELLED = "cancelled"
+
+    ACTIVE_STATUSES = (Status.QUEUED, Status.RUNNING)
+
+    evaluation_set = models.ForeignKey(
+        EvaluationSet, on_delete=models.CASCADE, related_name="evaluations"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="evaluations"
+    )
+    label = models.CharField(max_length=200, blank=True, default="")
+    knowledge_bases = models.ManyToManyField(
+        "knowledge.KnowledgeBase", blank=True, related_name="evaluations"
+    )
+    kb_ids = models.JSONField(default=list)
+    provider = models.CharField(max_length=32)
+    model = models.CharField(max_length=200, blank=True, default="")
+    # The settings changed from the defaults, as a re-run takes them (queries/inputs.RerunInput).
+    overrides = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    question_count = models.PositiveIntegerField(default=0)
+    done_count = models.PositiveIntegerField(default=0)
+    metrics = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status"])]
+
+    def __str__(self) -> str:
+        return f"{self.evaluation_set} #{self.pk} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE_STATUSES
+
+
+class EvaluationItem(models.Model):
+    """One question of an evaluation: the run in flight (a follow-up's turns first), the
+    question's own run once asked, and its score."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        CANCELLED = "cancelled"
+
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="items")
+    question = models.ForeignKey(
+        EvaluationQuestion, on_delete=models.CASCADE, related_name="evaluation_items"
+    )
+    position = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    current_run = models.ForeignKey(
+        QueryRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    run = models.ForeignKey(
+        QueryRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="evaluation_items"
+    )
+    conversation = models.ForeignKey(
+        Conversation, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    turns_done = models.PositiveSmallIntegerField(default=0)
+    score = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["evaluation", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["evaluation", "position"], name="evaluation_item_unique_position"
+            )
+        ]
+        indexes = [models.Index(fields=["evaluation", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.evaluation_id}#{self.position} {self.status}"

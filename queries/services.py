@@ -54,6 +54,8 @@ def config_snapshot(*, provider_name: str, model: str, overrides: dict | None = 
 
 # The namespace of the per-user advisory lock that serialises run creation.
 RUN_LIMIT_LOCK = 7_311_001
+# An evaluation's runs wait behind people's questions (priority 0) on the runs queue.
+EVALUATION_RUN_PRIORITY = -10
 
 
 def run_check_limits(*, user) -> None:
@@ -62,7 +64,10 @@ def run_check_limits(*, user) -> None:
     Called inside `run_create`'s transaction, after the user's advisory lock is taken, so
     that parallel requests count each other's runs.
     """
-    active = QueryRun.objects.filter(user=user, status__in=QueryRun.ACTIVE_STATUSES).count()
+    # An evaluation's runs are bounded by its own throttle (EVALUATION_RUNS_IN_FLIGHT), not by
+    # the limits of the person who started it.
+    own = QueryRun.objects.filter(user=user, evaluation__isnull=True)
+    active = own.filter(status__in=QueryRun.ACTIVE_STATUSES).count()
     if active >= settings.RUNS_MAX_CONCURRENT_PER_USER:
         raise ServiceError(
             429,
@@ -72,7 +77,7 @@ def run_check_limits(*, user) -> None:
             retry_after=5,
         )
     hour_ago = timezone.now() - timedelta(hours=1)
-    recent = QueryRun.objects.filter(user=user, created_at__gte=hour_ago)
+    recent = own.filter(created_at__gte=hour_ago)
     if recent.count() >= settings.RUNS_PER_HOUR_PER_USER:
         oldest = recent.order_by("created_at").values_list("created_at", flat=True).first()
         wait = int((oldest + timedelta(hours=1) - timezone.now()).total_seconds()) + 1
@@ -97,22 +102,25 @@ def run_create(
     overrides: dict | None = None,
     rerun_of: QueryRun | None = None,
     start_conversation: bool = False,
+    evaluation=None,
 ) -> QueryRun:
     """Check the user's run limits, record a run and queue its job, in one transaction.
 
     The user's advisory lock makes check-then-insert atomic: of N parallel requests, exactly
     as many as the limits allow are accepted. With `start_conversation` the run opens a new
     conversation titled from its question; a run in a `conversation` brings it to the top of
-    the user's list. Raises ServiceError (429, or 404 for a conversation deleted meanwhile).
+    the user's list. A run of an `evaluation` skips the user's limits and its job waits behind
+    people's questions. Raises ServiceError (429, or 404 for a conversation deleted meanwhile).
     """
     try:
         resolved_model = model or get_backend(provider_name).default_model()
     except Exception:  # a provider that cannot be built fails the run, with its error frame
         resolved_model = model or ""
     with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [RUN_LIMIT_LOCK, user.pk])
-        run_check_limits(user=user)
+        if evaluation is None:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [RUN_LIMIT_LOCK, user.pk])
+            run_check_limits(user=user)
         if start_conversation and conversation is None:
             conversation = Conversation.objects.create(user=user, title=conversation_title(query))
         elif conversation is not None:
@@ -131,9 +139,11 @@ def run_create(
             filters=filters or {},
             overrides=overrides or {},
             rerun_of=rerun_of,
+            evaluation=evaluation,
         )
         run.knowledge_bases.set(kb_ids)
-        run.job_id = jobs.job_defer("queries.run_query", run_id=str(run.id))
+        priority = EVALUATION_RUN_PRIORITY if evaluation is not None else 0
+        run.job_id = jobs.job_defer("queries.run_query", run_id=str(run.id), priority=priority)
         run.save(update_fields=["job_id"])
     return run
 
@@ -218,13 +228,16 @@ def run_cancel(*, run: QueryRun) -> QueryRun:
         run.cancel_requested = True
         run.save(update_fields=["cancel_requested"])
         if run.status == QueryRun.Status.QUEUED:
-            if run.job_id is None or jobs.job_cancel(run.job_id, abort=False):
-                run_terminate(
-                    run_id=run.id,
-                    status=QueryRun.Status.CANCELLED,
-                    code=codes.CANCELLED,
-                    message=codes.CANCELLED_MESSAGE,
-                )
+            # A job a worker has just taken cannot be withdrawn; it is asked to stop, and the
+            # run ends here all the same: its job body starts only queued runs (run_execute).
+            if run.job_id is not None and not jobs.job_cancel(run.job_id, abort=False):
+                jobs.job_cancel(run.job_id, abort=True)
+            run_terminate(
+                run_id=run.id,
+                status=QueryRun.Status.CANCELLED,
+                code=codes.CANCELLED,
+                message=codes.CANCELLED_MESSAGE,
+            )
         elif run.job_id:
             jobs.job_cancel(run.job_id, abort=True)
     run.refresh_from_db()

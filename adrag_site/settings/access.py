@@ -104,6 +104,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "DocumentStatusEnum": "knowledge.models.Document.Status",
         "RunStatusEnum": "queries.models.QueryRun.Status",
+        "EvaluationStatusEnum": "queries.models.Evaluation.Status",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -158,6 +158,13 @@ RUNS_PER_HOUR_PER_USER = env_int("RUNS_PER_HOUR_PER_USER", 120)
 # The longest question POST /api/query accepts; longer ones answer 400 `query_too_long`.
 MAX_QUERY_CHARS = env_int("MAX_QUERY_CHARS", 4000)
 
+# --- Evaluations (queries/evaluation/) ----------------------------------------------------------
+# Runs of one evaluation queued or running at once. Its jobs also wait behind people's questions
+# (a lower priority on the runs queue), so a question waits for at most the runs already running.
+EVALUATION_RUNS_IN_FLIGHT = env_int("EVALUATION_RUNS_IN_FLIGHT", 2)
+# The most questions one evaluation set may hold.
+EVALUATION_MAX_QUESTIONS = env_int("EVALUATION_MAX_QUESTIONS", 1000)
+
 # --- The MCP server (queries/mcp_server/) ------------------------------------------------------
 # Streamable HTTP at /mcp on the web process (and `manage.py mcp` over stdio).
 MCP_ENABLED = env_bool("MCP_ENABLED", True)

@@ -123,6 +123,13 @@ KNOWN_GOOD = [
     ("GET", "/api/runs/{run_id}/feedback", {}),
     ("GET", "/api/feedback/export", {"params": {"rating": "down"}}),
     ("GET", "/api/runs/compare", {"params": {"a": "{run_id}", "b": "{run_id}"}}),
+    (
+        "POST",
+        "/api/evaluation-sets",
+        {"files": [("file", ("set.jsonl", b'{"question": "Who?", "answers": ["Curie"]}'))]},
+    ),
+    ("GET", "/api/evaluations/{evaluation_id}", {"params": {"format": "csv"}}),
+    ("GET", "/api/evaluations", {"params": {"set": "{set_id}"}}),
 ]
 
 
@@ -154,7 +161,15 @@ def _make_world(media_root) -> dict:
 
     from knowledge.bulk import TextItem, documents_ingest_inline
     from knowledge.services import kb_create
-    from queries.models import Conversation, QueryRun, RunEvent
+    from queries.models import (
+        Conversation,
+        Evaluation,
+        EvaluationItem,
+        EvaluationQuestion,
+        EvaluationSet,
+        QueryRun,
+        RunEvent,
+    )
 
     user = get_user_model().objects.create_user("fuzzer", "fuzzer@example.com", "fuzz-pass-123")
     user.groups.add(Group.objects.create(name=TEAM))
@@ -195,6 +210,18 @@ def _make_world(media_root) -> dict:
             run=run, seq=seq, type=frame["type"], payload=json.dumps(frame), created_at=now
         )
     run.knowledge_bases.add(kb)
+    evaluation_set = EvaluationSet.objects.create(name="Curie", owner=user, question_count=1)
+    question = EvaluationQuestion.objects.create(
+        evaluation_set=evaluation_set, position=1, question=run.query, gold={"answers": ["radium"]}
+    )
+    evaluation = Evaluation.objects.create(
+        evaluation_set=evaluation_set, user=user, provider="extractive", kb_ids=[kb.id],
+        status=Evaluation.Status.SUCCEEDED, question_count=1, done_count=1,
+    )  # fmt: skip
+    EvaluationItem.objects.create(
+        evaluation=evaluation, question=question, position=1, run=run, status="done",
+        score={"kind": "", "status": "succeeded", "verdict": "verified", "right": True},
+    )  # fmt: skip
     return {
         "user_id": user.id,
         "token": Token.objects.create(user=user).key,
@@ -203,6 +230,8 @@ def _make_world(media_root) -> dict:
             "document_id": document.id,
             "run_id": str(run.id),
             "conversation_id": str(conversation.id),
+            "set_id": evaluation_set.id,
+            "evaluation_id": evaluation.id,
         },
     }
 

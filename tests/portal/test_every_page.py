@@ -14,6 +14,12 @@ from rest_framework.authtoken.models import Token
 
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
+from queries.evaluation.services import (
+    evaluation_run_inline,
+    evaluation_set_create,
+    evaluation_start,
+)
+from queries.evaluation.sets import question_parse
 from queries.execution import run_execute
 from queries.models import RunFeedback
 from queries.services import run_create
@@ -81,6 +87,15 @@ def test_every_page_loads_without_a_console_error(portal, new_page, django_user_
     )  # fmt: skip
     run_execute(run_id=run.id)
     RunFeedback.objects.create(run=run, user=root, rating="down", comment="Too short")
+    evaluation_set = evaluation_set_create(
+        user=root,
+        name="Curie",
+        questions=[question_parse({"question": run.query, "answers": ["polonium"]}, position=1)],
+    )
+    evaluation = evaluation_start(
+        user=root, evaluation_set=evaluation_set, kb_ids=[kb.id], provider="extractive", model=None
+    )
+    evaluation_run_inline(evaluation_id=evaluation.id)
     # A failed sign-in leaves rows for the throttling admin pages.
     requests.post(portal.url + "/accounts/login/", data={"username": "root", "password": "no"})
 
@@ -99,6 +114,9 @@ def test_every_page_loads_without_a_console_error(portal, new_page, django_user_
         f"/history/{run.id}/",
         f"/history/compare/?a={run.id}",
         f"/history/compare/?a={run.id}&b={run.id}",
+        "/evaluations/",
+        f"/evaluations/{evaluation.id}/",
+        f"/evaluations/compare/?a={evaluation.id}&b={evaluation.id}",
         "/providers/",
         "/account/tokens/",
         "/teams/",
