@@ -132,3 +132,11 @@ class MemoryStores:
         asked = set(extract_entities(q.query))
         scores = [float(len(asked & names)) for names in self.entities]
         return self._ranked(scores, SOURCE_GRAPH, q.top_k, keep=lambda score: score > 0)
+
+
+def searched(kb) -> dict:
+    """Return the run_pipeline arguments that search `kb`: a knowledge base in the database
+    (its id), or MemoryStores (its id, and the stores themselves in place of the database)."""
+    if isinstance(kb, MemoryStores):
+        return {"kb_ids": [kb.kb_id], "stores": kb}
+    return {"kb_ids": [kb.id]}

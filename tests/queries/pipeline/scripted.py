@@ -139,20 +139,15 @@ def run_scripted(kb, script: Script, query: str, *, small: bool = False, **overr
     from queries.pipeline.events import ListSink
     from queries.pipeline.runner import run_pipeline
     from tests.queries.pipeline.contract import check_frames
-    from tests.queries.pipeline.memory import MemoryStores
+    from tests.queries.pipeline.memory import searched
 
-    if isinstance(kb, MemoryStores):
-        overrides.setdefault("stores", kb)
-        kb_id = kb.kb_id
-    else:
-        kb_id = kb.id
     sink = ListSink()
     overrides.setdefault("reranker", FallbackReranker())
     outcome = run_pipeline(
         query=query,
         strategy=(scripted_quote_first if small else scripted_model)(script),
-        kb_ids=[kb_id],
         sink=sink,
+        **searched(kb),
         **overrides,
     )
     check_frames(sink.frames())

@@ -16,7 +16,7 @@ from knowledge.services import kb_create
 from providers.llm.base import ProviderError
 from providers.reranker import FallbackReranker
 from tests.queries.pipeline.contract import CLEAN_PASS, RETRY_BLOCK
-from tests.queries.pipeline.memory import MemoryStores
+from tests.queries.pipeline.memory import MemoryStores, searched
 from tests.queries.pipeline.scripted import (
     PLAN_DIRECT,
     PLAN_RETRIEVE,
@@ -449,8 +449,7 @@ def test_a_backend_s_own_context_budget_compresses_below_the_run_s_limit(kb):
     sink = ListSink()
     run_pipeline(
         query="What did Marie Curie discover?", strategy=ModelStrategy("small", SmallModel(script)),
-        kb_ids=[kb.kb_id],
-        sink=sink, reranker=FallbackReranker(), stores=kb,
+        sink=sink, reranker=FallbackReranker(), **searched(kb),
     )  # fmt: skip
     check_frames(sink.frames())
     complete = data_of(sink, "stage_complete", "compressor")[0]
