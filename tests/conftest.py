@@ -340,6 +340,34 @@ def _embedder_memo():
         yield
 
 
+@pytest.fixture(scope="session")
+def _hash_embedder():
+    from tests.embedding import HashEncoder
+
+    return MemoEncoder(HashEncoder()), {}
+
+
+@pytest.fixture(autouse=True)
+def _live_embedder(request, _embedder_memo, _hash_embedder, monkeypatch):
+    """A test on live processes (web, worker, browser): those processes and this one embed
+    with the small deterministic embedder (tests/embedding.py), so that each starts without
+    loading the model and what this process ingests, they search alike. A test about
+    retrieval quality keeps the real model everywhere (`@pytest.mark.real_embedder`)."""
+    from providers import embedder
+    from tests import support
+
+    live = LIVE_FIXTURES & set(request.fixturenames)
+    if not live or request.node.get_closest_marker("real_embedder"):
+        yield
+        return
+    encoder, word_cache = _hash_embedder
+    monkeypatch.setattr(embedder, "get_model", lambda: encoder)
+    # Word vectors are cached by word: this embedder's apart from the model's.
+    monkeypatch.setattr(embedder, "_word_cache", word_cache)
+    monkeypatch.setitem(support.spawned_embedder, "plugin", support.HASH_EMBEDDER)
+    yield
+
+
 @pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
