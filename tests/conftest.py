@@ -353,18 +353,11 @@ def _live_embedder(request, _embedder_memo, _hash_embedder, monkeypatch):
     with the small deterministic embedder (tests/embedding.py), so that each starts without
     loading the model and what this process ingests, they search alike. A test about
     retrieval quality keeps the real model everywhere (`@pytest.mark.real_embedder`)."""
-    from providers import embedder
-    from tests import support
+    from tests.embedding import use_hash_embedder
 
     live = LIVE_FIXTURES & set(request.fixturenames)
-    if not live or request.node.get_closest_marker("real_embedder"):
-        yield
-        return
-    encoder, word_cache = _hash_embedder
-    monkeypatch.setattr(embedder, "get_model", lambda: encoder)
-    # Word vectors are cached by word: this embedder's apart from the model's.
-    monkeypatch.setattr(embedder, "_word_cache", word_cache)
-    monkeypatch.setitem(support.spawned_embedder, "plugin", support.HASH_EMBEDDER)
+    if live and not request.node.get_closest_marker("real_embedder"):
+        use_hash_embedder(monkeypatch, *_hash_embedder)
     yield
 
 

@@ -50,3 +50,15 @@ class HashEncoder:
             vectors[row, 0] += BIAS
             vectors[row] /= float(np.linalg.norm(vectors[row]))
         return vectors
+
+
+def use_hash_embedder(patch, encoder, word_cache: dict) -> None:
+    """Embed with `encoder` (a HashEncoder) in this process and in the processes started
+    while `patch` (a pytest MonkeyPatch) holds."""
+    from providers import embedder
+    from tests import support
+
+    patch.setattr(embedder, "get_model", lambda: encoder)
+    # Word vectors are cached by word: this embedder's apart from the model's.
+    patch.setattr(embedder, "_word_cache", word_cache)
+    patch.setitem(support.spawned_embedder, "plugin", support.HASH_EMBEDDER)
