@@ -5,8 +5,8 @@ all-MiniLM-L6-v2 (about 10 s of a core each, dozens of processes a run) for test
 streams, processes and pages, not about what the embedder finds. Each word (lowercased, as
 the text spells it) adds a fixed pseudo-random direction, so texts that share words are near
 and a text's vector is the same in every process. The test process uses the same encoder for
-those tests (tests/conftest.py `_live_embedder`), so what it ingests and what the live
-processes search agree. Tests about retrieval quality keep the real model (`real_embedder`).
+those tests (tests/conftest.py `_live_embedder`, HASH_EMBEDDER_FIXTURES), so what it ingests
+and what the live processes search agree. Tests about what the model finds keep it.
 """
 
 from __future__ import annotations
