@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 from django.conf import settings
+from django.utils.module_loading import import_string
 
 EMBEDDING_DIMENSIONS = 384
 PACKAGED_NAMES = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
@@ -36,10 +37,13 @@ def model_path() -> Path:
 
 
 def get_model():
-    """Return the process-wide SentenceTransformer, loading it on first use."""
+    """Return the process-wide SentenceTransformer (or EMBEDDER_PLUGIN's encoder), loading it
+    on first use."""
     global _model
     if _model is None:
         with _lock:
+            if _model is None and settings.EMBEDDER_PLUGIN:
+                _model = import_string(settings.EMBEDDER_PLUGIN)()
             if _model is None:
                 # Models come from installed packages or local paths; a hub download would fail.
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")

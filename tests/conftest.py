@@ -340,6 +340,34 @@ def _embedder_memo():
         yield
 
 
+@pytest.fixture(scope="session")
+def _hash_embedder():
+    from tests.embedding import HashEncoder
+
+    return MemoEncoder(HashEncoder()), {}
+
+
+# The live processes that embed with the small deterministic embedder: a stack a test starts
+# for itself (streams, processes, limits, metrics) and the model server's stack. The shared
+# stacks serve tests about what the real model finds (a re-run's reordered candidates, the
+# retry path under the reranker's floor, an upload's embedding progress) and keep it.
+HASH_EMBEDDER_FIXTURES = {"stack", "model_stack"}
+
+
+@pytest.fixture(autouse=True)
+def _live_embedder(request, _embedder_memo, _hash_embedder, monkeypatch):
+    """A test on processes it starts for itself: those processes and this one embed with the
+    small deterministic embedder (tests/embedding.py), so that each starts without loading the
+    model and what this process ingests, they search alike. A test that needs the model there
+    keeps it (`@pytest.mark.real_embedder`)."""
+    from tests.embedding import use_hash_embedder
+
+    hashed = HASH_EMBEDDER_FIXTURES & set(request.fixturenames)
+    if hashed and not request.node.get_closest_marker("real_embedder"):
+        use_hash_embedder(monkeypatch, *_hash_embedder)
+    yield
+
+
 @pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")

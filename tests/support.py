@@ -15,6 +15,10 @@ from django.db import connection
 ROOT = Path(__file__).resolve().parent.parent
 
 SHARED_STREAM_IDLE_TIMEOUT = 8
+# The embedder of the processes a test starts (EMBEDDER_PLUGIN): the small deterministic one
+# while a test on live processes runs (tests/conftest.py `_live_embedder`), else the real one.
+HASH_EMBEDDER = "tests.embedding.HashEncoder"
+spawned_embedder = {"plugin": ""}
 
 
 def child_env(**extra: str) -> dict[str, str]:
@@ -30,6 +34,7 @@ def child_env(**extra: str) -> dict[str, str]:
     else:
         env["ADRAG_DB_NAME"] = name
     env.setdefault("SECRET_KEY", "test-secret-key-" + "x" * 40)
+    env["EMBEDDER_PLUGIN"] = spawned_embedder["plugin"]
     env["PYTHONUNBUFFERED"] = "1"
     from django.conf import settings
 

@@ -79,6 +79,9 @@ ANSWER_DELTA_MAX_EVENTS = env_int("ANSWER_DELTA_MAX_EVENTS", 60)
 # A web search (the external_tools stage) gives up after this long; the run goes on without it.
 WEB_SEARCH_TIMEOUT_SECONDS = env_float("WEB_SEARCH_TIMEOUT_SECONDS", 5.0)
 EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "all-MiniLM-L6-v2")
+# An encoder class (dotted path) used in place of EMBEDDING_MODEL: the tests' live processes
+# take a small deterministic one, which loads in no time.
+EMBEDDER_PLUGIN = env_str("EMBEDDER_PLUGIN", "")
 RERANKER_MODEL = env_str("RERANKER_MODEL", "cross-encoder/ms-marco-MiniLM-L-6-v2")
 CHUNK_SIZE = env_int("CHUNK_SIZE", 500)
 CHUNK_OVERLAP = env_int("CHUNK_OVERLAP", 50)

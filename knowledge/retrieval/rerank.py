@@ -20,8 +20,39 @@ def rerank(
     top_k: int | None,
     reranker: Reranker | None = None,
 ) -> list[Hit]:
-    """Score every candidate for the query, sort on that score, and keep `top_k` (all if None)."""
+    """Score every candidate for the query, sort on that score, and keep `top_k` (all if None).
+
+    The fallback reranker reads what the searched KBs hold: each chunk's stored embedding and
+    the query terms' idf."""
     reranker = reranker or get_reranker()
+    embeddings: dict[int, object] = {}
+    idf: dict[str, float] = {}
+    if hits and isinstance(reranker, FallbackReranker):
+        ids = [hit.chunk_id for hit in hits if hit.chunk_id]
+        embeddings = dict(
+            Chunk.objects.using(retrieval_alias()).filter(id__in=ids).values_list("id", "embedding")
+        )
+        idf = (
+            term_idfs(kb_ids, list(dict.fromkeys(bm25_tokens(query))), corpus_stats(kb_ids))
+            if kb_ids
+            else {}
+        )
+    return rank(
+        query=query, hits=hits, top_k=top_k, reranker=reranker, embeddings=embeddings, idf=idf
+    )
+
+
+def rank(
+    *,
+    query: str,
+    hits: list[Hit],
+    top_k: int | None,
+    reranker: Reranker,
+    embeddings: dict[int, object] | None = None,
+    idf: dict[str, float] | None = None,
+) -> list[Hit]:
+    """Score the candidates with `reranker`, given the corpus's stored `embeddings` (by chunk
+    id; a passage without one is embedded) and query-term `idf`; sort and keep `top_k`."""
     if not hits:
         return []
     if isinstance(reranker, FusedRankOrder):
@@ -32,19 +63,11 @@ def rerank(
         return ranked[:top_k] if top_k else ranked
     passages = [Passage(text=hit.index_text) for hit in hits]
     if isinstance(reranker, FallbackReranker):
-        ids = [hit.chunk_id for hit in hits if hit.chunk_id]
-        stored = dict(
-            Chunk.objects.using(retrieval_alias()).filter(id__in=ids).values_list("id", "embedding")
-        )
+        stored = embeddings or {}
         for hit, passage in zip(hits, passages):
             if hit.chunk_id in stored:
                 passage.embedding = np.asarray(stored[hit.chunk_id], dtype=np.float32)
-        idf = (
-            term_idfs(kb_ids, list(dict.fromkeys(bm25_tokens(query))), corpus_stats(kb_ids))
-            if kb_ids
-            else {}
-        )
-        scores = reranker.score(query, passages, idf=idf)
+        scores = reranker.score(query, passages, idf=idf or {})
     else:
         scores = reranker.score(query, passages)
     for hit, score in zip(hits, scores):

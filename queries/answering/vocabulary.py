@@ -12,11 +12,13 @@ import re
 from functools import lru_cache
 
 import numpy as np
-from spacy.lang.en.stop_words import STOP_WORDS as SPACY_STOP_WORDS
 
 from providers import embedder
 from providers.tokenize import STOP_WORDS, bm25_tokens, raw_tokens
 from queries.answering.lexicon import groups, words
+
+# spaCy's English stop words, as a word list: importing spaCy would import thinc and torch.
+SPACY_STOP_WORDS = words("spacy_stop_words")
 
 # Words that say what kind of answer is wanted, not what it is about.
 QUESTION_WORDS = words("question_words")

@@ -1,4 +1,10 @@
-"""What a run gives its nodes besides the state: where events go, the strategy, the limits."""
+"""What a run gives its nodes besides the state: where events go, the strategy, the limits,
+the stores it searches and the checks its answers pass.
+
+Nodes reach the knowledge bases and the answer checks only through the run context, never by
+importing the production modules: a test hands a run in-memory stores (plain objects holding
+their passages) and runs the nodes with no database.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from knowledge.retrieval.registry import DatabaseStores, StoreRegistry
 from providers.llm.base import CallContext, RunCancelled
+from queries.answering.checks import AnswerCheck, check_answer
 from queries.answering.strategy import Strategy
 from queries.pipeline.config import PipelineConfig
 from queries.pipeline.events import EventSink, emit
 
 WebSearch = Callable[[str, int], list[dict[str, Any]]]
+# The check every answer passes: (frame, answer, blocks, term_stats=...) -> AnswerCheck.
+AnswerChecks = Callable[..., AnswerCheck]
 
 
 @dataclass
@@ -26,6 +36,10 @@ class RunContext:
     # Every tunable of the run (queries/pipeline/config.py).
     config: PipelineConfig = field(default_factory=PipelineConfig.from_settings)
     web_search: WebSearch | None = None
+    # The stores the run searches and the corpus they hold (knowledge/retrieval/registry.py).
+    stores: StoreRegistry = field(default_factory=DatabaseStores)
+    # The deterministic check of every answer (queries/answering/checks/): support, the rules.
+    checks: AnswerChecks = check_answer
     # A reranker of the caller's (tests, benches); None: the configured one.
     reranker: Any = None
     timings_ms: dict[str, float] = field(default_factory=dict)

@@ -55,7 +55,8 @@ def run_pipeline(
     `strategy` may be a factory, so that a provider that cannot be built fails the run with
     an error frame like any other pipeline failure. `config` is the run's tunables (the
     settings' when None); `extras` are other RunContext fields (filters, history, web_search,
-    reranker) or tunables by name (`max_reflection_retries=0`), which change `config`.
+    reranker, and the stores and checks a test hands the run in place of the production
+    ones) or tunables by name (`max_reflection_retries=0`), which change `config`.
     """
     call = CallContext(model=model, temperature=0.0, is_cancelled=is_cancelled)
     tunables = {name: extras.pop(name) for name in list(extras) if name in TUNABLES}

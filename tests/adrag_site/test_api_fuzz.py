@@ -34,6 +34,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from adrag_site.server import uvicorn_command
+from tests.embedding import use_hash_embedder
 from tests.model_server import free_port
 from tests.support import ROOT, child_env
 
@@ -264,7 +265,15 @@ def _last_job_id() -> int:
 
 
 @pytest.fixture(scope="module")
-def world(django_db_setup, django_db_blocker, tmp_path_factory):
+def world(django_db_setup, django_db_blocker, tmp_path_factory, _hash_embedder):
+    # What the server finds is not fuzzed: it and this process embed with the small
+    # deterministic embedder (tests/embedding.py), so the server loads no model.
+    with pytest.MonkeyPatch.context() as patch:
+        use_hash_embedder(patch, *_hash_embedder)
+        yield from _world(django_db_blocker, tmp_path_factory)
+
+
+def _world(django_db_blocker, tmp_path_factory):
     folder = tmp_path_factory.mktemp("fuzz")
     media_root = folder / "media"
     with django_db_blocker.unblock():

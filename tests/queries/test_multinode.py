@@ -18,6 +18,7 @@ import pytest
 import requests
 
 from adrag_site.server import uvicorn_command
+from tests.embedding import use_hash_embedder
 from tests.live import PLUGINS
 from tests.model_server import free_port
 from tests.queries.clients import sse_events
@@ -148,7 +149,15 @@ class Cluster:
 
 
 @pytest.fixture(scope="module")
-def cluster(django_db_setup, django_db_blocker, tmp_path_factory):
+def cluster(django_db_setup, django_db_blocker, tmp_path_factory, _hash_embedder):
+    # A rehearsal of processes, not of what they find: they embed with the small
+    # deterministic embedder (tests/embedding.py) and load no model.
+    with pytest.MonkeyPatch.context() as patch:
+        use_hash_embedder(patch, *_hash_embedder)
+        yield from _cluster(django_db_blocker, tmp_path_factory)
+
+
+def _cluster(django_db_blocker, tmp_path_factory):
     with django_db_blocker.unblock():
         cluster = Cluster(tmp_path_factory.mktemp("cluster"))
     try:

@@ -287,6 +287,8 @@ def test_a_killed_worker_leaves_an_interrupted_run_with_terminal_frames(world):
     assert detected_after < 30
 
 
+# The real model: its embedding is the load ("minutes of embedding") the run must not wait behind.
+@pytest.mark.real_embedder
 def test_a_query_starts_at_once_while_many_ingestions_are_pending(world):
     from knowledge.models import Document
 

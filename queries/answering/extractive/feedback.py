@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import re
 
-from spacy.lang.en.stop_words import STOP_WORDS as SPACY_STOP_WORDS
-
 from providers.tokenize import STOP_WORDS, bm25_tokens
 from queries.answering.lexicon import words
 from queries.answering.sentences import CITATION
+from queries.answering.vocabulary import SPACY_STOP_WORDS
 
 UNSUPPORTED_MARKER = "Unsupported sentences (JSON): "
 # A claim is supported when this share of its tokens is in one sentence of its source; a

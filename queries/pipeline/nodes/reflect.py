@@ -16,7 +16,7 @@ from django.conf import settings
 
 from providers.llm.base import RunCancelled, public_error
 from providers.reranker import get_reranker
-from queries.answering.checks import CAVEAT, check_answer, not_found_answer
+from queries.answering.checks import CAVEAT, not_found_answer
 from queries.answering.types import BY_TABLE, OTHER_WAY, Critique
 from queries.pipeline import stages
 from queries.pipeline.context import RunContext, run_context
@@ -286,7 +286,7 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
         return _judge_computed(state)
     blocks = source_blocks(build_sources(docs), docs)
     critic, error = _critic(run, state, answer, blocks)
-    check = check_answer(question_frame(state), answer, blocks, term_stats=state.get("term_stats"))
+    check = run.checks(question_frame(state), answer, blocks, term_stats=state.get("term_stats"))
     return combine(
         critic,
         check,

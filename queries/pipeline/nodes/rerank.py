@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 
 from knowledge.retrieval.hits import Hit, hit_ref
-from knowledge.retrieval.rerank import rerank as rerank_hits
 from knowledge.tables.store import pinned
 from providers.llm.base import RunCancelled, log_failure, public_error
 from providers.reranker import FallbackReranker, FusedRankOrder, get_reranker
@@ -35,7 +34,7 @@ def rerank(state: RAGState, config) -> dict:
     computed, candidates = pinned(candidates, run.config.rerank_top_k)
     room = run.config.rerank_top_k - len(computed)
     try:
-        ranked = computed + _best_by(reranker, query, candidates, run.kb_ids, room)
+        ranked = computed + _best_by(run, reranker, query, candidates, room)
     except RunCancelled:
         raise
     except Exception as exc:
@@ -43,7 +42,7 @@ def rerank(state: RAGState, config) -> dict:
         run.emit(stages.STAGE_ERROR, {"stage": stages.RERANKER, "error": public_error(exc)})
         try:
             reranker = FallbackReranker()
-            ranked = computed + _best_by(reranker, query, candidates, run.kb_ids, room)
+            ranked = computed + _best_by(run, reranker, query, candidates, room)
         except Exception:
             logger.exception("fallback reranker failed too; keeping the fused order")
             ranked = candidates[: run.config.rerank_top_k]
@@ -68,8 +67,11 @@ def rerank(state: RAGState, config) -> dict:
     return {"context_docs": [hit.to_state() for hit in ranked], "reranker": reranker.describe()}
 
 
-def _best_by(reranker, query: str, candidates: list[Hit], kb_ids: list[int], room: int) -> list:
-    """Return the best `room` candidates by the reranker (none when there is no room)."""
+def _best_by(run, reranker, query: str, candidates: list[Hit], room: int) -> list:
+    """Return the best `room` candidates by the reranker over the run's stores (none when
+    there is no room)."""
     if room <= 0:
         return []
-    return rerank_hits(query=query, hits=candidates, kb_ids=kb_ids, top_k=room, reranker=reranker)
+    return run.stores.rerank(
+        query=query, hits=candidates, kb_ids=run.kb_ids, top_k=room, reranker=reranker
+    )

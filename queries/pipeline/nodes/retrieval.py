@@ -6,11 +6,8 @@ from __future__ import annotations
 import logging
 import time
 
-from knowledge.retrieval.bm25 import corpus_stats, document_frequencies
 from knowledge.retrieval.hits import SOURCE_TABLE, Hit
-from knowledge.retrieval.hybrid import search_stores
-from knowledge.retrieval.stores import store_names, stores
-from knowledge.tables.model_search import model_table_search
+from knowledge.retrieval.registry import StoreRegistry
 from knowledge.tables.store import KIND_COMPUTED
 from providers.llm.base import ProviderError, RunCancelled, log_failure, public_error
 from providers.tokenize import bm25_tokens
@@ -30,25 +27,26 @@ def retrieval(state: RAGState, config) -> dict:
     """Search every store (vector, BM25 and graph); skip in direct-answer mode."""
     run = run_context(config)
     run.check_cancelled()
+    registry = run.stores.stores()
     if not state.get("retrieve", True):
         run.emit(
             stages.STAGE_SKIP,
             {"stage": stages.RETRIEVAL, "message": "Retrieval skipped — direct answer mode"},
         )
-        return {"store_hits": {name: [] for name in store_names()}}
+        return {"store_hits": {store.name: [] for store in registry}}
     run.emit(
         stages.STAGE_START,
         {
             "stage": stages.RETRIEVAL,
             "message": "Running hybrid retrieval — "
-            + " + ".join(RUNNING_LABELS.get(s.name, s.label) for s in stores())
+            + " + ".join(RUNNING_LABELS.get(s.name, s.label) for s in registry)
             + "...",
         },
     )
     query = state.get("retrieval_query") or state["query"]
     # The run's metadata filters narrow every store's SQL; web search (external tools) is no
     # document store and is not filtered.
-    result = search_stores(
+    result = run.stores.search(
         kb_ids=run.kb_ids,
         query=query,
         top_k=run.config.retrieval_top_k,
@@ -59,7 +57,7 @@ def retrieval(state: RAGState, config) -> dict:
         _model_table_query(run, query, result) if run.strategy.writes_table_queries else None
     )
     tentative, program = _table_program(result)
-    run.emit(stages.RETRIEVAL_RESULT, _result_event(result, program, query_outcome))
+    run.emit(stages.RETRIEVAL_RESULT, _result_event(registry, result, program, query_outcome))
     update = {
         "store_hits": {
             name: [hit.to_state() for hit in hits] for name, hits in result.hits.items()
@@ -67,7 +65,7 @@ def retrieval(state: RAGState, config) -> dict:
         "tentative_docs": [hit.to_state() for hit in tentative],
     }
     if "term_stats" not in state:
-        update["term_stats"] = question_term_stats(run.kb_ids, question(state))
+        update["term_stats"] = question_term_stats(run.stores, run.kb_ids, question(state))
     return update
 
 
@@ -91,10 +89,9 @@ def _table_program(result) -> tuple[list[Hit], dict]:
     return tentative, program
 
 
-def _result_event(result, program: dict, query_outcome: dict | None) -> dict:
+def _result_event(registry, result, program: dict, query_outcome: dict | None) -> dict:
     """Return the retrieval result event: each store's count and chunk ids, and the table
     program's."""
-    registry = stores()
     return {
         "stage": stages.RETRIEVAL,
         # The spec's vector_count, bm25_count and graph_count: one per store.
@@ -110,8 +107,8 @@ def _result_event(result, program: dict, query_outcome: dict | None) -> dict:
 
 
 def _model_table_query(run, query: str, result) -> dict | None:
-    """Let the run's model write the table store's program (knowledge/tables/model_search.py
-    model_table_search) and put its hits in place of the parser's. Returns what happened to a
+    """Let the run's model write the table store's program (the run's stores' table_query:
+    knowledge/tables/model_search.py) and put its hits in place of the parser's. Returns what happened to a
     query that did not answer, or None."""
     started = time.perf_counter()
 
@@ -119,8 +116,12 @@ def _model_table_query(run, query: str, result) -> dict | None:
         return run.strategy.write_table_query(question, schema, run.call)
 
     try:
-        hits, outcome = model_table_search(
-            run.kb_ids, query, run.filters or None, write, result.of("table")
+        hits, outcome = run.stores.table_query(
+            kb_ids=run.kb_ids,
+            query=query,
+            filters=run.filters or None,
+            write=write,
+            parser_hits=result.of("table"),
         )
     except ProviderError as exc:
         log_failure(logger, "table query", exc)
@@ -136,7 +137,7 @@ def _model_table_query(run, query: str, result) -> dict | None:
     return outcome
 
 
-def question_term_stats(kb_ids: list[int], text: str) -> dict:
+def question_term_stats(registry: StoreRegistry, kb_ids: list[int], text: str) -> dict:
     """Return how many chunks the searched KBs hold, and how many of them hold each term.
 
     The answer check reads them: a question term no document ever uses is one the
@@ -145,8 +146,4 @@ def question_term_stats(kb_ids: list[int], text: str) -> dict:
     terms = list(dict.fromkeys(bm25_tokens(text)))
     if not kb_ids or not terms:
         return {"chunks": 0, "df": {}}
-    frequencies = document_frequencies(kb_ids, terms)
-    return {
-        "chunks": corpus_stats(kb_ids).chunk_count,
-        "df": {term: frequencies.get(term, 0) for term in terms},
-    }
+    return registry.term_counts(kb_ids, terms)

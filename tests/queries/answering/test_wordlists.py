@@ -45,3 +45,9 @@ def test_every_word_list_is_read_by_the_code():
     )
     for name in FILES:
         assert f'"{name}"' in code, f"no code reads {name}.txt"
+
+
+def test_the_copy_of_spacy_s_stop_words_is_spacy_s():
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    assert lexicon.words("spacy_stop_words") == frozenset(STOP_WORDS)

@@ -133,19 +133,21 @@ def verdict(grounded=True, should_retry=False, issues=(), feedback=""):
 
 def run_scripted(kb, script: Script, query: str, *, small: bool = False, **overrides):
     """Run the pipeline on one KB with the scripted model (quote-first when `small`); check
-    every frame's keys."""
+    every frame's keys. `kb` is a knowledge base in the database, or MemoryStores (the run
+    then searches them and reads no database)."""
     from providers.reranker import FallbackReranker
     from queries.pipeline.events import ListSink
     from queries.pipeline.runner import run_pipeline
     from tests.queries.pipeline.contract import check_frames
+    from tests.queries.pipeline.memory import searched
 
     sink = ListSink()
     overrides.setdefault("reranker", FallbackReranker())
     outcome = run_pipeline(
         query=query,
         strategy=(scripted_quote_first if small else scripted_model)(script),
-        kb_ids=[kb.id],
         sink=sink,
+        **searched(kb),
         **overrides,
     )
     check_frames(sink.frames())

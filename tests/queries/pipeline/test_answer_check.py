@@ -1,6 +1,9 @@
 """Every answer passes the same check, whatever the model said of it: markers assigned to the
 passages that support each claim, unsupported claims flagged, and an honest "not found" when
-the documents do not answer."""
+the documents do not answer.
+
+The runs search the documents held in memory (tests/queries/pipeline/memory.py); a verified
+answer and a "not found" also run end to end on PostgreSQL (`any_kb`)."""
 
 from __future__ import annotations
 
@@ -8,9 +11,8 @@ import pytest
 
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
+from tests.queries.pipeline.memory import MemoryStores
 from tests.queries.pipeline.scripted import PLAN_RETRIEVE, Script, answer, run_scripted, verdict
-
-pytestmark = pytest.mark.django_db(transaction=True)
 
 POLICY = (
     "# Workplace policy\n\n## Annual leave\n\n"
@@ -20,11 +22,24 @@ POLICY = (
 OFFICES = b"office,head count,opened\nLisbon,212,2009\nPorto,64,2016\n"
 
 
+FILES = {"policy.md": POLICY.encode(), "offices.csv": OFFICES}
+
+
 @pytest.fixture
-def kb(user):
-    kb = kb_create(owner=user, name="Team")
-    items = [TextItem("policy.md", POLICY.encode()), TextItem("offices.csv", OFFICES)]
-    documents_ingest_inline(kb=kb, items=items)
+def kb():
+    """The documents in memory: the run reads no database."""
+    return MemoryStores(FILES)
+
+
+@pytest.fixture(
+    params=["memory", pytest.param("database", marks=pytest.mark.django_db(transaction=True))]
+)
+def any_kb(request):
+    """The documents in memory, then ingested into PostgreSQL."""
+    if request.param == "memory":
+        return MemoryStores(FILES)
+    kb = kb_create(owner=request.getfixturevalue("user"), name="Team")
+    documents_ingest_inline(kb=kb, items=[TextItem(name, data) for name, data in FILES.items()])
     return kb
 
 
@@ -35,11 +50,11 @@ def finalize(sink) -> dict:
     return next(f["data"] for f in sink.frames() if f["type"] == "finalize")
 
 
-def test_a_model_answer_without_markers_gets_the_marker_of_its_passage(kb):
+def test_a_model_answer_without_markers_gets_the_marker_of_its_passage(any_kb):
     reply = answer("Full-time employees get 25 working days of annual leave per year.", cited=())
     script = Script(planner=[PLAN_RETRIEVE], reasoning=[reply], reflection=[verdict()])
 
-    sink, outcome = run(kb, script, "How many days of annual leave do I get?")
+    sink, outcome = run(any_kb, script, "How many days of annual leave do I get?")
 
     cited = [s for s in outcome.sources if s["file_name"] == "policy.md"]
     assert len(cited) == 1 and cited[0]["section"] == ["Workplace policy", "Annual leave"]
@@ -68,14 +83,14 @@ def test_a_claim_its_passage_does_not_support_is_not_verified_whatever_the_criti
     assert outcome.answer.endswith("may not be fully supported by the retrieved sources.")
 
 
-def test_a_question_the_documents_do_not_answer_ends_not_found(kb):
+def test_a_question_the_documents_do_not_answer_ends_not_found(any_kb):
     # The model quotes a true sentence and calls itself grounded; the question was another.
     near_miss = answer(
         "Full-time employees get 25 working days of annual leave per year.", cited=()
     )
     script = Script(planner=[PLAN_RETRIEVE], reasoning=[near_miss], reflection=[verdict()])
 
-    sink, outcome = run(kb, script, "How many days of sabbatical leave can I take?")
+    sink, outcome = run(any_kb, script, "How many days of sabbatical leave can I take?")
 
     final = finalize(sink)
     assert final == {

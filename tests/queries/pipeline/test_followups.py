@@ -1,5 +1,8 @@
 """A follow-up in a conversation: the planner rewrites it to stand alone, and the whole run
-(plan, retrieval, answer, check, retry) works on the standalone question."""
+(plan, retrieval, answer, check, retry) works on the standalone question.
+
+The runs search the documents held in memory (tests/queries/pipeline/memory.py); a model's
+rewrite and the extractive provider's follow-up also run end to end on PostgreSQL (`any_kb`)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from queries.answering.model import standalone_line
 from queries.pipeline.events import ListSink
 from queries.pipeline.runner import run_pipeline
 from tests.queries.pipeline.contract import CLEAN_PASS, check_frames
+from tests.queries.pipeline.memory import MemoryStores, searched
 from tests.queries.pipeline.scripted import (
     PLAN_RETRIEVE,
     Script,
@@ -22,8 +26,6 @@ from tests.queries.pipeline.scripted import (
     scripted_model,
     verdict,
 )
-
-pytestmark = pytest.mark.django_db(transaction=True)
 
 DOCS = {
     "falcon.md": (
@@ -48,8 +50,19 @@ STANDALONE = "Who deployed Project Falcon first?"
 
 
 @pytest.fixture
-def kb(user):
-    kb = kb_create(owner=user, name="Platform")
+def kb():
+    """The documents in memory: the run reads no database."""
+    return MemoryStores(DOCS)
+
+
+@pytest.fixture(
+    params=["memory", pytest.param("database", marks=pytest.mark.django_db(transaction=True))]
+)
+def any_kb(request):
+    """The documents in memory, then ingested into PostgreSQL."""
+    if request.param == "memory":
+        return MemoryStores(DOCS)
+    kb = kb_create(owner=request.getfixturevalue("user"), name="Platform")
     documents_ingest_inline(kb=kb, items=[TextItem(n, t.encode()) for n, t in DOCS.items()])
     return kb
 
@@ -57,7 +70,7 @@ def kb(user):
 def run(kb, strategy, query=FOLLOW_UP, **overrides):
     sink = ListSink()
     overrides.setdefault("reranker", FallbackReranker())
-    outcome = run_pipeline(query=query, strategy=strategy, kb_ids=[kb.id], sink=sink, **overrides)
+    outcome = run_pipeline(query=query, strategy=strategy, sink=sink, **searched(kb), **overrides)
     check_frames(sink.frames())
     return sink, outcome
 
@@ -75,14 +88,14 @@ def question_in(prompt: list[str]) -> str:
     return user.split("<<<BEGIN QUESTION>>>\n", 1)[1].split("\n<<<END QUESTION>>>", 1)[0]
 
 
-def test_the_model_rewrites_a_follow_up_and_the_run_works_on_the_rewrite(kb):
+def test_the_model_rewrites_a_follow_up_and_the_run_works_on_the_rewrite(any_kb):
     script = Script(
         condense=[f"Standalone question: {STANDALONE}\n(That is the rewrite.)"],
         planner=[PLAN_RETRIEVE],
         reasoning=[answer("Maria Santos deployed it first [1].")],
         reflection=[verdict()],
     )
-    sink, outcome = run(kb, scripted_model(script), history=HISTORY)
+    sink, outcome = run(any_kb, scripted_model(script), history=HISTORY)
     assert sink.sequence() == CLEAN_PASS
     assert planner_complete(sink)["standalone_query"] == STANDALONE
     assert outcome.standalone_query == STANDALONE
@@ -166,14 +179,14 @@ def test_a_retry_rewrites_from_the_standalone_question(kb):
     assert outcome.answer == "Maria Santos deployed it [1]."
 
 
-def test_the_extractive_provider_answers_a_follow_up_from_the_first_turns_subject(kb):
-    sink, outcome = run(kb, ExtractiveStrategy("extractive", OfflineBackend()), history=HISTORY)
+def test_the_extractive_provider_answers_a_follow_up_from_the_first_turns_subject(any_kb):
+    sink, outcome = run(any_kb, ExtractiveStrategy("extractive", OfflineBackend()), history=HISTORY)
     assert sink.sequence() == CLEAN_PASS
     assert outcome.standalone_query == STANDALONE
     assert "Maria Santos" in outcome.answer and "Kenji" not in outcome.answer
     assert outcome.sources[0]["file_name"] == "falcon.md"
     # Asked on its own words, the same follow-up cannot tell Falcon from Heron.
-    _, alone = run(kb, ExtractiveStrategy("extractive", OfflineBackend()))
+    _, alone = run(any_kb, ExtractiveStrategy("extractive", OfflineBackend()))
     assert alone.standalone_query == FOLLOW_UP
     assert "Kenji Watanabe" in alone.answer
 

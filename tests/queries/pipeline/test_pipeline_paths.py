@@ -1,6 +1,10 @@
 """Every routing path of the eight-node pipeline, with a scripted chat model.
 
-Each test asserts the exact event sequence and the spec's payload keys.
+Each test asserts the exact event sequence and the spec's payload keys. The runs search stores
+held in memory (tests/queries/pipeline/memory.py: the same files, extracted, chunked and
+embedded as ingestion does) through the run context, so they need no database; each routing
+path (one pass, direct answer, web search, a retry, a retry that escalates to the web) also
+runs end to end on a knowledge base ingested into PostgreSQL (`any_kb`).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from knowledge.services import kb_create
 from providers.llm.base import ProviderError
 from providers.reranker import FallbackReranker
 from tests.queries.pipeline.contract import CLEAN_PASS, RETRY_BLOCK
+from tests.queries.pipeline.memory import MemoryStores, searched
 from tests.queries.pipeline.scripted import (
     PLAN_DIRECT,
     PLAN_RETRIEVE,
@@ -22,8 +27,6 @@ from tests.queries.pipeline.scripted import (
     verdict,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
 DOCS = {
     "curie.txt": "Marie Curie discovered polonium and radium. She won two Nobel Prizes, in physics and chemistry.",
     "sorbonne.txt": "The Sorbonne in Paris hosted Marie Curie's lectures and the Radium Institute.",
@@ -32,8 +35,23 @@ DOCS = {
 
 
 @pytest.fixture
-def kb(user):
-    kb = kb_create(owner=user, name="Physics")
+def kb():
+    """The documents in memory: the run reads no database."""
+    return MemoryStores(DOCS)
+
+
+@pytest.fixture(
+    params=[
+        "memory",
+        # The stores' SQL runs in threads of their own: the documents must be committed.
+        pytest.param("database", marks=pytest.mark.django_db(transaction=True)),
+    ]
+)
+def any_kb(request):
+    """The documents in memory, then ingested into PostgreSQL."""
+    if request.param == "memory":
+        return MemoryStores(DOCS)
+    kb = kb_create(owner=request.getfixturevalue("user"), name="Physics")
     documents_ingest_inline(kb=kb, items=[TextItem(n, t.encode()) for n, t in DOCS.items()])
     return kb
 
@@ -50,9 +68,9 @@ def data_of(sink, kind, stage=None):
     ]
 
 
-def test_clean_single_pass_is_the_specs_representative_sequence(kb):
+def test_clean_single_pass_is_the_specs_representative_sequence(any_kb):
     script = Script(planner=[PLAN_RETRIEVE], reasoning=[answer()], reflection=[verdict()])
-    sink, outcome = run(kb, script)
+    sink, outcome = run(any_kb, script)
     assert sink.sequence() == CLEAN_PASS
     done = data_of(sink, "done")[0]
     assert done["answer"] == "Marie Curie discovered radium [1]."
@@ -79,9 +97,9 @@ def test_clean_single_pass_is_the_specs_representative_sequence(kb):
     assert set(outcome.usage) == {"planner", "reasoning", "reflection"}
 
 
-def test_direct_answer_skips_retrieval_and_web_with_empty_sources(kb):
+def test_direct_answer_skips_retrieval_and_web_with_empty_sources(any_kb):
     script = Script(planner=[PLAN_DIRECT], reasoning=["Hello! Ask me about your documents."])
-    sink, _ = run(kb, script, query="hello there")
+    sink, _ = run(any_kb, script, query="hello there")
     assert sink.sequence() == [
         ("stage_start", "planner"),
         ("stage_complete", "planner"),
@@ -138,7 +156,7 @@ def test_web_search_without_a_network_is_a_bounded_stage_error_and_the_run_conti
     assert outcome.status == "succeeded"
 
 
-def test_web_results_join_the_candidates_at_score_0_7(kb):
+def test_web_results_join_the_candidates_at_score_0_7(any_kb):
     def search(query, n):
         return [
             {
@@ -151,7 +169,7 @@ def test_web_results_join_the_candidates_at_score_0_7(kb):
     script = Script(
         planner=[PLAN_WEB], reasoning=[answer("Born in Warsaw [1].")], reflection=[verdict()]
     )
-    sink, _ = run(kb, script, web_search=search)
+    sink, _ = run(any_kb, script, web_search=search)
     assert data_of(sink, "stage_complete", "external_tools")[0]["web_count"] == 1
     assert data_of(sink, "stage_complete", "aggregator")[0]["before"] >= 1
 
@@ -228,7 +246,7 @@ def test_reasoning_total_failure_says_unable(kb):
     assert data_of(sink, "done")[0]["answer"].startswith("Unable to generate an answer.")
 
 
-def test_a_retry_feeds_the_critique_back_and_changes_the_answer(kb):
+def test_a_retry_feeds_the_critique_back_and_changes_the_answer(any_kb):
     script = Script(
         planner=[PLAN_RETRIEVE],
         reasoning=[
@@ -246,7 +264,7 @@ def test_a_retry_feeds_the_critique_back_and_changes_the_answer(kb):
             verdict(),
         ],
     )
-    sink, outcome = run(kb, script)
+    sink, outcome = run(any_kb, script)
     seq = sink.sequence()
     i = seq.index(("retry", None))
     assert seq[:i] == CLEAN_PASS[:15]
@@ -268,7 +286,7 @@ def test_a_retry_feeds_the_critique_back_and_changes_the_answer(kb):
     assert done["metadata"]["retry_count"] == 1 and done["metadata"]["grounded"] is True
 
 
-def test_escalation_to_the_web_after_a_negative_best_score(kb):
+def test_escalation_to_the_web_after_a_negative_best_score(any_kb):
     class Negative(FallbackReranker):
         @property
         def floor(self):
@@ -292,7 +310,7 @@ def test_escalation_to_the_web_after_a_negative_best_score(kb):
             verdict(),
         ],
     )
-    sink, _ = run(kb, script, reranker=Negative(), web_search=search)
+    sink, _ = run(any_kb, script, reranker=Negative(), web_search=search)
     retry = data_of(sink, "retry")[0]
     assert retry["escalate_external"] is True
     assert data_of(sink, "stage_complete", "reflection")[0]["escalate_external"] is True
@@ -431,8 +449,7 @@ def test_a_backend_s_own_context_budget_compresses_below_the_run_s_limit(kb):
     sink = ListSink()
     run_pipeline(
         query="What did Marie Curie discover?", strategy=ModelStrategy("small", SmallModel(script)),
-        kb_ids=[kb.id],
-        sink=sink, reranker=FallbackReranker(),
+        sink=sink, reranker=FallbackReranker(), **searched(kb),
     )  # fmt: skip
     check_frames(sink.frames())
     complete = data_of(sink, "stage_complete", "compressor")[0]
