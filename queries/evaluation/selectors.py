@@ -129,15 +129,16 @@ def _passed(row: dict) -> bool | None:
 
 
 def evaluation_compare(*, a: Evaluation, b: Evaluation) -> dict[str, Any]:
-    """Compare two evaluations: each headline metric's delta, and the questions whose result
-    changed (matched by set position on one set, else by question text)."""
+    """Compare evaluation `a` against `b`, its baseline: each headline metric's delta (a − b),
+    and the questions whose result changed, "better" where `a` passes and `b` did not (matched
+    by set position on one set, else by question text)."""
     deltas = []
     for key, label in HEADLINE:
         value_a = ((a.metrics or {}).get("headline") or {}).get(key)
         value_b = ((b.metrics or {}).get("headline") or {}).get(key)
         share_a = value_a["share"] if value_a else None
         share_b = value_b["share"] if value_b else None
-        delta = share_b - share_a if share_a is not None and share_b is not None else None
+        delta = share_a - share_b if share_a is not None and share_b is not None else None
         deltas.append({"key": key, "label": label, "a": share_a, "b": share_b, "delta": delta})
     same_set = a.evaluation_set_id == b.evaluation_set_id
     rows_b = {
@@ -152,7 +153,7 @@ def evaluation_compare(*, a: Evaluation, b: Evaluation) -> dict[str, Any]:
         passed_a, passed_b = _passed(row_a), _passed(row_b)
         if passed_a == passed_b and row_a["verdict"] == row_b["verdict"]:
             continue
-        change = "same" if passed_a == passed_b else ("better" if passed_b else "worse")
+        change = "same" if passed_a == passed_b else ("better" if passed_a else "worse")
         sides = [{**row_a, "passed": passed_a}, {**row_b, "passed": passed_b}]
         changed.append(
             {

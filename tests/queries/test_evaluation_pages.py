@@ -12,6 +12,7 @@ from django.core.management import call_command
 
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
+from queries.evaluation.selectors import evaluation_compare
 from queries.models import Evaluation, EvaluationSet
 
 # Committed rows: retrieval reads the knowledge base over its own connection.
@@ -87,6 +88,14 @@ def test_an_evaluation_page_draws_its_plots_and_links_each_run(signed_in, user):
     assert '<svg class="plot" id="plot-compare"' in html
     assert html.count('class="plot-bar plot-series-1"') == 4
     assert 'data-metric="fact_first"' in html
+    # A against B, its baseline: the deltas are A − B, "better" where A passes and B did not.
+    compared = evaluation_compare(a=second, b=first)
+    measured = [m for m in compared["metrics"] if m["a"] is not None and m["b"] is not None]
+    assert measured and all(m["delta"] == pytest.approx(m["a"] - m["b"]) for m in measured)
+    for entry in compared["changed"]:
+        a_side, b_side = entry["sides"]
+        if a_side["passed"] != b_side["passed"]:
+            assert entry["change"] == ("better" if a_side["passed"] else "worse")
 
 
 def test_another_user_s_evaluation_page_is_404(signed_in, other_user, client):
