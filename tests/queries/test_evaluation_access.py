@@ -21,7 +21,7 @@ from rest_framework.test import APIClient
 
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
-from queries import streams
+from queries import notify, streams
 from queries.models import Evaluation, EvaluationSet, QueryRun
 
 # Committed rows: retrieval reads the knowledge base over its own connection.
@@ -76,9 +76,12 @@ def team_evaluation(user, django_user_model, tmp_path):
 
 
 @pytest.fixture
-def stream_reader():
+def stream_reader(monkeypatch):
     """Read run logs on one thread of this test's, whose connection is closed after it (the
-    stream's readers keep theirs open, which would hold the test database)."""
+    stream's readers keep theirs open, which would hold the test database), and without the
+    LISTEN connection (a finished run's log is read at once; a LISTEN task left on the test
+    client's event loop would hold the database too)."""
+    monkeypatch.setattr(notify.hub, "_ensure_started", lambda: None)
     pool = ThreadPoolExecutor(max_workers=1)
     previous, streams._pool = streams._pool, pool
     yield
