@@ -142,10 +142,10 @@ class RunCancelApi(APIView):
         tags=["runs"],
         parameters=[RUN_ID],
         request=None,
-        responses={202: RunCancelOutput, **error_responses(404, 409)},
+        responses={202: RunCancelOutput, **error_responses(403, 404, 409)},
     )
     def post(self, request, run_id):
-        run = selectors.run_get_for_user(run_id=run_id, user=request.user)
+        run = selectors.run_get_for_user(run_id=run_id, user=request.user, level=selectors.ACT)
         run = services.run_cancel(run=run)
         return Response(
             {"id": str(run.id), "status": run.status, "cancel_requested": run.cancel_requested},
@@ -221,10 +221,10 @@ class RunFeedbackApi(APIView):
         tags=["runs"],
         parameters=[RUN_ID],
         request=FeedbackInput,
-        responses={200: FeedbackSummaryOutput, **error_responses(400, 404)},
+        responses={200: FeedbackSummaryOutput, **error_responses(400, 403, 404)},
     )
     def post(self, request, run_id):
-        run = selectors.run_get_for_user(run_id=run_id, user=request.user)
+        run = selectors.run_get_for_user(run_id=run_id, user=request.user, level=selectors.ACT)
         body = feedback_body(request)
         # Checked by the service rather than FeedbackInput, so that any bad rating (missing,
         # null, a number) answers the one stable code `invalid_rating`.
@@ -239,10 +239,10 @@ class RunFeedbackApi(APIView):
         )
 
     @extend_schema(
-        tags=["runs"], parameters=[RUN_ID], responses={204: None, **error_responses(404)}
+        tags=["runs"], parameters=[RUN_ID], responses={204: None, **error_responses(403, 404)}
     )
     def delete(self, request, run_id):
-        run = selectors.run_get_for_user(run_id=run_id, user=request.user)
+        run = selectors.run_get_for_user(run_id=run_id, user=request.user, level=selectors.ACT)
         services.feedback_delete(run=run, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -177,6 +177,7 @@ class EvaluationSet(models.Model):
     class Source(models.TextChoices):
         UPLOAD = "upload"
         FEEDBACK = "feedback"
+        CONVERSATION = "conversation"
 
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True, default="")

@@ -4,6 +4,7 @@ from django.urls import path
 
 from queries import pages
 from queries.evaluation import pages as evaluation_pages
+from queries.evaluation import set_pages as evaluation_set_pages
 
 urlpatterns = [
     path("", pages.chat_view, name="home"),
@@ -16,6 +17,16 @@ urlpatterns = [
     ),
     path(
         "evaluations/<int:evaluation_id>/", evaluation_pages.evaluation_view, name="evaluation-page"
+    ),
+    path(
+        "evaluations/sets/<int:set_id>/",
+        evaluation_set_pages.evaluation_set_view,
+        name="evaluation-set-page",
+    ),
+    path(
+        "evaluations/sets/<int:set_id>/delete/",
+        evaluation_set_pages.evaluation_set_delete_view,
+        name="evaluation-set-delete-page",
     ),
     path(
         "evaluations/<int:evaluation_id>/cancel/",

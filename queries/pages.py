@@ -54,8 +54,12 @@ def history_view(request: HttpRequest) -> HttpResponse:
 def run_replay_view(request: HttpRequest, run_id) -> HttpResponse:
     """Render one run for inspection and replay; 404 for a run the user may not see."""
     run = run_get_for_user(run_id=run_id, user=request.user)
+    # An evaluation's run a teammate reads: no rating, re-run or conversation link for them.
+    can_act = request.user.is_staff or run.user_id == request.user.id
     return render(
-        request, "run_detail.html", {"nav": "history", "run": run, "stages": _tracker_rows()}
+        request,
+        "run_detail.html",
+        {"nav": "history", "run": run, "stages": _tracker_rows(), "can_act": can_act},
     )
 
 

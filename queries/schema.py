@@ -182,7 +182,11 @@ def _rerun_operation() -> dict:
             "400": error_response(
                 400, "An unknown setting or a value out of range (`invalid_override`)."
             ),
-            "403": error_response(403, "CSRF check failed (session clients)."),
+            "403": error_response(
+                403,
+                "CSRF check failed (session clients), or the run is an evaluation's that the "
+                "caller may read but not re-run (`permission_denied`).",
+            ),
             "404": error_response(
                 404, "No such run, or a knowledge base in `knowledge_bases` is not readable."
             ),

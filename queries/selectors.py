@@ -1,5 +1,11 @@
 """Reads of query runs and conversations, scoped to who may see them: the owner, or staff; and
-the passage search of POST /api/search and the MCP `search` tool."""
+the passage search of POST /api/search and the MCP `search` tool.
+
+A run an evaluation queued is read, besides, by whoever may see that evaluation (its set's
+team, when they read every knowledge base it searched): they open, replay and compare it, and
+only its owner and staff act on it (cancel, re-run, rate). Anyone else gets the 404 of a run
+that does not exist.
+"""
 
 from __future__ import annotations
 
@@ -16,12 +22,17 @@ from adrag_site.errors import ServiceError
 from knowledge.retrieval.fusion import aggregate
 from knowledge.retrieval.hybrid import search_stores
 from knowledge.selectors import kb_ids_readable
+from queries.evaluation.selectors import evaluation_list_for_user
 from queries.filters import filters_validate
 from queries.models import Conversation, QueryRun, RunFeedback
 
+# What a caller does with a run: read it (open, replay, compare), or act on it as its owner
+# (cancel, re-run, rate).
+READ, ACT = "read", "act"
+
 
 def run_list_for_user(*, user) -> QuerySet[QueryRun]:
-    """Return the runs the user may see."""
+    """Return the user's own runs (staff: everyone's): their history."""
     if not user or not user.is_authenticated:
         return QueryRun.objects.none()
     if user.is_staff:
@@ -29,15 +40,32 @@ def run_list_for_user(*, user) -> QuerySet[QueryRun]:
     return QueryRun.objects.filter(user=user)
 
 
-def run_get_for_user(*, run_id, user) -> QueryRun:
-    """Return a run the user may see, or raise Http404."""
+def run_list_readable(*, user) -> QuerySet[QueryRun]:
+    """Return the runs the user may read: their own (staff: all), and the runs of the
+    evaluations they may see."""
+    if not user or not user.is_authenticated or user.is_staff:
+        return run_list_for_user(user=user)
+    evaluations = evaluation_list_for_user(user=user).values("id")
+    return QueryRun.objects.filter(Q(user=user) | Q(evaluation__in=evaluations))
+
+
+def run_get_for_user(*, run_id, user, level: str = READ) -> QueryRun:
+    """Return a run the user may act on at `level`.
+
+    Raises Http404 when the user may not even read it (exactly as for a missing run), and
+    ServiceError 403 when they read it (an evaluation's run) but may not act on it.
+    """
     try:
         run_id = uuid.UUID(str(run_id))
     except ValueError:
         raise Http404("No such run.") from None
-    run = run_list_for_user(user=user).filter(id=run_id).select_related("user").first()
+    run = run_list_readable(user=user).filter(id=run_id).select_related("user").first()
     if run is None:
         raise Http404("No such run.")
+    if level == ACT and not (user.is_staff or run.user_id == user.id):
+        raise ServiceError(
+            403, "permission_denied", "Only the run's owner or staff may change or re-run it."
+        )
     return run
 
 

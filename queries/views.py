@@ -15,7 +15,7 @@ from adrag_site.errors import ServiceError, json_error
 from adrag_site.parsers import TOO_DEEP_CODE, TOO_DEEP_MESSAGE, BodyRefused, check_value
 from queries.inputs import QueryInput
 from queries.models import QueryRun
-from queries.selectors import run_get_for_user
+from queries.selectors import ACT, run_get_for_user
 from queries.services import run_rerun, run_start
 from queries.streams import STYLE_EVENTSOURCE, STYLE_POST, run_stream
 
@@ -170,7 +170,7 @@ async def run_events_view(request, run_id):
 
 
 def _prepare_rerun(user, run_id, overrides: Any, request_id: str) -> QueryRun:
-    original = run_get_for_user(run_id=run_id, user=user)
+    original = run_get_for_user(run_id=run_id, user=user, level=ACT)
     return run_rerun(run=original, user=user, overrides=overrides, request_id=request_id)
 
 

@@ -1,5 +1,6 @@
-"""The evaluations API: sets (upload, build from rated answers, list, delete), evaluations
-(start, list, one with its metrics and per-question rows as JSON or CSV, cancel)."""
+"""The evaluations API: sets (upload, build from rated answers or a conversation, list, one
+with its questions, delete), evaluations (start, list, one with its metrics and per-question
+rows as JSON or CSV, cancel)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from knowledge.selectors import team_get_for_user
 from providers.llm.registry import default_provider_name
 from queries.apis import JsonLinesNegotiation
 from queries.evaluation import selectors, services
+from queries.evaluation.conversation import evaluation_set_from_conversation
 from queries.evaluation.feedback import evaluation_set_from_feedback
 from queries.evaluation.serializers import (
     EvaluationCancelOutput,
@@ -30,14 +32,17 @@ from queries.evaluation.serializers import (
     EvaluationInput,
     EvaluationListOutput,
     EvaluationOutput,
-    EvaluationSetFeedbackInput,
+    EvaluationSetBuildInput,
+    EvaluationSetDetailOutput,
     EvaluationSetListOutput,
     EvaluationSetOutput,
     EvaluationSetUploadInput,
 )
+from queries.selectors import conversation_get_shared
 
 SET_ID = OpenApiParameter("set_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 EVALUATION_ID = OpenApiParameter("evaluation_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+ONE_SOURCE = "Give one source: a file, from_feedback: true, or a conversation; not two."
 # The most evaluations a list answers with, newest first.
 LIST_LIMIT = 200
 CSV_COLUMNS = (
@@ -49,7 +54,7 @@ CSV_COLUMNS = (
 
 class EvaluationSetListApi(APIView):
     """The evaluation sets the caller may read; upload one (multipart) or build one from the
-    answers the caller rated good (JSON)."""
+    answers the caller rated good or from a conversation they may read (JSON)."""
 
     parser_classes = [MultiPartParser, FormParser, JSONParser]
 
@@ -67,58 +72,97 @@ class EvaluationSetListApi(APIView):
         tags=["evaluations"],
         request={
             "multipart/form-data": EvaluationSetUploadInput,
-            "application/json": EvaluationSetFeedbackInput,
+            "application/json": EvaluationSetBuildInput,
         },
         responses={
             201: EvaluationSetOutput,
             400: OpenApiResponse(
                 ErrorSerializer,
                 description="A bad file (`invalid_evaluation_set`, each bad line in "
-                "`details.errors` as line and error), no rated answers, or a bad field.",
+                "`details.errors` as line and error), no rated answers (`no_rated_answers`), "
+                "a conversation with no finished question (`no_finished_runs`), two sources "
+                "at once (`conflicting_sources`), or a bad field.",
+            ),
+            404: OpenApiResponse(
+                ErrorSerializer, description="No such conversation (or one you may not read)."
             ),
             **error_responses(413),
         },
     )
     def post(self, request):
         if request.content_type.split(";")[0].strip().lower() == "application/json":
-            values = EvaluationSetFeedbackInput(data=request.data)
-            values.is_valid(raise_exception=True)
-            if not values.validated_data["from_feedback"]:
-                raise ServiceError(
-                    400, "invalid_request", "Upload a file, or send from_feedback: true."
-                )
-            team = team_get_for_user(value=values.validated_data["team"], user=request.user)
-            created = evaluation_set_from_feedback(
-                user=request.user, name=values.validated_data["name"], team=team
-            )
+            created = _set_built(request)
         else:
-            values = EvaluationSetUploadInput(data=request.data)
-            if "file" not in request.FILES:
-                raise ServiceError(400, "no_file", "Send the set in the multipart field 'file'.")
-            values.is_valid(raise_exception=True)
-            upload = values.validated_data["file"]
-            team = team_get_for_user(value=values.validated_data["team"], user=request.user)
-            created = services.evaluation_set_upload(
-                user=request.user,
-                name=values.validated_data["name"].strip(),
-                data=upload.read(),
-                file_name=upload.name or "set.jsonl",
-                team=team,
-            )
+            created = _set_uploaded(request)
         return Response(EvaluationSetOutput(created).data, status=status.HTTP_201_CREATED)
 
 
+def _set_built(request):
+    """Build a set from the caller's rated answers or from a conversation (a JSON body)."""
+    values = EvaluationSetBuildInput(data=request.data)
+    values.is_valid(raise_exception=True)
+    data = values.validated_data
+    if data["from_feedback"] and data["conversation"]:
+        raise ServiceError(400, "conflicting_sources", ONE_SOURCE)
+    if not data["from_feedback"] and not data["conversation"]:
+        raise ServiceError(
+            400, "invalid_request", "Upload a file, send from_feedback: true, or a conversation."
+        )
+    if data["from_feedback"] and not data["name"].strip():
+        raise ServiceError(400, "invalid_request", "name: give the set a name.")
+    team = team_get_for_user(value=data["team"], user=request.user)
+    if data["conversation"]:
+        conversation = conversation_get_shared(
+            conversation_id=data["conversation"], user=request.user
+        )
+        return evaluation_set_from_conversation(
+            user=request.user, conversation=conversation, name=data["name"].strip(), team=team
+        )
+    return evaluation_set_from_feedback(user=request.user, name=data["name"].strip(), team=team)
+
+
+def _set_uploaded(request):
+    """Record a set from an uploaded file (a multipart body)."""
+    other_source = any(key in request.data for key in ("conversation", "from_feedback"))
+    if other_source and "file" in request.FILES:
+        raise ServiceError(400, "conflicting_sources", ONE_SOURCE)
+    if other_source:
+        raise ServiceError(
+            400,
+            "invalid_request",
+            "Send from_feedback or a conversation as JSON (Content-Type: application/json).",
+        )
+    values = EvaluationSetUploadInput(data=request.data)
+    if "file" not in request.FILES:
+        raise ServiceError(400, "no_file", "Send the set in the multipart field 'file'.")
+    values.is_valid(raise_exception=True)
+    upload = values.validated_data["file"]
+    team = team_get_for_user(value=values.validated_data["team"], user=request.user)
+    return services.evaluation_set_upload(
+        user=request.user,
+        name=values.validated_data["name"].strip(),
+        data=upload.read(),
+        file_name=upload.name or "set.jsonl",
+        team=team,
+    )
+
+
 class EvaluationSetDetailApi(APIView):
-    """One evaluation set; its owner or staff delete it."""
+    """One evaluation set with its questions; its owner or staff delete it (with its
+    evaluations), never while one of them runs (409)."""
 
     @extend_schema(
         tags=["evaluations"],
         parameters=[SET_ID],
-        responses={200: EvaluationSetOutput, **error_responses(404)},
+        responses={200: EvaluationSetDetailOutput, **error_responses(404)},
     )
     def get(self, request, set_id):
         found = selectors.evaluation_set_get_for_user(set_id=set_id, user=request.user)
-        return Response(EvaluationSetOutput(found).data)
+        questions = [
+            selectors.question_output(question)
+            for question in selectors.evaluation_set_questions(evaluation_set=found)
+        ]
+        return Response(EvaluationSetDetailOutput(found, context={"questions": questions}).data)
 
     @extend_schema(
         tags=["evaluations"],

@@ -1,7 +1,10 @@
-"""An evaluation set built from the answers a user rated good: each becomes a question whose
-expected answer is what the good answer said first, cited from the files it cited."""
+"""Evaluation sets built from answers already given: each answer a user rated good, and each
+finished turn of a conversation, becomes a question whose expected answer is what that answer
+said first, cited from the files it cited."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from adrag_site.errors import ServiceError
 from queries.evaluation.scoring import CITATION, NOT_FOUND_PREFIX, answer_body, cited_files
@@ -10,6 +13,42 @@ from queries.evaluation.services import evaluation_set_create
 from queries.evaluation.sets import ParsedQuestion, question_parse
 from queries.models import EvaluationSet, RunFeedback
 from queries.selectors import feedback_export_rows
+
+
+def _value_text(value: Any) -> str:
+    """Return an asserted value as an answer writes it (64, not 64.0)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def _values_gold(answer: str, values: list | None) -> dict[str, list[str]]:
+    """Return the gold of the values an answer asserts as data (the `done` metadata's
+    `answer_values`): any one of one value, every one of several; none unless the answer
+    writes each as it is (an ISO date the answer words otherwise would never match)."""
+    texts = [_value_text(value) for value in values or [] if _value_text(value)]
+    if not texts or not all(text.lower() in answer.lower() for text in texts):
+        return {}
+    return {"answers": texts} if len(texts) == 1 else {"answers_all": texts}
+
+
+def answer_record(
+    *, question: str, answer: str, sources: list[dict], values: list | None = None
+) -> dict[str, Any] | None:
+    """Return the set's item an answer makes: a "could not find" answer a `not_in_documents`
+    item; any other its asserted values (else its first sentence without the [n] markers) as
+    the expected answer, with the files that sentence cited. None for an empty answer."""
+    if answer_body(answer).lower().startswith(NOT_FOUND_PREFIX):
+        return {"question": question, "not_in_documents": True}
+    sentence = answer_first_sentence(answer)
+    gold = _values_gold(answer, values)
+    if not gold:
+        expected = CITATION.sub("", sentence).strip().rstrip(".").strip()
+        if not expected:
+            return None
+        gold = {"answers": [expected]}
+    files = sorted(name for name in cited_files(sentence, sources or []) if "(missing)" not in name)
+    return {"question": question, **gold, "sources": files}
 
 
 def feedback_questions(*, user) -> list[ParsedQuestion]:
@@ -21,20 +60,9 @@ def feedback_questions(*, user) -> list[ParsedQuestion]:
         if not question or question.lower() in seen:
             continue
         seen.add(question.lower())
-        if answer_body(row["answer"]).lower().startswith(NOT_FOUND_PREFIX):
-            record = {"question": question, "not_in_documents": True}
-        else:
-            sentence = answer_first_sentence(row["answer"])
-            expected = CITATION.sub("", sentence).strip().rstrip(".").strip()
-            if not expected:
-                continue
-            files = sorted(
-                name
-                for name in cited_files(sentence, row["sources"] or [])
-                if "(missing)" not in name
-            )
-            record = {"question": question, "answers": [expected], "sources": files}
-        questions.append(question_parse(record, position=len(questions) + 1))
+        record = answer_record(question=question, answer=row["answer"], sources=row["sources"])
+        if record is not None:
+            questions.append(question_parse(record, position=len(questions) + 1))
     return questions
 
 

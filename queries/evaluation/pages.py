@@ -4,6 +4,7 @@ needed); a small script only refreshes a running evaluation's page."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.contrib import messages
@@ -16,16 +17,20 @@ from adrag_site.errors import ServiceError
 from knowledge.selectors import kb_list_for_user, team_get_for_user, teams_for_user
 from providers.llm.registry import default_provider_name, provider_names
 from queries.evaluation import plots, selectors, services
+from queries.evaluation.conversation import evaluation_set_from_conversation
 from queries.evaluation.feedback import evaluation_set_from_feedback
 from queries.evaluation.metrics import HEADLINE
 from queries.models import EvaluationItem
 from queries.pipeline.config import RERUN_RANGES, PipelineConfig
+from queries.selectors import conversation_get_shared, conversation_list_for_user
 
+# The conversations the "new set" form offers, most recent first.
+RECENT_CONVERSATIONS = 30
 # The settings the start form offers (a re-run's integer tunables), with their defaults.
 FORM_SETTINGS = tuple(RERUN_RANGES)
 
 
-def _form_context(request: HttpRequest) -> dict[str, Any]:
+def form_context(request: HttpRequest) -> dict[str, Any]:
     defaults = PipelineConfig.from_settings()
     return {
         "nav": "evaluations",
@@ -38,6 +43,8 @@ def _form_context(request: HttpRequest) -> dict[str, Any]:
             {"name": name, "default": getattr(defaults, name), "range": RERUN_RANGES[name]}
             for name in FORM_SETTINGS
         ],
+        # The conversations a set may be built from: the user's own, most recent first.
+        "conversations": conversation_list_for_user(user=request.user)[:RECENT_CONVERSATIONS],
         "start_kbs": [],
         "start_overrides": {},
     }
@@ -50,8 +57,9 @@ def _headline_cells(metrics: dict) -> list[dict]:
 
 @login_required
 def evaluations_view(request: HttpRequest) -> HttpResponse:
-    """Render the sets and evaluations; take the upload, build-from-feedback and start forms."""
-    context = _form_context(request)
+    """Render the sets and evaluations; take the upload, build-from-feedback, build-from-a-
+    conversation and start forms."""
+    context = form_context(request)
     if request.method == "POST":
         try:
             return _post_action(request)
@@ -74,12 +82,19 @@ def evaluations_view(request: HttpRequest) -> HttpResponse:
 def _post_action(request: HttpRequest) -> HttpResponse:
     action = request.POST.get("action")
     user = request.user
-    if action in ("upload", "feedback"):
+    if action in ("upload", "feedback", "conversation"):
         team = team_get_for_user(value=request.POST.get("team") or None, user=user)
         name = (request.POST.get("name") or "").strip()[:200]
         if action == "feedback":
             created = evaluation_set_from_feedback(
                 user=user, name=name or "Rated answers", team=team
+            )
+        elif action == "conversation":
+            conversation = conversation_get_shared(
+                conversation_id=request.POST.get("conversation"), user=user
+            )
+            created = evaluation_set_from_conversation(
+                user=user, conversation=conversation, name=name, team=team
             )
         else:
             upload = request.FILES.get("file")
@@ -147,7 +162,7 @@ def evaluation_view(request: HttpRequest, evaluation_id: int) -> HttpResponse:
         .filter(evaluation_set=evaluation.evaluation_set)
         .exclude(id=evaluation.id)
     )
-    context = _form_context(request)
+    context = form_context(request)
     context.update(
         {
             "evaluation": evaluation,
@@ -201,6 +216,32 @@ def evaluation_cancel_view(request: HttpRequest, evaluation_id: int) -> HttpResp
     return redirect("evaluation-page", evaluation_id=evaluation.id)
 
 
+def settings_parts(overrides: dict | None) -> list[str]:
+    """Return the settings an evaluation changed in words: "rerank_top_k 1", "reranker off"."""
+    parts = []
+    for key, value in (overrides or {}).items():
+        if key == "reranker":
+            parts.append("reranker " + ("on" if value else "off"))
+        elif isinstance(value, dict):
+            parts.extend(f"{key} {name} {weight}" for name, weight in value.items())
+        else:
+            parts.append(f"{key} {value}")
+    return parts
+
+
+def evaluation_caption(evaluation) -> str:
+    """Return how the compare page names an evaluation: its label, provider (model) and the
+    settings it changed, leaving out the settings its label already says."""
+    label = evaluation.label.strip()
+    provider = evaluation.provider + (f" ({evaluation.model})" if evaluation.model else "")
+    changed = [
+        part
+        for part in settings_parts(evaluation.overrides)
+        if not re.search(rf"(?<!\w){re.escape(part)}(?!\w)", label, re.IGNORECASE)
+    ]
+    return " · ".join(part for part in (label, provider, ", ".join(changed)) if part)
+
+
 @login_required
 def evaluation_compare_view(request: HttpRequest) -> HttpResponse:
     """Render two evaluations compared: metric deltas and the questions that changed."""
@@ -216,6 +257,7 @@ def evaluation_compare_view(request: HttpRequest) -> HttpResponse:
             "nav": "evaluations",
             "a": a,
             "b": b,
+            "captions": {"a": evaluation_caption(a), "b": evaluation_caption(b)},
             "cmp": result,
             "metric_plot": plots.metric_bars(series, plot_id="plot-compare"),
             "changed_counts": {

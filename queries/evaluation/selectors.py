@@ -17,7 +17,8 @@ from adrag_site.errors import ServiceError
 from knowledge.models import KnowledgeBase
 from knowledge.selectors import kb_list_for_user
 from queries.evaluation.metrics import HEADLINE
-from queries.models import Evaluation, EvaluationItem, EvaluationSet
+from queries.evaluation.sets import UNANSWERABLE
+from queries.models import Evaluation, EvaluationItem, EvaluationQuestion, EvaluationSet
 
 
 def _int_id(value, what: str) -> int:
@@ -51,6 +52,30 @@ def evaluation_set_get_for_user(*, set_id, user, manage: bool = False) -> Evalua
     if manage and not (user.is_staff or evaluation_set.owner_id == user.id):
         raise ServiceError(403, "permission_denied", "Only the owner or staff may delete this set.")
     return evaluation_set
+
+
+def evaluation_set_questions(*, evaluation_set: EvaluationSet) -> QuerySet[EvaluationQuestion]:
+    """Return a set's questions in set order."""
+    return evaluation_set.questions.order_by("position")
+
+
+def question_output(question: EvaluationQuestion) -> dict[str, Any]:
+    """Return one question of a set as the set's page and API show it."""
+    return {
+        "position": question.position,
+        "id": question.external_id,
+        "kind": question.kind,
+        "question": question.question,
+        "expected": _expected(question.gold),
+        "not_in_documents": question.kind == UNANSWERABLE,
+        "gold": question.gold,
+    }
+
+
+def evaluation_set_running(*, evaluation_set: EvaluationSet) -> list[int]:
+    """Return the ids of the set's evaluations still queued or running."""
+    running = evaluation_set.evaluations.filter(status__in=Evaluation.ACTIVE_STATUSES)
+    return list(running.order_by("id").values_list("id", flat=True))
 
 
 def evaluation_list_for_user(*, user) -> QuerySet[Evaluation]:

@@ -32,11 +32,27 @@ class EvaluationSetUploadInput(serializers.Serializer):
     )
 
 
-class EvaluationSetFeedbackInput(serializers.Serializer):
-    name = StrictCharField(max_length=200)
+class EvaluationSetBuildInput(serializers.Serializer):
+    name = StrictCharField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Required with from_feedback; a conversation's set is named after it by default.",
+    )
     from_feedback = StrictBooleanField(
+        required=False,
+        default=False,
         help_text="true: build the set from the answers you rated good (their question, the "
-        "first sentence as the expected answer, the files it cited)."
+        "first sentence as the expected answer, the files it cited).",
+    )
+    conversation = serializers.UUIDField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A conversation you may read: each question that finished (its standalone "
+        "form), its answer as the expected answer (its answer_values where the run has them), "
+        "the files it cited. Not with from_feedback.",
     )
     team = StrictCharField(required=False, allow_null=True, default=None)
 
@@ -51,6 +67,33 @@ class EvaluationSetOutput(serializers.ModelSerializer):
             "id", "name", "description", "owner", "team", "source", "file_name",
             "question_count", "created_at",
         ]  # fmt: skip
+
+
+class EvaluationQuestionOutput(serializers.Serializer):
+    position = serializers.IntegerField()
+    id = serializers.CharField(help_text="The set's own id of the item, if it gave one.")
+    kind = serializers.CharField()
+    question = serializers.CharField()
+    expected = serializers.CharField(help_text="The gold in words, as the pages show it.")
+    not_in_documents = serializers.BooleanField()
+    gold = serializers.JSONField(
+        help_text="answers, answers_all, sources, passage, turns, standalone_contains."
+    )
+
+
+class EvaluationSetDetailOutput(EvaluationSetOutput):
+    questions = serializers.SerializerMethodField()
+    evaluation_count = serializers.SerializerMethodField()
+
+    class Meta(EvaluationSetOutput.Meta):
+        fields = [*EvaluationSetOutput.Meta.fields, "evaluation_count", "questions"]
+
+    @extend_schema_field(EvaluationQuestionOutput(many=True))
+    def get_questions(self, evaluation_set) -> list:
+        return self.context["questions"]
+
+    def get_evaluation_count(self, evaluation_set) -> int:
+        return evaluation_set.evaluations.count()
 
 
 class EvaluationSetListOutput(serializers.Serializer):

@@ -29,6 +29,7 @@ from providers.llm.registry import provider_names
 from queries import services as run_services
 from queries.evaluation.metrics import summarise
 from queries.evaluation.runs import run_score
+from queries.evaluation.selectors import evaluation_set_running
 from queries.evaluation.sets import ParsedQuestion, set_file_parse
 from queries.execution import run_execute
 from queries.inputs import RerunInput
@@ -84,9 +85,25 @@ def evaluation_set_upload(
 
 
 def evaluation_set_delete(*, evaluation_set: EvaluationSet) -> None:
-    """Delete a set, its evaluations and their scores; the runs stay in the history."""
-    if evaluation_set.evaluations.filter(status__in=Evaluation.ACTIVE_STATUSES).exists():
-        raise ServiceError(409, "evaluation_running", "Cancel the set's running evaluations first.")
+    """Delete a set, its evaluations and their scores; the runs stay in their owners' history.
+
+    Refused (409 `evaluation_running`) while an evaluation of it is queued or running: its
+    runs would be scored against questions that no longer exist.
+    """
+    running_ids = evaluation_set_running(evaluation_set=evaluation_set)
+    if running_ids:
+        named = ", ".join(f"#{number}" for number in running_ids[:5])
+        raise ServiceError(
+            409,
+            "evaluation_running",
+            f"An evaluation of this set is still running ({named}): cancel it or let it "
+            "finish, then delete the set.",
+            details={"running": running_ids},
+        )
+    audit_record(
+        audit.EVALUATION_SET_DELETED, target=evaluation_set, questions=evaluation_set.question_count,
+        evaluations=evaluation_set.evaluations.count(),
+    )  # fmt: skip
     evaluation_set.delete()
 
 

@@ -1,16 +1,20 @@
 """The evaluations pages in a real browser: upload a set, run it against a small knowledge base
 with the extractive provider, watch its progress, read its plots, change one setting, run it
-again, and compare the two; at phone width and in the dark theme too."""
+again, and compare the two; a set's page, and a teammate replaying its runs; at phone width and
+in the dark theme too."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
+from django.contrib.auth.models import Group
+from django.core.management import call_command
 
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
-from queries.models import Evaluation, QueryRun
+from queries.models import Evaluation, EvaluationSet, QueryRun
 from tests.portal.conftest import PHONE, screenshot, sign_in
 
 pytestmark = pytest.mark.slow
@@ -125,3 +129,59 @@ def test_upload_run_watch_plots_change_a_setting_and_compare(
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= PHONE["width"], (address, width)
     screenshot(phone, "evaluation-compare-phone")
+
+
+def test_a_set_s_page_and_a_teammate_replaying_its_runs_at_phone_width_and_dark(
+    portal, new_page, django_user_model, tmp_path
+):
+    alice = django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
+    dana = django_user_model.objects.create_user("dana", "dana@example.com", "dana-pass-123")
+    lab = Group.objects.create(name="lab")
+    alice.groups.add(lab)
+    dana.groups.add(lab)
+    kb = kb_create(owner=alice, name="Physics")
+    documents_ingest_inline(kb=kb, items=[TextItem(n, t.encode()) for n, t in DOCUMENTS])
+    kb.team = lab
+    kb.save(update_fields=["team"])
+    path = tmp_path / "curie-set.jsonl"
+    path.write_text("\n".join(json.dumps(q) for q in QUESTIONS * 10))
+    call_command(
+        "evaluate", "--set", str(path), "--kb", str(kb.id), "--provider", "extractive",
+        "--user", "alice", "--inline", stdout=io.StringIO(),
+    )  # fmt: skip
+    evaluation = Evaluation.objects.get()
+    EvaluationSet.objects.update(team=lab, name="Curie questions")
+
+    page = new_page()
+    sign_in(page, portal.url, "alice", "alice-pass-123")
+    page.goto(portal.url + "/evaluations/")
+    page.click("#set-table a.set-link")
+    page.wait_for_selector("#set-question-table")
+    assert page.locator("#set-question-table tbody tr").count() == 50
+    assert page.locator("#set-question-table tr[data-not-in-documents]").count() == 8
+    assert page.locator("#delete-set-form").is_visible()
+    screenshot(page, "evaluation-set")
+    page.click("#page-next")
+    page.wait_for_url("**?page=2")
+    assert page.locator("#set-question-table tbody tr").count() == 10
+    page.click("#theme-toggle")
+    assert page.get_attribute("html", "data-theme") == "dark"
+    screenshot(page, "evaluation-set-dark")
+
+    # A teammate reads the set (no delete) and opens and replays a question's run.
+    phone = new_page(PHONE)
+    sign_in(phone, portal.url, "dana", "dana-pass-123")
+    for address in ("/evaluations/", f"/evaluations/sets/{evaluation.evaluation_set_id}/"):
+        phone.goto(portal.url + address)
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], (address, width)
+    assert phone.locator("#delete-set-form").count() == 0
+    screenshot(phone, "evaluation-set-phone")
+    phone.goto(portal.url + f"/evaluations/{evaluation.id}/")
+    phone.click("#question-table tbody tr:first-child a.run-link")
+    phone.wait_for_selector("#replay[data-replay='ready']")
+    assert phone.locator("#read-only-note").is_visible()
+    assert phone.locator("#feedback").count() == 0
+    phone.select_option("#replay-speed", "4")
+    phone.click("#replay-button")
+    phone.wait_for_selector("#replay-status:has-text('Replay finished')", timeout=30_000)

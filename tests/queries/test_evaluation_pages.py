@@ -49,7 +49,11 @@ def test_the_list_page_uploads_a_set_and_shows_a_bad_file_s_lines(signed_in):
     assert response.status_code == 302
     listed = signed_in.get("/evaluations/").content.decode()
     assert "Set “Curie” saved: 3 questions." in listed
-    assert re.search(r'<tr data-set-id="\d+"><td>Curie</td><td class="num">3</td>', listed)
+    assert re.search(
+        r'<tr data-set-id="(\d+)"><td><a href="/evaluations/sets/\1/" class="set-link">Curie</a>'
+        r'</td><td class="num">3</td>',
+        listed,
+    )
     bad = upload(signed_in, '{"question": "x"}\n{oops\n')
     assert bad.status_code == 400
     text = bad.content.decode()

@@ -1,17 +1,19 @@
 """Evaluation sets: uploads in CSV, JSON Lines and JSON, bad files refused line by line, sets
-built from rated answers, and who may see, delete and run them (another team's looks missing)."""
+built from rated answers or from a conversation, a set's questions, and who may see, delete and
+run them (another team's looks missing)."""
 
 from __future__ import annotations
 
 import io
 import json
+import uuid
 
 import pytest
 from django.contrib.auth.models import Group
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from queries.models import EvaluationSet, QueryRun, RunFeedback
+from queries.models import Conversation, Evaluation, EvaluationSet, QueryRun, RunFeedback
 
 pytestmark = pytest.mark.django_db
 
@@ -208,3 +210,148 @@ def test_sharing_with_a_team_one_is_not_in_is_400(user, other_user):
     Group.objects.create(name="elsewhere")
     response = upload(client_for(user), "a.jsonl", GOOD_JSONL, team="elsewhere")
     assert (response.status_code, response.json()["code"]) == (400, "invalid_team")
+
+
+def conversation_with_runs(user, title: str = "Porto office"):
+    """Return a conversation of five runs: two answered, one failed, one "could not find", one
+    cancelled."""
+    conversation = Conversation.objects.create(user=user, title=title)
+    sources = [{"index": 1, "file_name": "offices.csv"}]
+    runs = [
+        dict(query="Who runs the Porto office?", status="succeeded", sources=sources,
+             answer="Rita Sousa runs the Porto office [1]. She joined in 2019 [1]."),
+        dict(query="How many people work there?", status="succeeded", sources=sources,
+             standalone_query="How many people work in the Porto office?",
+             answer="64 people work in the Porto office [1].",
+             metadata={"verdict": "verified", "answer_values": [64.0]}),
+        dict(query="And in Munich?", status="failed", answer=""),
+        dict(query="Who cooks the risotto?", status="succeeded",
+             answer="I could not find who cooks the risotto in the selected knowledge bases."),
+        dict(query="Who runs the Lisbon office?", status="cancelled", answer=""),
+    ]  # fmt: skip
+    made = [
+        QueryRun.objects.create(user=user, provider="extractive", conversation=conversation, **run)
+        for run in runs
+    ]
+    return conversation, made
+
+
+def test_a_set_from_a_conversation_takes_each_finished_question(user):
+    conversation, runs = conversation_with_runs(user)
+    response = client_for(user).post(
+        "/api/evaluation-sets", {"conversation": str(conversation.id)}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert (body["name"], body["source"], body["question_count"]) == (
+        "Porto office",
+        "conversation",
+        3,
+    )
+    questions = list(EvaluationSet.objects.get().questions.order_by("position"))
+    assert [q.question for q in questions] == [
+        "Who runs the Porto office?",
+        "How many people work in the Porto office?",  # the follow-up's standalone form
+        "Who cooks the risotto?",
+    ]
+    assert questions[0].gold == {
+        "answers": ["Rita Sousa runs the Porto office"],
+        "sources": ["offices.csv"],
+    }
+    # The values the answer asserted as data are its expected answer.
+    assert questions[1].gold == {"answers": ["64"], "sources": ["offices.csv"]}
+    assert questions[2].kind == "unanswerable" and questions[2].gold == {}
+    assert [q.external_id for q in questions] == [str(runs[i].id) for i in (0, 1, 3)]
+    detail = client_for(user).get(f"/api/evaluation-sets/{body['id']}").json()
+    assert [q["not_in_documents"] for q in detail["questions"]] == [False, False, True]
+    assert detail["questions"][1]["expected"] == "64"
+
+
+def test_a_conversation_set_takes_one_source_and_says_what_is_wrong(user):
+    conversation, _ = conversation_with_runs(user)
+    client = client_for(user)
+    for body, code in (
+        ({"conversation": str(conversation.id), "from_feedback": True}, "conflicting_sources"),
+        ({"name": "Nothing"}, "invalid_request"),
+        ({"conversation": "not-a-uuid"}, None),
+    ):
+        response = client.post("/api/evaluation-sets", body, format="json")
+        assert response.status_code == 400, body
+        assert code is None or response.json()["code"] == code
+        assert response.json()["error"]
+    assert (
+        "conversation"
+        in client.post("/api/evaluation-sets", {"conversation": "not-a-uuid"}, format="json")
+        .json()["error"]
+        .lower()
+    )
+    file = io.BytesIO(GOOD_JSONL.encode())
+    file.name = "set.jsonl"
+    both = client.post(
+        "/api/evaluation-sets",
+        {"file": file, "conversation": str(conversation.id)},
+        format="multipart",
+    )
+    assert (both.status_code, both.json()["code"]) == (400, "conflicting_sources")
+    as_form = client.post(
+        "/api/evaluation-sets", {"conversation": str(conversation.id)}, format="multipart"
+    )
+    assert (as_form.status_code, as_form.json()["code"]) == (400, "invalid_request")
+    assert "as JSON" in as_form.json()["error"]
+    unanswered = Conversation.objects.create(user=user, title="Nothing answered")
+    QueryRun.objects.create(
+        user=user, provider="extractive", conversation=unanswered, query="Q?", status="failed"
+    )
+    empty = client.post("/api/evaluation-sets", {"conversation": str(unanswered.id)}, format="json")
+    assert (empty.status_code, empty.json()["code"]) == (400, "no_finished_runs")
+    assert not EvaluationSet.objects.exists()
+
+
+def test_another_team_s_conversation_answers_like_a_missing_one(user, other_user):
+    theirs, _ = conversation_with_runs(other_user, title="Theirs")
+    client = client_for(user)
+    seen = client.post("/api/evaluation-sets", {"conversation": str(theirs.id)}, format="json")
+    gone = client.post("/api/evaluation-sets", {"conversation": str(uuid.uuid4())}, format="json")
+    assert seen.status_code == gone.status_code == 404
+    assert seen.json() == gone.json() == {"error": "Not found.", "code": "not_found"}
+    # Shared with a team alice is in, it is hers to build a set from.
+    lab = Group.objects.create(name="lab")
+    user.groups.add(lab)
+    theirs.shared_with = lab
+    theirs.save(update_fields=["shared_with"])
+    shared = client.post("/api/evaluation-sets", {"conversation": str(theirs.id)}, format="json")
+    assert shared.status_code == 201, shared.content
+    assert shared.json()["owner"] == "alice"
+
+
+def test_a_set_s_detail_lists_its_questions(user):
+    created = upload(client_for(user), "curie.jsonl", GOOD_JSONL, name="Curie").json()
+    body = client_for(user).get(f"/api/evaluation-sets/{created['id']}").json()
+    assert body["evaluation_count"] == 0
+    assert [(q["position"], q["not_in_documents"]) for q in body["questions"]] == [
+        (1, False), (2, False), (3, True), (4, False)
+    ]  # fmt: skip
+    assert body["questions"][1]["expected"] == "polonium and radium"
+    assert body["questions"][0]["gold"] == {"answers": ["polonium"], "sources": ["curie.txt"]}
+
+
+def test_a_set_is_not_deleted_while_an_evaluation_of_it_runs(user):
+    created = upload(client_for(user), "curie.jsonl", GOOD_JSONL, name="Curie").json()
+    evaluation_set = EvaluationSet.objects.get(id=created["id"])
+    running = Evaluation.objects.create(
+        evaluation_set=evaluation_set, user=user, provider="extractive", status="running"
+    )
+    refused = client_for(user).delete(f"/api/evaluation-sets/{created['id']}")
+    assert refused.status_code == 409
+    body = refused.json()
+    assert body["code"] == "evaluation_running" and f"#{running.id}" in body["error"]
+    assert body["details"] == {"running": [running.id]}
+    running.status = "succeeded"
+    running.save(update_fields=["status"])
+    assert client_for(user).delete(f"/api/evaluation-sets/{created['id']}").status_code == 204
+    # Its evaluations go with it; the audit trail keeps the delete.
+    assert not Evaluation.objects.exists()
+    from adrag_site.models import AuditEvent
+
+    deleted = AuditEvent.objects.get(action="evaluation_set_deleted")
+    assert deleted.target_id == str(created["id"])

@@ -325,3 +325,30 @@ def test_manage_py_evaluate_refuses_what_the_api_refuses(user, other_user, kb, t
         with pytest.raises(CommandError, match=re.escape(message)):
             call_command("evaluate", "--set", str(path), "--kb", str(kb.id), *arguments)
     assert not Evaluation.objects.exists()
+
+
+def test_manage_py_evaluate_runs_a_set_built_from_a_conversation(user, other_user, kb):
+    from django.core.management.base import CommandError
+
+    from queries.models import Conversation
+
+    conversation = Conversation.objects.create(user=user, title="Curie")
+    QueryRun.objects.create(
+        user=user, provider="extractive", conversation=conversation, status="succeeded",
+        query="What did Marie Curie discover?", answer="Polonium and radium [1].",
+        sources=[{"index": 1, "file_name": "curie.txt"}], kb_ids=[kb.id],
+    )  # fmt: skip
+    out = io.StringIO()
+    call_command(
+        "evaluate", "--set", f"conversation:{conversation.id}", "--kb", str(kb.id),
+        "--provider", "extractive", "--user", user.username, "--inline", stdout=out,
+    )  # fmt: skip
+    evaluation = Evaluation.objects.get()
+    assert evaluation.evaluation_set.source == "conversation"
+    assert out.getvalue().splitlines()[0] == f"evaluation #{evaluation.id}: 1 questions"
+    assert evaluation.status == "succeeded"
+    with pytest.raises(CommandError, match="No such conversation."):
+        call_command(
+            "evaluate", "--set", f"conversation:{conversation.id}", "--kb", str(kb.id),
+            "--user", other_user.username,
+        )  # fmt: skip

@@ -1,4 +1,5 @@
-"""`manage.py evaluate --set <id|file> --kb <id> [--provider NAME]`: run an evaluation set and
+"""`manage.py evaluate --set <id|file|conversation:uuid> --kb <id> [--provider NAME]`: run an
+evaluation set and
 print its metrics, the table the bench prints (queries/evaluation/metrics.table_lines).
 
 The evaluation is the portal's: its runs are ordinary runs, kept with their event logs, and it
@@ -15,20 +16,30 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.http import Http404
 
 from adrag_site import jobs
 from adrag_site.errors import ServiceError
 from providers.llm.registry import default_provider_name
 from queries.evaluation import selectors, services
+from queries.evaluation.conversation import evaluation_set_from_conversation
 from queries.evaluation.metrics import table_lines
 from queries.models import EvaluationSet
+from queries.selectors import conversation_get_shared
+
+# `--set conversation:<uuid>`: a set built from a conversation the user may read.
+CONVERSATION_PREFIX = "conversation:"
 
 
 class Command(BaseCommand):
     help = "Run an evaluation set against knowledge bases and print its metrics."
 
     def add_arguments(self, parser):
-        parser.add_argument("--set", required=True, help="an evaluation set's id, or a file")
+        parser.add_argument(
+            "--set",
+            required=True,
+            help="an evaluation set's id, a file, or conversation:<uuid> (needs --user)",
+        )
         parser.add_argument("--kb", type=int, action="append", required=True, help="repeatable")
         parser.add_argument("--provider", default=None)
         parser.add_argument("--model", default=None)
@@ -51,7 +62,7 @@ class Command(BaseCommand):
                 settings_changed=json.loads(options["overrides"]) if options["overrides"] else None,
                 label=options["label"],
             )
-        except (ServiceError, ValueError) as error:
+        except (ServiceError, ValueError, Http404) as error:
             raise CommandError(getattr(error, "message", str(error))) from None
         started = time.monotonic()
         self.stdout.write(f"evaluation #{evaluation.id}: {evaluation.question_count} questions")
@@ -67,6 +78,13 @@ class Command(BaseCommand):
         user = users.filter(username=options["user"]).first() if options["user"] else None
         if options["user"] and user is None:
             raise CommandError(f"No user {options['user']!r}.")
+        if options["set"].startswith(CONVERSATION_PREFIX):
+            if user is None:
+                raise CommandError("A set from a conversation needs --user.")
+            conversation = conversation_get_shared(
+                conversation_id=options["set"].removeprefix(CONVERSATION_PREFIX), user=user
+            )
+            return evaluation_set_from_conversation(user=user, conversation=conversation), user
         path = Path(options["set"])
         if not options["set"].isdigit() and path.is_file():
             if user is None:
