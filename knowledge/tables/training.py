@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import multiprocessing
 import random
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -31,7 +32,14 @@ from knowledge.tables.build import grid as to_grid
 from knowledge.tables.build import table_from_rows
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.matching import right, target_items
-from knowledge.tables.parser import HASH_BUCKETS, feature_index, proposals, ranked
+from knowledge.tables.parser import (
+    HASH_BUCKETS,
+    WEIGHTS_PATH,
+    feature_index,
+    load_weights,
+    proposals,
+    ranked,
+)
 from knowledge.tables.question import read_question
 
 # Candidates kept per training question: every positive, and negatives up to this many.
@@ -122,6 +130,19 @@ def _examples_of_table(args: tuple[Path, str, list[dict], int]) -> list[Example]
     return out
 
 
+def _pool(workers: int) -> ProcessPoolExecutor:
+    """Return worker processes started afresh, each with Django set up: a fork of this process
+    after torch fitted the ranker waits forever on a lock one of torch's threads held (the
+    judge's workers after the ranker's fit did, on the 2-core machine)."""
+    import django
+
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=django.setup,
+    )
+
+
 def build_examples(
     data: Path, seed: int = 7, workers: int = 2, limit: int | None = None
 ) -> list[Example]:
@@ -133,7 +154,7 @@ def build_examples(
         by_table.setdefault(question["table"], []).append(question)
     jobs = [(data, table, items, seed) for table, items in sorted(by_table.items())]
     examples: list[Example] = []
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with _pool(workers) as pool:
         for found in pool.map(_examples_of_table, jobs, chunksize=8):
             examples.extend(found)
     return examples
@@ -253,13 +274,16 @@ def half(table: str) -> str:
     return "ab"[int(hashlib.sha256(table.encode()).hexdigest(), 16) // 5 % 2]
 
 
-def _judged_of_table(args: tuple[Path, str, list[dict]]) -> list[tuple[str, dict, bool]]:
-    data, table, questions = args
+def _judged_of_table(args: tuple[Path, str, list[dict], Path]) -> list[tuple[str, dict, bool]]:
+    data, table, questions, weights_path = args
     grid = read_csv_table(data / table, table)
+    weights = load_weights(weights_path)
     out = []
     for question in questions:
         text = question["question"]
-        found = [c for c in ranked(text, grid) if rules.follows_the_question(text, grid, c)]
+        found = [
+            c for c in ranked(text, grid, weights) if rules.follows_the_question(text, grid, c)
+        ]
         if not found:
             continue
         choice = TableChoice(0, 0, table, grid, found[0], rules.relevance(text, grid))
@@ -268,26 +292,28 @@ def _judged_of_table(args: tuple[Path, str, list[dict]]) -> list[tuple[str, dict
     return out
 
 
-def judged(data: Path, workers: int = 2) -> list[tuple[str, dict, bool]]:
+def judged(
+    data: Path, weights: Path = WEIGHTS_PATH, workers: int = 2
+) -> list[tuple[str, dict, bool]]:
     """Return, for each `dev` question the parser proposes a program for: its half, the judge's
     signals of the best program, and whether that program's result is the answer."""
     by_table: dict[str, list[dict]] = {}
     for question in load_questions(data):
         if part(question["table"]) == "dev":
             by_table.setdefault(question["table"], []).append(question)
-    jobs = [(data, table, items) for table, items in sorted(by_table.items())]
+    jobs = [(data, table, items, weights) for table, items in sorted(by_table.items())]
     out: list[tuple[str, dict, bool]] = []
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with _pool(workers) as pool:
         for found in pool.map(_judged_of_table, jobs, chunksize=8):
             out.extend(found)
     return out
 
 
-def train_judge(data: Path, out: Path, *, log=print) -> dict:
+def train_judge(data: Path, out: Path, *, weights: Path = WEIGHTS_PATH, log=print) -> dict:
     """Fit the judge (knowledge/tables/judge.py) on the `dev` tables' half `a`, with the ranker's
-    weights as shipped, report it on both halves, and write it."""
+    `weights` (the shipped file unless told), report it on both halves, and write it."""
     started = time.perf_counter()
-    rows = judged(data)
+    rows = judged(data, weights)
     fitted_on = [(signals, ok) for which, signals, ok in rows if which == "a"]
     held_out = [(signals, ok) for which, signals, ok in rows if which == "b"]
     fitted = judge.fit(fitted_on, c=JUDGE_C)

@@ -55,7 +55,7 @@ class Command(BaseCommand):
                     f"reachable) in {sum(report['seconds'].values())} s."
                 )
             )
-        judged = train_judge(data, Path(judge_out), log=self.stdout.write)
+        judged = train_judge(data, Path(judge_out), weights=Path(out), log=self.stdout.write)
         held = judged["b (held out)"]
         self.stdout.write(
             self.style.SUCCESS(

@@ -57,3 +57,27 @@ def test_deleting_a_knowledge_base_deletes_its_tables(kb, user) -> None:
     services.kb_delete(kb=kb)
     assert not Table.objects.exists() and not TableRow.objects.exists()
     assert not Chunk.objects.exists()
+
+
+@pytest.mark.django_db
+def test_among_many_tables_a_table_is_found_by_its_best_rows_not_its_length(kb, user) -> None:
+    """Thirty rows that each repeat a word of the question do not outvote the one row that names
+    what it asks: a table's vote is its two best rows' BM25 scores, so a long table whose every
+    row says "stadium" and "attendance" no longer buries the short table holding Stadium Aurora."""
+    from knowledge.tables.store import ALL_TABLES_UP_TO, table_votes
+
+    long_rows = "\n".join(f"{n},Stadium North,{1000 + n}" for n in range(1, 31))
+    documents = {
+        "rounds.csv": "Round,Venue,Attendance\n" + long_rows,
+        "venues.csv": "Venue,Attendance\nStadium Aurora,5200\nRiver Park,800\nOld Mill,650",
+        "staff.csv": "Name,Role\nAna Lopes,Coach\nBo Chen,Physio",
+        "kits.csv": "Season,Colour\n2021,Red\n2022,Blue",
+    }
+    for name, text in documents.items():
+        document, _ = services.document_upload(kb=kb, file_name=name, data=text.encode(), user=user)
+        run_ingestion(document.id)
+    assert Table.objects.filter(knowledge_base=kb).count() > ALL_TABLES_UP_TO
+    votes = table_votes([kb.id], "What was the attendance at Stadium Aurora?", None)
+    first = Table.objects.get(id=next(iter(votes)))
+    assert first.document.file_name == "venues.csv"
+    assert abs(sum(votes.values()) - 1.0) < 1e-9
