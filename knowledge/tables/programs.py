@@ -24,6 +24,7 @@ positions in the grid, which the answer cites) and the program in words.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -45,8 +46,10 @@ _PUNCTUATION = re.compile(r"[^\w\s.%$€£-]|(?<!\d)\.(?!\d)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def fold(text: str) -> str:
-    """Return text as mentions are compared: no accents, lower case, punctuation as space."""
+    """Return text as mentions are compared: no accents, lower case, punctuation as space.
+    Memoised: a table's cells are folded each time it is read, a question's words often."""
     text = unicodedata.normalize("NFKD", str(text))
     text = "".join(char for char in text if unicodedata.category(char) != "Mn").lower()
     text = text.replace("–", "-").replace("—", "-").replace("’", "'").replace("'s ", " ")

@@ -80,10 +80,12 @@ def candidate_tables(kb_ids: list[int], query: str, filters) -> list[int]:
     return list(table_votes(kb_ids, query, filters))
 
 
-def table_votes(kb_ids: list[int], query: str, filters) -> dict[int, float]:
+def table_votes(
+    kb_ids: list[int], query: str, filters, loaded_grids: dict | None = None
+) -> dict[int, float]:
     """Return the tables to try, most likely first, each with its share of their votes (how
     likely the question is about it; 1.0 for each when the searched documents hold so few
-    tables that all are tried)."""
+    tables that all are tried). The tables it reads are kept in `loaded_grids`."""
     document_filter = as_filter(filters)
     # A table over TABLE_MAX_ROWS is left to its row chunks: the parser runs every candidate
     # program over every row, about 0.4 s per 1,000 rows here.
@@ -106,7 +108,7 @@ def table_votes(kb_ids: list[int], query: str, filters) -> dict[int, float]:
     top = votes[shortlist[0]]
     keyed = {}
     for table_id in shortlist:
-        loaded = load_grid(table_id)
+        loaded = load_grid(table_id, loaded_grids)
         if loaded is not None:
             keyed[table_id] = votes[table_id] / top * math.sqrt(relevance(query, loaded[0]))
     best = sorted(keyed.items(), key=lambda pair: -pair[1])[:TABLES_PER_QUESTION]
@@ -138,8 +140,13 @@ def _row_votes(kb_ids: list[int], query: str, filters, tables) -> dict[int, floa
     }
 
 
-def load_grid(table_id: int) -> tuple[Grid, int, str, int] | None:
-    """Return a stored table as a grid, with its document's id and file name and its KB."""
+def load_grid(table_id: int, loaded: dict | None = None) -> tuple[Grid, int, str, int] | None:
+    """Return a stored table as a grid, with its document's id and file name and its KB (kept
+    in `loaded`, and read from it when it is there)."""
+    if loaded is not None:
+        if table_id not in loaded:
+            loaded[table_id] = load_grid(table_id)
+        return loaded[table_id]
     table = (
         Table.objects.using(retrieval_alias())
         .select_related("document")
@@ -175,7 +182,9 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
     """Return the best program over the question's tables, with the steps after it, or None
     when none fits."""
     first, second = split_two_step(query)
-    best, loaded_grids = _best_of_tables(query, first, table_votes(kb_ids, query, filters))
+    grids: dict[int, tuple | None] = {}
+    votes = table_votes(kb_ids, query, filters, grids)
+    best, loaded_grids = _best_of_tables(query, first, votes, grids)
     if best is None or not _admitted(kb_ids, query, filters, first, second, best):
         return None
     best.others = _other_tables(best, loaded_grids)
@@ -192,14 +201,14 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
 
 
 def _best_of_tables(
-    query: str, first: str, votes: dict[int, float]
+    query: str, first: str, votes: dict[int, float], grids: dict | None = None
 ) -> tuple[TableChoice | None, list[tuple[int, Grid]]]:
     """Return the best program of the voted tables for the question's first step (the one that
     fits it best), and every table loaded on the way."""
     best: TableChoice | None = None
     loaded_grids: list[tuple[int, Grid]] = []
     for table_id, vote in votes.items():
-        loaded = load_grid(table_id)
+        loaded = load_grid(table_id, grids)
         if loaded is None:
             continue
         grid, document_id, file_name, _ = loaded
