@@ -251,15 +251,26 @@ def evaluation_cancel(*, evaluation: Evaluation) -> Evaluation:
             return evaluation
         if not evaluation.is_active:
             raise ServiceError(409, "evaluation_finished", "The evaluation already finished.")
-        for run in evaluation.runs.filter(status__in=QueryRun.ACTIVE_STATUSES):
+        # Cancelled first: from its commit on, no advance queues another of its runs.
+        evaluation.status = Evaluation.Status.CANCELLED
+        evaluation.finished_at = timezone.now()
+        evaluation.save(update_fields=["status", "finished_at"])
+    # Then its runs, each in its own transaction and outside the evaluation's lock: a run that
+    # ended meanwhile (its worker finished it between the query and the cancel) is left as it
+    # ended, instead of failing the whole cancel with its 409.
+    for run in evaluation.runs.filter(status__in=QueryRun.ACTIVE_STATUSES):
+        try:
             run_services.run_cancel(run=run)
+        except ServiceError as exc:
+            if exc.code != "run_finished":
+                raise
+    with transaction.atomic():
+        evaluation = Evaluation.objects.select_for_update().get(id=evaluation.id)
         evaluation.items.exclude(status=EvaluationItem.Status.DONE).update(
             status=EvaluationItem.Status.CANCELLED
         )
-        evaluation.status = Evaluation.Status.CANCELLED
-        evaluation.finished_at = timezone.now()
         evaluation.metrics = evaluation_metrics(evaluation=evaluation)
-        evaluation.save(update_fields=["status", "finished_at", "metrics"])
+        evaluation.save(update_fields=["metrics"])
     return evaluation
 
 

@@ -140,6 +140,37 @@ def test_cancel_leaves_no_queued_run_and_queues_nothing_after(user, kb):
     assert again.status_code == 202  # idempotent
 
 
+def test_cancel_holds_when_a_run_ends_between_its_query_and_its_cancel(user, kb, monkeypatch):
+    """A worker finishing a run while the evaluation is cancelled: that run keeps how it
+    ended, the others are cancelled, and the cancel answers 202 (it used to fail whole with
+    the run's 409 "run_finished", leaving the evaluation running)."""
+    client = client_for(user)
+    set_id = make_set(client)
+    evaluation_id = client.post(
+        "/api/evaluations",
+        {"evaluation_set": set_id, "knowledge_bases": [kb.id], "provider": "extractive"},
+        format="json",
+    ).json()["id"]
+    runs = list(QueryRun.objects.filter(evaluation_id=evaluation_id).order_by("created_at"))
+    finished = runs[0]
+    cancel = run_services.run_cancel
+
+    def ended_meanwhile(*, run):
+        if run.id == finished.id:
+            QueryRun.objects.filter(id=run.id).update(status=QueryRun.Status.SUCCEEDED)
+        return cancel(run=run)
+
+    monkeypatch.setattr(run_services, "run_cancel", ended_meanwhile)
+    response = client.post(f"/api/evaluations/{evaluation_id}/cancel")
+    assert response.status_code == 202, response.content
+    assert Evaluation.objects.get(id=evaluation_id).status == "cancelled"
+    statuses = dict(
+        QueryRun.objects.filter(evaluation_id=evaluation_id).values_list("id", "status")
+    )
+    assert statuses.pop(finished.id) == "succeeded"
+    assert set(statuses.values()) == {"cancelled"}
+
+
 def bench_table(items: list[dict], kb_id: int) -> list[str]:
     """Score the items as bench/team_answers.py does: the pipeline in process, follow-ups with
     their earlier turns as history."""
