@@ -112,14 +112,18 @@ def test_an_evaluation_queues_only_its_window_behind_people_s_questions(user, kb
     assert job_rows([mine.id]) == [("todo", 0)]
 
 
-def test_cancel_leaves_no_queued_run_and_queues_nothing_after(user, kb):
-    client = client_for(user)
-    set_id = make_set(client)
-    evaluation_id = client.post(
+def start_extractive(client, kb) -> int:
+    """Start an evaluation of the usual set over the knowledge base, extractive; return its id."""
+    return client.post(
         "/api/evaluations",
-        {"evaluation_set": set_id, "knowledge_bases": [kb.id], "provider": "extractive"},
+        {"evaluation_set": make_set(client), "knowledge_bases": [kb.id], "provider": "extractive"},
         format="json",
     ).json()["id"]
+
+
+def test_cancel_leaves_no_queued_run_and_queues_nothing_after(user, kb):
+    client = client_for(user)
+    evaluation_id = start_extractive(client, kb)
     runs = list(QueryRun.objects.filter(evaluation_id=evaluation_id).values_list("id", flat=True))
     assert runs
     response = client.post(f"/api/evaluations/{evaluation_id}/cancel")
@@ -145,12 +149,7 @@ def test_cancel_holds_when_a_run_ends_between_its_query_and_its_cancel(user, kb,
     ended, the others are cancelled, and the cancel answers 202 (it used to fail whole with
     the run's 409 "run_finished", leaving the evaluation running)."""
     client = client_for(user)
-    set_id = make_set(client)
-    evaluation_id = client.post(
-        "/api/evaluations",
-        {"evaluation_set": set_id, "knowledge_bases": [kb.id], "provider": "extractive"},
-        format="json",
-    ).json()["id"]
+    evaluation_id = start_extractive(client, kb)
     runs = list(QueryRun.objects.filter(evaluation_id=evaluation_id).order_by("created_at"))
     finished = runs[0]
     cancel = run_services.run_cancel
