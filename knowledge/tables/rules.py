@@ -232,6 +232,33 @@ def follows_the_asked_total(words: list[str], grid: Grid, candidate: Candidate) 
     return program.op == "sum" and program.key in named
 
 
+# Words after "how many" that name no amount ("how many of the players", "how many more").
+_AMOUNT_FILLERS = frozenset("of the more less fewer total different distinct".split())
+# Words that ask for every row's amount added up.
+_TOTALLING = frozenset("total all together altogether combined overall".split())
+
+
+def follows_the_asked_amount(words: list[str], grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program follows "how many <amount> ... in total" (or in all, together,
+    altogether, combined) when the amount names a numeric column: "how many seats are there in
+    all courses together?" and "how many minutes were systems down in total?" add the Seats or
+    the Downtime (min) column; a count of rows answers "how many courses"."""
+    if not _TOTALLING & set(words):
+        return True
+    for index, word in enumerate(words[:-1]):
+        if word not in ("many", "much") or (index and words[index - 1] != "how"):
+            continue
+        after = [w for w in words[index + 1 : index + 4] if w not in _AMOUNT_FILLERS][:1]
+        named = [
+            number for number, column in enumerate(grid.columns)
+            if after and column.numeric and not _holds_times(column)
+            and stem(after[0]) in {stem(w) for w in fold(column.name).split()}
+        ]  # fmt: skip
+        if named and candidate.program.op in ("count", "distinct", "values", "first", "last"):
+            return candidate.program.op == "sum" and candidate.program.key in named
+    return True
+
+
 def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> bool:
     """Whether a candidate follows the order, the direction, the time order and the total the
     question asks for."""
@@ -241,8 +268,10 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
     ):
         return False
     words = fold(question).split()
-    return follows_the_asked_time(words, grid, candidate) and follows_the_asked_total(
-        words, grid, candidate
+    return (
+        follows_the_asked_time(words, grid, candidate)
+        and follows_the_asked_total(words, grid, candidate)
+        and follows_the_asked_amount(words, grid, candidate)
     )
 
 

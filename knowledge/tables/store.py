@@ -230,31 +230,31 @@ def _admitted(
 ) -> bool:
     """Whether the best program may answer, marking it tentative when only the judge's lower
     bar admits it."""
-    # The question must be about the table, and the program must read every name it says and
-    # do what a word of it asks for, whatever the judge says. Then the judge or the program's
-    # words admit it, unless it is a lookup it does not account for (left to the row's chunk).
-    # A program they do not admit is tentative when the judge gives it TABLE_TENTATIVE_MIN: the
-    # answer when the passages find nothing, never verified.
+    # The question must be about the table and the program must read every name it says,
+    # whatever the judge says. Then the judge or the program's words admit it, unless no word
+    # of the question asks for its operation or it is a lookup it does not account for (left
+    # to the row's chunk). A program they do not admit is tentative when the judge gives it
+    # TABLE_TENTATIVE_MIN (TABLE_ANSWER_MIN when no word asks for its operation, or for a
+    # lookup of a column the question does not name): the answer when the passages find
+    # nothing, never verified.
     if (
-        (
-            best.relevance < settings.TABLE_RELEVANCE_MIN
-            and not supported(kb_ids, query, filters, [best.table_id])
-        )
-        or not uses_its_names(first, best)
-        or not asks_for_its_operation(first, best)
-    ):
+        best.relevance < settings.TABLE_RELEVANCE_MIN
+        and not supported(kb_ids, query, filters, [best.table_id])
+    ) or not uses_its_names(first, best):
         return False
     left = left_to_its_row(first, best, second)
-    best.tentative = left or (
-        best.confidence < settings.TABLE_ANSWER_MIN and not fits_by_its_words(first, best)
+    unasked = not asks_for_its_operation(first, best)
+    best.tentative = (
+        left
+        or unasked
+        or (best.confidence < settings.TABLE_ANSWER_MIN and not fits_by_its_words(first, best))
     )
-    return not (
-        best.tentative
-        and (
-            best.confidence < settings.TABLE_TENTATIVE_MIN
-            or (left and not names_what_it_reads(first, best))
-        )
+    bar = (
+        settings.TABLE_ANSWER_MIN
+        if unasked or (left and not names_what_it_reads(first, best))
+        else settings.TABLE_TENTATIVE_MIN
     )
+    return not best.tentative or best.confidence >= bar
 
 
 def _other_tables(best: TableChoice, loaded_grids: list[tuple[int, Grid]]) -> list:

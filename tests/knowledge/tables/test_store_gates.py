@@ -11,6 +11,7 @@ from knowledge.tables.parser import ranked
 from knowledge.tables.programs import Program, Result
 from knowledge.tables.question import read_question
 from knowledge.tables.rules import (
+    follows_the_asked_amount,
     follows_the_asked_direction,
     follows_the_asked_time,
     follows_the_asked_total,
@@ -176,3 +177,46 @@ def test_a_total_of_an_amount_adds_that_column() -> None:
     assert not follows_the_asked_total(words, offices, counted)
     # "the total number of offices" names no amount: a count may answer it.
     assert follows_the_asked_total("what is the total number of offices".split(), offices, counted)
+
+
+@pytest.mark.parametrize(
+    ("question", "op", "follows"),
+    [
+        ("How many seats are there in all courses together?", "sum", True),
+        ("How many seats are there in all courses together?", "count", False),
+        ("How many seats do the courses have in total?", "first", False),  # no one cell
+        ("How many hours do all courses take combined?", "sum", True),
+        # No word adds the rows up: "how many courses" and a condition on an amount count.
+        ("How many courses have more than 10 seats?", "count", True),
+        ("How many seats does Welding have?", "values", True),
+    ],
+)
+def test_how_many_of_an_amount_in_total_adds_that_column(question, op, follows) -> None:
+    courses = grid(
+        table_from_rows(["Course", "Hours", "Seats"], [["Welding", "40", "12"],
+                        ["First aid", "16", "20"], ["Radar", "24", "8"]]),
+        "training.md",
+    )  # fmt: skip
+    words = question.lower().rstrip("?").split()
+    candidate = next(c for c in ranked(question, courses) if c.program.op == op)
+    assert follows_the_asked_amount(words, courses, candidate) is follows
+
+
+@pytest.mark.parametrize(("confidence", "admitted"), [(0.6, True), (0.3, False)])
+def test_a_program_no_word_asks_for_stands_in_for_the_passages_when_the_judge_is_sure(
+    sites, confidence, admitted
+) -> None:
+    from knowledge.tables.parser import Candidate
+    from knowledge.tables.programs import Condition
+    from knowledge.tables.store import _admitted
+
+    # No word of the question asks for a count: the program is never the answer first, but
+    # when the judge gives it TABLE_ANSWER_MIN it answers, hedged, if the passages find nothing.
+    question = "Sites with more than 50 staff?"
+    program = Program("count", conditions=(Condition(1, "gt", 50.0, "50"),))
+    choice = TableChoice(
+        0, 0, "sites.xlsx", sites, Candidate(program, Result([2.0], [0, 1]), {}, 0.9), 1.0
+    )
+    choice.confidence = confidence
+    assert _admitted([], question, None, question, "", choice) is admitted
+    assert choice.tentative
