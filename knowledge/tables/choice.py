@@ -38,6 +38,9 @@ class TableChoice:
     steps: list[Step] = field(default_factory=list)
     # How sure the parser is of the program: its probability among the candidates.
     confidence: float = 0.0
+    # The ranker's probability of the program's result among the programs that follow the
+    # question (follows.follows_the_question): what is left when the rules set aside its likeliest.
+    share: float = 0.0
     # The table's share of the BM25 votes (1.0 when every table is tried).
     vote: float = 1.0
     # The tables of the question: (table id, grid), the chosen one's document's first.

@@ -15,14 +15,12 @@ import re
 
 from django.conf import settings
 
-from knowledge.tables.cells import DATE
 from knowledge.tables.choice import TableChoice
+from knowledge.tables.follows import AMOUNT_CUES
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, fold, kept_rows
 from knowledge.tables.question import (
-    RANK_WORDS,
     STOPWORDS,
-    asked_direction,
     header_overlap,
     read_question,
     stem,
@@ -82,10 +80,11 @@ def _near_a_header(words: list[str], grid: Grid) -> int:
 
 def fits_by_its_words(question: str, choice: TableChoice) -> bool:
     """Whether the program fits the question by its words, whatever the judge says: the ranker
-    gives it TABLE_PROGRAM_MIN, it reads a column or a cell the question names, and the table
-    holds what the question orders by."""
+    gives it TABLE_PROGRAM_MIN (among all its candidates, or among those that follow the
+    question), it reads a column or a cell the question names, and the table holds what the
+    question orders by."""
     return (
-        choice.best.score >= settings.TABLE_PROGRAM_MIN
+        max(choice.best.score, choice.share) >= settings.TABLE_PROGRAM_MIN
         and uses_the_question(question, choice)
         and holds_what_it_orders_by(question, choice.grid)
     )
@@ -117,164 +116,6 @@ def left_to_its_row(question: str, choice: TableChoice, second: str) -> bool:
 _NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")
 
 
-# Cues that order by an amount: the words after them name what is measured ("the highest
-# water usage", "the most beds").
-_AMOUNT_CUES = frozenset(
-    "most least highest lowest largest smallest biggest fewest greatest longest shortest more "
-    "less fewer higher lower larger smaller maximum minimum".split()
-)
-
-
-def follows_the_named_order(question: str, grid: Grid, candidate: Candidate) -> bool:
-    """Whether a program that takes rows in the table's order (the first, the last) is not
-    asked for another order: "which project is due first?" names the Due date column, so the
-    first row of the slide answers another question and the next candidate is taken."""
-    program = candidate.program
-    if program.op not in ("first", "last"):
-        return True
-    read = read_question(question)
-    touched = {program.target, *(c.column for c in program.conditions + program.anchors)}
-    return not any(
-        (column.type == DATE or column.numeric)
-        and index not in touched
-        and header_overlap(column.name, read) >= 0.5
-        for index, column in enumerate(grid.columns)
-    )
-
-
-_DIRECTION = {"argmax": 1, "max": 1, "more": 1, "argmin": -1, "min": -1, "less": -1}
-
-
-def program_direction(program) -> int:
-    """Return 1 for a program that takes the larger amount, -1 the smaller, 0 neither."""
-    if program.op == "top":
-        return -1 if program.ascending else 1
-    return _DIRECTION.get(program.op, 0)
-
-
-def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate) -> bool:
-    """Whether a program that takes the larger or the smaller of an amount takes the one the
-    question asks for: "which line had the longest outage?" is no argmin of Outage
-    minutes. A rank or place column is left to the ranker (its smallest is its best)."""
-    program = candidate.program
-    direction = program_direction(program)
-    if not direction or program.key is None:
-        return True
-    # The question's words alone: reading the whole question again for each of a table's
-    # hundreds of candidates would cost more than ranking them.
-    asked = asked_direction(fold(question).split())
-    if not asked:
-        return True
-    if set(fold(grid.columns[program.key].name).split()) & RANK_WORDS:
-        return True
-    return direction == asked
-
-
-# Words that order rows in time: 1 asks for the later, -1 for the earlier.
-_TIME_ORDER = {"newest": 1, "latest": 1, "recent": 1, "earliest": -1, "oldest": -1}
-# Words after "total" that name no column ("the total number of wins").
-_TOTAL_FILLERS = frozenset("number amount of the all".split())
-
-
-def _holds_times(column) -> bool:
-    """Whether a column holds dates, or years written as numbers."""
-    if column.type == DATE:
-        return True
-    numbers = [n for n in column.numbers if n is not None]
-    return (
-        column.numeric
-        and bool(numbers)
-        and all(float(n).is_integer() and 1000 <= n <= 2100 for n in numbers)
-    )
-
-
-def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -> bool:
-    """Whether a program that orders rows for "the newest", "the oldest", "the most recent"
-    orders them by a date or a year, the way the question asks: "which plant is the newest?" is
-    no argmin of Workers (on the dev part of WikiTableQuestions' training split: one more right,
-    none fewer)."""
-    asked = {_TIME_ORDER[word] for word in words if word in _TIME_ORDER}
-    program = candidate.program
-    direction = program_direction(program)
-    if len(asked) != 1 or not direction or program.key is None:
-        return True
-    key = grid.columns[program.key]
-    if "age" in fold(key.name).split():
-        return True  # "the oldest player" by Age is the largest
-    if _holds_times(key):
-        return direction == asked.pop()
-    return not any(_holds_times(column) for column in grid.columns)
-
-
-def follows_the_asked_total(words: list[str], grid: Grid, candidate: Candidate) -> bool:
-    """Whether a program follows "the total <amount>" when the amount names a numeric column:
-    "the total budget of the offices" adds Budget, it counts no rows and reads no one cell
-    (dev part: 3 more right, 2 fewer)."""
-    if "total" not in words:
-        return True
-    after = [w for w in words[words.index("total") + 1 :][:4] if w not in _TOTAL_FILLERS][:1]
-    named = [
-        index for index, column in enumerate(grid.columns)
-        if after and column.numeric and not _holds_times(column)
-        and stem(after[0]) in {stem(word) for word in fold(column.name).split()}
-    ]  # fmt: skip
-    program = candidate.program
-    if not named or program.op not in (
-        "sum",
-        "count",
-        "distinct",
-        "first",
-        "last",
-        "max",
-        "values",
-    ):
-        return True
-    return program.op == "sum" and program.key in named
-
-
-# Words after "how many" that name no amount ("how many of the players", "how many more").
-_AMOUNT_FILLERS = frozenset("of the more less fewer total different distinct".split())
-# Words that ask for every row's amount added up.
-_TOTALLING = frozenset("total all together altogether combined overall".split())
-
-
-def follows_the_asked_amount(words: list[str], grid: Grid, candidate: Candidate) -> bool:
-    """Whether a program follows "how many <amount> ... in total" (or in all, together,
-    altogether, combined) when the amount names a numeric column: "how many seats are there in
-    all courses together?" and "how many minutes were systems down in total?" add the Seats or
-    the Downtime (min) column; a count of rows answers "how many courses"."""
-    if not _TOTALLING & set(words):
-        return True
-    for index, word in enumerate(words[:-1]):
-        if word not in ("many", "much") or (index and words[index - 1] != "how"):
-            continue
-        after = [w for w in words[index + 1 : index + 4] if w not in _AMOUNT_FILLERS][:1]
-        named = [
-            number for number, column in enumerate(grid.columns)
-            if after and column.numeric and not _holds_times(column)
-            and stem(after[0]) in {stem(w) for w in fold(column.name).split()}
-        ]  # fmt: skip
-        if named and candidate.program.op in ("count", "distinct", "values", "first", "last"):
-            return candidate.program.op == "sum" and candidate.program.key in named
-    return True
-
-
-def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> bool:
-    """Whether a candidate follows the order, the direction, the time order and the total the
-    question asks for."""
-    if not (
-        follows_the_named_order(question, grid, candidate)
-        and follows_the_asked_direction(question, grid, candidate)
-    ):
-        return False
-    words = fold(question).split()
-    return (
-        follows_the_asked_time(words, grid, candidate)
-        and follows_the_asked_total(words, grid, candidate)
-        and follows_the_asked_amount(words, grid, candidate)
-    )
-
-
 def holds_what_it_orders_by(question: str, grid: Grid) -> bool:
     """Whether the table holds what the question orders by: "which depot has the highest water
     usage?" over a table with no word of water usage asks what the table cannot say, whatever
@@ -287,7 +128,7 @@ def holds_what_it_orders_by(question: str, grid: Grid) -> bool:
             vocabulary.update(value.split())
     known = {stem(word) for word in vocabulary} | {word[:5] for word in vocabulary}
     for index, word in enumerate(words):
-        if word not in _AMOUNT_CUES:
+        if word not in AMOUNT_CUES:
             continue
         after = [w for w in words[index + 1 : index + 4] if w not in STOPWORDS and not w.isdigit()]
         if after and not any(stem(w) in known or w[:5] in known for w in after):
@@ -445,6 +286,10 @@ def signals(question: str, choice: TableChoice, found: list[Candidate]) -> dict[
         "logit": math.log(max(best.score, 1e-6) / max(1 - best.score, 1e-6)),
         "margin": best.score - (max(different) if different else 0.0),
         "mass": mass,
+        # The result's share among the programs that follow the question: the rules may have
+        # set aside the ranker's likeliest ("the total capacity" is no last Capacity), leaving
+        # a best whose probability among all candidates is small.
+        "share": mass / max(sum(c.score for c in found), 1e-9),
         "candidates": math.log1p(len(found)) / 5,
         "relevance": choice.relevance,
         "asks-operation": float(asks_for_its_operation(question, choice)),

@@ -26,14 +26,15 @@ import time
 
 from django.conf import settings
 
-from knowledge.chunk_kinds import SECTION_SEPARATOR
-from knowledge.models import Table, TableRow
+from knowledge.chunk_kinds import KIND_TABLE, SECTION_SEPARATOR
+from knowledge.models import Chunk, Table, TableRow
 from knowledge.retrieval.bm25 import bm25_scores
 from knowledge.retrieval.db import retrieval_alias
 from knowledge.retrieval.filters import as_filter
 from knowledge.retrieval.hits import SOURCE_TABLE, Hit, hydrate
 from knowledge.tables.cells import NUMBER, read_cell
 from knowledge.tables.choice import TableChoice
+from knowledge.tables.follows import follows_the_question
 from knowledge.tables.judge import probability
 from knowledge.tables.parser import ranked
 from knowledge.tables.programs import Grid, display, in_words
@@ -41,7 +42,6 @@ from knowledge.tables.rules import (
     asks_for_its_operation,
     fitness,
     fits_by_its_words,
-    follows_the_question,
     left_to_its_row,
     names_what_it_reads,
     relevance,
@@ -166,14 +166,18 @@ def load_grid(table_id: int, loaded: dict | None = None) -> tuple[Grid, int, str
 
 
 def supported(kb_ids: list[int], query: str, filters, table_ids: list[int]) -> bool:
-    """Whether the passage BM25 ranks first for the question is a row of one of the tables: the
-    question is about the table even when its words are not the table's ("who won the most
-    gold medals?" over a medal table headed Nation, Gold, Silver). A question about the prose
-    beside the tables finds its prose first."""
+    """Whether the passage BM25 ranks first for the question is one of the tables' rows, or a
+    run of rows of their documents: the question is about the table even when its words are not
+    the table's ("who won the most gold medals?" over a medal table headed Nation, Gold,
+    Silver). A question about the prose beside the tables finds its prose first."""
     top = bm25_scores(kb_ids=kb_ids, query=query, top_k=1, filters=filters)
-    return bool(top) and (
-        TableRow.objects.using(retrieval_alias())
-        .filter(table_id__in=table_ids, chunk_id=top[0][0])
+    if not top:
+        return False
+    alias = retrieval_alias()
+    return (
+        TableRow.objects.using(alias).filter(table_id__in=table_ids, chunk_id=top[0][0]).exists()
+        or Chunk.objects.using(alias)
+        .filter(id=top[0][0], kind=KIND_TABLE, document__tables__id__in=table_ids)
         .exists()
     )
 
@@ -219,7 +223,8 @@ def _best_of_tables(
         choice = TableChoice(
             table_id, document_id, file_name, grid, found[0], relevance(query, grid), vote=vote
         )  # fmt: skip
-        choice.confidence = probability(signals(first, choice, found))
+        weighed = signals(first, choice, found)
+        choice.confidence, choice.share = probability(weighed), weighed["share"]
         if best is None or fitness(choice, first) > fitness(best, first):
             best = choice
     return best, loaded_grids

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from knowledge.ingest.extract import csv_rows
-from knowledge.tables import judge, rules
+from knowledge.tables import follows, judge, rules
 from knowledge.tables.build import grid as to_grid
 from knowledge.tables.build import table_from_rows
 from knowledge.tables.choice import TableChoice
@@ -282,7 +282,7 @@ def _judged_of_table(args: tuple[Path, str, list[dict], Path]) -> list[tuple[str
     for question in questions:
         text = question["question"]
         found = [
-            c for c in ranked(text, grid, weights) if rules.follows_the_question(text, grid, c)
+            c for c in ranked(text, grid, weights) if follows.follows_the_question(text, grid, c)
         ]
         if not found:
             continue

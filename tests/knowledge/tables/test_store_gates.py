@@ -7,15 +7,18 @@ import pytest
 
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.choice import TableChoice
-from knowledge.tables.parser import ranked
-from knowledge.tables.programs import Program, Result
-from knowledge.tables.question import read_question
-from knowledge.tables.rules import (
+from knowledge.tables.follows import (
     follows_the_asked_amount,
     follows_the_asked_direction,
     follows_the_asked_time,
     follows_the_asked_total,
     follows_the_named_order,
+    reads_each_word_once,
+)
+from knowledge.tables.parser import ranked
+from knowledge.tables.programs import Program, Result
+from knowledge.tables.question import read_question
+from knowledge.tables.rules import (
     holds_what_it_orders_by,
     is_lookup,
     relevance,
@@ -150,6 +153,10 @@ def _program(question: str, table, op: str, key: int | None):
         ("Which plant is the newest?", "argmin", 1, False),  # Workers is no time
         ("Which plant is the oldest?", "argmin", 2, True),
         ("Which plant has the most workers?", "argmax", 1, True),  # no time asked
+        ("Which plant opened first?", "argmin", 2, True),  # the earliest Opened
+        ("Which plant opened first?", "argmax", 2, False),
+        ("Which plant opened last?", "argmax", 2, True),
+        ("Which plant is first by workers?", "argmax", 1, True),  # Workers is no time
     ],
 )
 def test_a_time_order_orders_by_a_date_or_a_year(question, op, key, follows) -> None:
@@ -220,3 +227,35 @@ def test_a_program_no_word_asks_for_stands_in_for_the_passages_when_the_judge_is
     choice.confidence = confidence
     assert _admitted([], question, None, question, "", choice) is admitted
     assert choice.tentative
+
+
+def test_a_number_said_once_feeds_one_condition() -> None:
+    from knowledge.tables.parser import Candidate
+    from knowledge.tables.programs import Condition
+
+    def program(*conditions, op="values", anchors=()):
+        return Candidate(Program(op, target=0, conditions=conditions, anchors=anchors),
+                         Result([1.0], [0]), {}, 0.5)  # fmt: skip
+
+    question = "Which offices opened before 2014?"
+    opened, staff = Condition(2, "lt", 2014.0, "lt 2014"), Condition(1, "lt", 2014.0, "lt 2014")
+    assert reads_each_word_once(question, program(opened))
+    assert not reads_each_word_once(question, program(Condition(2, "eq", "2014", "2014"), staff))
+    # A number the question writes in words, or a version, is left to the ranker.
+    assert reads_each_word_once("Which teams won more than ten games?", program(
+        Condition(1, "gt", 10.0, "gt 10"), Condition(2, "gt", 10.0, "gt 10")))  # fmt: skip
+    assert reads_each_word_once("What changed in Dispatch v3.1.0?", program())
+
+
+def test_the_two_rows_a_comparison_names_are_two_names_not_one() -> None:
+    from knowledge.tables.parser import Candidate
+    from knowledge.tables.programs import Condition
+
+    def compared(question, one, other):
+        anchors = (Condition(0, "contains", one, one), Condition(0, "contains", other, other))
+        candidate = Candidate(Program("diff", key=1, anchors=anchors), Result([1.0], [0, 1]), {}, 1)
+        return reads_each_word_once(question, candidate)
+
+    assert not compared("What is the first step of requesting annual leave?", "annual", "leave")
+    assert compared("What is the difference in staff between Oslo and Bergen?", "oslo", "bergen")
+    assert compared("Which has more staff, Oslo, Bergen?", "oslo", "bergen")

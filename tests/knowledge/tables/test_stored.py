@@ -81,3 +81,26 @@ def test_among_many_tables_a_table_is_found_by_its_best_rows_not_its_length(kb, 
     first = Table.objects.get(id=next(iter(votes)))
     assert first.document.file_name == "venues.csv"
     assert abs(sum(votes.values()) - 1.0) < 1e-9
+
+
+@pytest.mark.django_db
+def test_a_question_whose_first_passage_is_a_run_of_the_tables_rows_is_about_the_table(
+    kb, user
+) -> None:
+    """BM25 may rank first the chunk that holds a run of the table's rows (it holds every name
+    the question says) rather than one row: the question is still about that table."""
+    from knowledge.retrieval.bm25 import bm25_scores
+    from knowledge.tables.store import supported
+
+    text = (
+        "Place,Athlete,Club\n1,Ana Lopes,Braga\n2,Bo Chen,Faro\n3,Cy Dunn,Evora\n"
+        "4,Di Moss,Porto\n5,Runner Five,Club Five\n6,Runner Six,Club Six"
+    )
+    document, _ = services.document_upload(
+        kb=kb, file_name="race.csv", data=text.encode(), user=user
+    )
+    run_ingestion(document.id)
+    question = "Of Lopes, Chen, Dunn and Moss, who placed best?"
+    top = bm25_scores(kb_ids=[kb.id], query=question, top_k=1, filters=None)[0][0]
+    assert Chunk.objects.get(id=top).kind == "table"  # the run of rows, not one row
+    assert supported([kb.id], question, None, [Table.objects.get(document=document).id])

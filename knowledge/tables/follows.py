@@ -1,0 +1,231 @@
+"""Whether a candidate program follows what the question asks of its shape: the order it names
+("due first" orders by Due date), the direction ("the most"), the time order ("the newest"), a
+total ("the total budget", "how many seats in all"), and each number or name it says read once.
+
+The parser ranks every program it can build (knowledge/tables/parser.py); these set aside the
+ones that answer another question before the store weighs the rest (knowledge/tables/rules.py,
+knowledge/tables/store.py). Each was measured on the dev fifth of WikiTableQuestions' training
+split first (`bench/table_parser.py`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from knowledge.tables.cells import DATE
+from knowledge.tables.parser import Candidate
+from knowledge.tables.programs import Grid, fold
+from knowledge.tables.question import (
+    RANK_WORDS,
+    asked_direction,
+    header_overlap,
+    read_question,
+    stem,
+)
+
+# Cues that order by an amount: the words after them name what is measured ("the highest
+# water usage", "the most beds").
+AMOUNT_CUES = frozenset(
+    "most least highest lowest largest smallest biggest fewest greatest longest shortest more "
+    "less fewer higher lower larger smaller maximum minimum".split()
+)
+
+
+def follows_the_named_order(question: str, grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program that takes rows in the table's order (the first, the last) is not
+    asked for another order: "which project is due first?" names the Due date column, so the
+    first row of the slide answers another question and the next candidate is taken."""
+    program = candidate.program
+    if program.op not in ("first", "last"):
+        return True
+    read = read_question(question)
+    touched = {program.target, *(c.column for c in program.conditions + program.anchors)}
+    return not any(
+        (column.type == DATE or column.numeric)
+        and index not in touched
+        and header_overlap(column.name, read) >= 0.5
+        for index, column in enumerate(grid.columns)
+    )
+
+
+_DIRECTION = {"argmax": 1, "max": 1, "more": 1, "argmin": -1, "min": -1, "less": -1}
+
+
+def program_direction(program) -> int:
+    """Return 1 for a program that takes the larger amount, -1 the smaller, 0 neither."""
+    if program.op == "top":
+        return -1 if program.ascending else 1
+    return _DIRECTION.get(program.op, 0)
+
+
+def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program that takes the larger or the smaller of an amount takes the one the
+    question asks for: "which line had the longest outage?" is no argmin of Outage
+    minutes. A rank or place column is left to the ranker (its smallest is its best)."""
+    program = candidate.program
+    direction = program_direction(program)
+    if not direction or program.key is None:
+        return True
+    # The question's words alone: reading the whole question again for each of a table's
+    # hundreds of candidates would cost more than ranking them.
+    asked = asked_direction(fold(question).split())
+    if not asked:
+        return True
+    if set(fold(grid.columns[program.key].name).split()) & RANK_WORDS:
+        return True
+    return direction == asked
+
+
+# Words that order rows in time: 1 asks for the later, -1 for the earlier.
+_TIME_ORDER = {"newest": 1, "latest": 1, "recent": 1, "earliest": -1, "oldest": -1}
+# Words that order rows in time when the rows are ordered by a date or a year.
+_PLACE_ORDER = {"first": -1, "last": 1}
+# Words after "total" that name no column ("the total number of wins").
+_TOTAL_FILLERS = frozenset("number amount of the all".split())
+
+
+def _holds_times(column) -> bool:
+    """Whether a column holds dates, or years written as numbers."""
+    if column.type == DATE:
+        return True
+    numbers = [n for n in column.numbers if n is not None]
+    return (
+        column.numeric
+        and bool(numbers)
+        and all(float(n).is_integer() and 1000 <= n <= 2100 for n in numbers)
+    )
+
+
+def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program that orders rows for "the newest", "the oldest", "the most recent"
+    orders them by a date or a year, the way the question asks: "which plant is the newest?" is
+    no argmin of Workers (on the dev part of WikiTableQuestions' training split: one more right,
+    none fewer)."""
+    asked = {_TIME_ORDER[word] for word in words if word in _TIME_ORDER}
+    program = candidate.program
+    direction = program_direction(program)
+    if not direction or program.key is None:
+        return True
+    key = grid.columns[program.key]
+    placed = {_PLACE_ORDER[word] for word in words if word in _PLACE_ORDER}
+    if not asked and len(placed) == 1 and _holds_times(key):
+        return direction == placed.pop()  # "due first" is the earliest Due date
+    if len(asked) != 1:
+        return True
+    if "age" in fold(key.name).split():
+        return True  # "the oldest player" by Age is the largest
+    if _holds_times(key):
+        return direction == asked.pop()
+    return not any(_holds_times(column) for column in grid.columns)
+
+
+def follows_the_asked_total(words: list[str], grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program follows "the total <amount>" when the amount names a numeric column:
+    "the total budget of the offices" adds Budget, it counts no rows and reads no one cell
+    (dev part: 3 more right, 2 fewer)."""
+    if "total" not in words:
+        return True
+    after = [w for w in words[words.index("total") + 1 :][:4] if w not in _TOTAL_FILLERS][:1]
+    named = [
+        index for index, column in enumerate(grid.columns)
+        if after and column.numeric and not _holds_times(column)
+        and stem(after[0]) in {stem(word) for word in fold(column.name).split()}
+    ]  # fmt: skip
+    program = candidate.program
+    if not named or program.op not in (
+        "sum",
+        "count",
+        "distinct",
+        "first",
+        "last",
+        "max",
+        "values",
+    ):
+        return True
+    return program.op == "sum" and program.key in named
+
+
+# Words after "how many" that name no amount ("how many of the players", "how many more").
+_AMOUNT_FILLERS = frozenset("of the more less fewer total different distinct".split())
+# Words that ask for every row's amount added up.
+_TOTALLING = frozenset("total all together altogether combined overall".split())
+
+
+def follows_the_asked_amount(words: list[str], grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program follows "how many <amount> ... in total" (or in all, together,
+    altogether, combined) when the amount names a numeric column: "how many seats are there in
+    all courses together?" and "how many minutes were systems down in total?" add the Seats or
+    the Downtime (min) column; a count of rows answers "how many courses"."""
+    if not _TOTALLING & set(words):
+        return True
+    for index, word in enumerate(words[:-1]):
+        if word not in ("many", "much") or (index and words[index - 1] != "how"):
+            continue
+        after = [w for w in words[index + 1 : index + 4] if w not in _AMOUNT_FILLERS][:1]
+        named = [
+            number for number, column in enumerate(grid.columns)
+            if after and column.numeric and not _holds_times(column)
+            and stem(after[0]) in {stem(w) for w in fold(column.name).split()}
+        ]  # fmt: skip
+        if named and candidate.program.op in ("count", "distinct", "values", "first", "last"):
+            return candidate.program.op == "sum" and candidate.program.key in named
+    return True
+
+
+_SAID_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_TOKEN = re.compile(r"[\w'’-]+|[,;/()]")
+
+
+def reads_each_word_once(question: str, candidate: Candidate) -> bool:
+    """Whether the program reads each thing the question says once: a number said once feeds
+    one condition ("opened before 2014" is no Opened of 2014 with a Head count under 2014), and
+    the two rows a comparison names are two names, not two words of one ("the first step of
+    requesting annual leave" compares no row holding "annual" with one holding "leave")."""
+    program = candidate.program
+    said = program.conditions + program.anchors
+    asked = _said_numbers(question)
+    used = [number for c in said for number in _said_numbers(str(c.said))]
+    if any(0 < asked.count(number) < used.count(number) for number in set(used)):
+        return False
+    if len(program.anchors) < 2:
+        return True
+    tokens = [fold(token) or token for token in _TOKEN.findall(question.lower())]
+    spoken = [fold(str(anchor.said)).split() for anchor in program.anchors]
+    for one in spoken:
+        for other in spoken:
+            if one is not other and one and other and _follows(tokens, one, other):
+                return False
+    return True
+
+
+def _said_numbers(text: str) -> list[float]:
+    """Return the numbers written in digits in a text ("2,000", "8.70"); a version or a date
+    written with several points ("3.1.0") is none."""
+    return [
+        float(number.replace(",", ""))
+        for number in _SAID_NUMBER.findall(text)
+        if number.count(".") <= 1
+    ]
+
+
+def _follows(tokens: list[str], one: list[str], other: list[str]) -> bool:
+    """Whether the words `other` come right after the words `one` in the question's tokens."""
+    phrase = one + other
+    return any(tokens[i : i + len(phrase)] == phrase for i in range(len(tokens)))
+
+
+def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> bool:
+    """Whether a candidate follows the order, the direction, the time order and the total the
+    question asks for."""
+    if not (
+        follows_the_named_order(question, grid, candidate)
+        and follows_the_asked_direction(question, grid, candidate)
+        and reads_each_word_once(question, candidate)
+    ):
+        return False
+    words = fold(question).split()
+    return (
+        follows_the_asked_time(words, grid, candidate)
+        and follows_the_asked_total(words, grid, candidate)
+        and follows_the_asked_amount(words, grid, candidate)
+    )
