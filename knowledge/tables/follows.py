@@ -78,6 +78,10 @@ def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate)
 
 # Words that order rows in time: 1 asks for the later, -1 for the earlier.
 _TIME_ORDER = {"newest": 1, "latest": 1, "recent": 1, "earliest": -1, "oldest": -1}
+# Header words of a column of years.
+_TIME_HEADERS = frozenset(
+    "year years season date opened founded established built released started began".split()
+)
 # Words that order rows in time when the rows are ordered by a date or a year.
 _PLACE_ORDER = {"first": -1, "last": 1}
 # Words after "total" that name no column ("the total number of wins").
@@ -96,6 +100,13 @@ def _holds_times(column) -> bool:
     )
 
 
+def _is_a_time(column) -> bool:
+    """Whether a column holds dates, or years under a header that says so ("Year", "Opened"):
+    an Attendance of 1,200 to 1,800 is no year."""
+    words = set(fold(column.name).split())
+    return column.type == DATE or (_holds_times(column) and bool(words & _TIME_HEADERS))
+
+
 def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -> bool:
     """Whether a program that orders rows for "the newest", "the oldest", "the most recent"
     orders them by a date or a year, the way the question asks: "which plant is the newest?" is
@@ -108,7 +119,7 @@ def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -
         return True
     key = grid.columns[program.key]
     placed = {_PLACE_ORDER[word] for word in words if word in _PLACE_ORDER}
-    if not asked and len(placed) == 1 and _holds_times(key):
+    if not asked and len(placed) == 1 and not asked_direction(words) and _is_a_time(key):
         return direction == placed.pop()  # "due first" is the earliest Due date
     if len(asked) != 1:
         return True
@@ -155,11 +166,11 @@ def follows_the_asked_amount(words: list[str], grid: Grid, candidate: Candidate)
     """Whether a program follows "how many <amount> ... in total" (or in all, together,
     altogether, combined) when the amount names a numeric column: "how many seats are there in
     all courses together?" and "how many minutes were systems down in total?" add the Seats or
-    the Downtime (min) column; a count of rows answers "how many courses"."""
+    the Minutes down column; a count of rows answers "how many courses"."""
     if not _TOTALLING & set(words):
         return True
     for index, word in enumerate(words[:-1]):
-        if word not in ("many", "much") or (index and words[index - 1] != "how"):
+        if word not in ("many", "much") or index == 0 or words[index - 1] != "how":
             continue
         after = [w for w in words[index + 1 : index + 4] if w not in _AMOUNT_FILLERS][:1]
         named = [
@@ -167,13 +178,13 @@ def follows_the_asked_amount(words: list[str], grid: Grid, candidate: Candidate)
             if after and column.numeric and not _holds_times(column)
             and stem(after[0]) in {stem(w) for w in fold(column.name).split()}
         ]  # fmt: skip
-        if named and candidate.program.op in ("count", "distinct", "values", "first", "last"):
+        if named:
             return candidate.program.op == "sum" and candidate.program.key in named
     return True
 
 
 _SAID_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_TOKEN = re.compile(r"[\w'’-]+|[,;/()]")
+_TOKEN = re.compile(r"[\w'’-]+|[^\w\s]")
 
 
 def reads_each_word_once(question: str, candidate: Candidate) -> bool:
@@ -184,12 +195,20 @@ def reads_each_word_once(question: str, candidate: Candidate) -> bool:
     program = candidate.program
     said = program.conditions + program.anchors
     asked = _said_numbers(question)
-    used = [number for c in said for number in _said_numbers(str(c.said))]
+    used = [
+        number
+        for c in said
+        for number in ([c.value] if isinstance(c.value, float) else _said_numbers(str(c.said)))
+    ]
     if any(0 < asked.count(number) < used.count(number) for number in set(used)):
         return False
     if len(program.anchors) < 2:
         return True
-    tokens = [fold(token) or token for token in _TOKEN.findall(question.lower())]
+    tokens = [
+        word
+        for token in _TOKEN.findall(question.lower())
+        for word in fold(token).split() or [token]
+    ]
     spoken = [fold(str(anchor.said)).split() for anchor in program.anchors]
     for one in spoken:
         for other in spoken:
@@ -215,8 +234,8 @@ def _follows(tokens: list[str], one: list[str], other: list[str]) -> bool:
 
 
 def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> bool:
-    """Whether a candidate follows the order, the direction, the time order and the total the
-    question asks for."""
+    """Whether a candidate follows the order, the direction, the time order, the total and the
+    amount the question asks for, and reads each number and name it says once."""
     if not (
         follows_the_named_order(question, grid, candidate)
         and follows_the_asked_direction(question, grid, candidate)

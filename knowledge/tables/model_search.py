@@ -14,6 +14,7 @@ from django.conf import settings
 from knowledge.retrieval.db import retrieval_alias
 from knowledge.retrieval.hits import Hit
 from knowledge.tables.choice import TableChoice
+from knowledge.tables.follows import follows_the_question
 from knowledge.tables.judge import probability
 from knowledge.tables.model_sql import (
     build_schema,
@@ -119,7 +120,7 @@ def _model_hits(query: str, sql: str, values: list, shown) -> list[Hit]:
     the rows holding the result's text."""
     started = time.perf_counter()
     grid = shown.grid
-    found = ranked(query, grid)
+    found = [c for c in ranked(query, grid) if follows_the_question(query, grid, c)]
     agreeing = [c for c in found if same_values(c.result.values, values)]
     # The judge's probability that the parser's likeliest program computing the same is right:
     # summing every agreeing program would count the many that happen to read the first row.

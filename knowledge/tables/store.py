@@ -10,10 +10,11 @@ document viewer opens).
 A program is used only when it fits: the parser is confident enough among its candidates
 (`TABLE_PROGRAM_MIN`), the question is about the table (`TABLE_RELEVANCE_MIN` of its content
 words are the table's: its headers, caption or cells; or the passage BM25 ranks first for it is
-one of the table's rows), and the program reads what the question names (a column whose header
-it says, or a cell it names whole). A lookup of one row is left to that row's chunk unless the
-program accounts for every word of the question. Otherwise the store returns nothing and the
-passages answer, as before.
+one of the table's rows, or a run of them), and the program reads what the question names (a
+column whose header it says, or a cell it names whole). A lookup of one row is left to that
+row's chunk unless the program accounts for every word of the question, and a program no word
+of the question asks for is held back: either answers only when the passages find nothing.
+Otherwise the store returns nothing and the passages answer, as before.
 
 With a generative provider, the model may write the program as SQL instead
 (knowledge/tables/model_search.py); the parser's program is its fallback and its judge.
@@ -174,10 +175,21 @@ def supported(kb_ids: list[int], query: str, filters, table_ids: list[int]) -> b
     if not top:
         return False
     alias = retrieval_alias()
-    return (
-        TableRow.objects.using(alias).filter(table_id__in=table_ids, chunk_id=top[0][0]).exists()
-        or Chunk.objects.using(alias)
-        .filter(id=top[0][0], kind=KIND_TABLE, document__tables__id__in=table_ids)
+    if TableRow.objects.using(alias).filter(table_id__in=table_ids, chunk_id=top[0][0]).exists():
+        return True
+    run = (
+        Chunk.objects.using(alias)
+        .filter(id=top[0][0], kind=KIND_TABLE)
+        .values("document_id", "structure")
+        .first()
+    )
+    return run is not None and (
+        Table.objects.using(alias)
+        .filter(
+            id__in=table_ids,
+            document_id=run["document_id"],
+            ordinal=(run["structure"] or {}).get("table", -1),
+        )
         .exists()
     )
 

@@ -259,3 +259,38 @@ def test_the_two_rows_a_comparison_names_are_two_names_not_one() -> None:
     assert not compared("What is the first step of requesting annual leave?", "annual", "leave")
     assert compared("What is the difference in staff between Oslo and Bergen?", "oslo", "bergen")
     assert compared("Which has more staff, Oslo, Bergen?", "oslo", "bergen")
+
+
+def test_first_orders_by_time_only_over_a_column_of_times() -> None:
+    # "first round" over an Attendance of whole numbers in 1000-2100 is no time order.
+    games = grid(
+        table_from_rows(["Team", "Attendance"], [["Oslo", "1200"], ["Riga", "1800"],
+                        ["Lund", "1500"]]),
+        "games.csv",
+    )  # fmt: skip
+    question = "Which team had the highest attendance in the first round?"
+    words = question.lower().rstrip("?").split()
+    assert follows_the_asked_time(words, games, _program(question, games, "argmax", 1))
+
+
+def test_how_many_of_an_amount_in_total_is_no_order() -> None:
+    courses = grid(
+        table_from_rows(["Course", "Hours", "Seats"], [["Welding", "40", "12"],
+                        ["Radar", "24", "8"]]),
+        "training.md",
+    )  # fmt: skip
+    question = "How many seats are there altogether?"
+    words = question.lower().rstrip("?").split()
+    for candidate in ranked(question, courses):
+        follows = follows_the_asked_amount(words, courses, candidate)
+        assert follows is (candidate.program.op == "sum" and candidate.program.key == 2)
+
+
+@pytest.mark.parametrize("between", [" & ", " + ", ". ", " — ", ", "])
+def test_two_names_apart_by_any_mark_are_two_names(between) -> None:
+    from knowledge.tables.programs import Condition
+
+    anchors = (Condition(0, "eq", "oslo", "oslo"), Condition(0, "eq", "bergen", "bergen"))
+    candidate = ranked("x", MEDALS)[0]
+    candidate.program = Program("diff", key=1, anchors=anchors)
+    assert reads_each_word_once(f"Staff difference, Oslo{between}Bergen?", candidate)
