@@ -186,6 +186,13 @@ def test_a_total_of_an_amount_adds_that_column() -> None:
     assert follows_the_asked_total("what is the total number of offices".split(), offices, counted)
 
 
+COURSES = grid(
+    table_from_rows(["Course", "Hours", "Seats"], [["Welding", "40", "12"],
+                    ["First aid", "16", "20"], ["Radar", "24", "8"]]),
+    "training.md",
+)  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("question", "op", "follows"),
     [
@@ -199,14 +206,9 @@ def test_a_total_of_an_amount_adds_that_column() -> None:
     ],
 )
 def test_how_many_of_an_amount_in_total_adds_that_column(question, op, follows) -> None:
-    courses = grid(
-        table_from_rows(["Course", "Hours", "Seats"], [["Welding", "40", "12"],
-                        ["First aid", "16", "20"], ["Radar", "24", "8"]]),
-        "training.md",
-    )  # fmt: skip
     words = question.lower().rstrip("?").split()
-    candidate = next(c for c in ranked(question, courses) if c.program.op == op)
-    assert follows_the_asked_amount(words, courses, candidate) is follows
+    candidate = next(c for c in ranked(question, COURSES) if c.program.op == op)
+    assert follows_the_asked_amount(words, COURSES, candidate) is follows
 
 
 @pytest.mark.parametrize(("confidence", "admitted"), [(0.6, True), (0.3, False)])
@@ -274,15 +276,10 @@ def test_first_orders_by_time_only_over_a_column_of_times() -> None:
 
 
 def test_how_many_of_an_amount_in_total_is_no_order() -> None:
-    courses = grid(
-        table_from_rows(["Course", "Hours", "Seats"], [["Welding", "40", "12"],
-                        ["Radar", "24", "8"]]),
-        "training.md",
-    )  # fmt: skip
     question = "How many seats are there altogether?"
     words = question.lower().rstrip("?").split()
-    for candidate in ranked(question, courses):
-        follows = follows_the_asked_amount(words, courses, candidate)
+    for candidate in ranked(question, COURSES):
+        follows = follows_the_asked_amount(words, COURSES, candidate)
         assert follows is (candidate.program.op == "sum" and candidate.program.key == 2)
 
 
