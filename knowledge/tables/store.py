@@ -168,7 +168,7 @@ def load_grid(table_id: int, loaded: dict | None = None) -> tuple[Grid, int, str
 
 def supported(kb_ids: list[int], query: str, filters, table_ids: list[int]) -> bool:
     """Whether the passage BM25 ranks first for the question is one of the tables' rows, or a
-    run of rows of their documents: the question is about the table even when its words are not
+    run of one table's rows (`structure["table"]` is its ordinal): the question is about the table even when its words are not
     the table's ("who won the most gold medals?" over a medal table headed Nation, Gold,
     Silver). A question about the prose beside the tables finds its prose first."""
     top = bm25_scores(kb_ids=kb_ids, query=query, top_k=1, filters=filters)
