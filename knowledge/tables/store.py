@@ -22,10 +22,12 @@ With a generative provider, the model may write the program as SQL instead
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 
 from django.conf import settings
+from django.db import DatabaseError
 
 from knowledge.chunk_kinds import KIND_TABLE, SECTION_SEPARATOR
 from knowledge.models import Chunk, Table, TableRow
@@ -50,6 +52,8 @@ from knowledge.tables.rules import (
     uses_its_names,
 )
 from knowledge.tables.steps import joined_step, same_row_step, split_two_step
+
+logger = logging.getLogger(__name__)
 
 KIND_COMPUTED = "computed"
 # Tables a question's program is sought in, at most (on the dev fifth's 340 tables in one
@@ -345,7 +349,15 @@ def _typed(text: str):
 def table_search(q) -> list[Hit]:
     """The table store's search: the computed passage, then the rows it read."""
     started = time.perf_counter()
-    choice = choose(q.kb_ids, q.query, q.filters)
+    try:
+        choice = choose(q.kb_ids, q.query, q.filters)
+    except DatabaseError:
+        raise  # the database is the run's: a failure there ends it, as for every store
+    except Exception:
+        # A fault in the parser or its rules costs the question its computed passage, not the
+        # run: the passages answer, as for a question no program fits.
+        logger.exception("the table store's program failed; the passages answer")
+        return []
     if choice is None:
         return []
     said, words = computed_text(choice)

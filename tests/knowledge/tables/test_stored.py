@@ -104,3 +104,34 @@ def test_a_question_whose_first_passage_is_a_run_of_the_tables_rows_is_about_the
     top = bm25_scores(kb_ids=[kb.id], query=question, top_k=1, filters=None)[0][0]
     assert Chunk.objects.get(id=top).kind == "table"  # the run of rows, not one row
     assert supported([kb.id], question, None, [Table.objects.get(document=document).id])
+
+
+@pytest.mark.django_db
+def test_a_fault_in_the_parser_leaves_the_question_to_the_passages(
+    kb, user, monkeypatch, caplog
+) -> None:
+    """A bug in a table rule costs the question its computed passage, not the run; a database
+    failure still ends it, as it does for every store."""
+    from django.db import OperationalError
+
+    from knowledge.retrieval.stores import StoreQuery
+    from knowledge.tables import store
+
+    _ingest(kb, user, "sample.csv")
+    asked = StoreQuery([kb.id], "How many scientists are in the table?", None, 5, None)
+    assert store.table_search(asked)  # the count answers when nothing fails
+
+    def broken(*args, **kwargs):
+        raise ValueError("a rule's bug")
+
+    monkeypatch.setattr(store, "follows_the_question", broken)
+    with caplog.at_level("ERROR", logger="knowledge.tables.store"):
+        assert store.table_search(asked) == []
+    assert "the passages answer" in caplog.text and "a rule's bug" in caplog.text
+
+    def database_down(*args, **kwargs):
+        raise OperationalError("connection lost")
+
+    monkeypatch.setattr(store, "follows_the_question", database_down)
+    with pytest.raises(OperationalError):
+        store.table_search(asked)
