@@ -3,8 +3,9 @@
 Chunking gives each row chunk its table's position in the document (`structure["table"]`), its
 headers, cells and row number. Here each table gets typed columns (`cells.column_type`) and each
 row its cells read (`cells.read_cell`); rows that are not data are dropped and recorded: a
-header row repeated inside the table, and a totals row ("Total", "Sum", "Grand total"), which
-would count twice in a sum.
+header row repeated inside the table, and a totals row, which would count twice in a sum: one
+led by "Total", "Sum" or "Grand total", or a last row whose numbers add up the rows above
+("Career", "All seasons", "World").
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from knowledge.chunk_kinds import KIND_ROW
-from knowledge.tables.cells import TEXT, Cell, clean, column_type, column_unit, read_cell
+from knowledge.tables.cells import NUMBER, TEXT, Cell, clean, column_type, column_unit, read_cell
 from knowledge.tables.programs import Grid
 
 # The first cell of a totals row.
 TOTAL_WORDS = frozenset({"total", "totals", "sum", "grand total", "overall", "all", "subtotal"})
+# A last row is a totals row when its numbers are the sums of the columns above, over at least
+# this many rows (fewer add up by chance: 3, 5, 8).
+SUMMED_ROWS_MIN = 4
 
 
 @dataclass
@@ -100,11 +104,14 @@ def table_from_grid(
         if [cell.text.lower() for cell in read] == header_keys:
             dropped.append({"row": number, "reason": "repeated header", "cells": cells})
             continue
-        lead = next((cell.text.lower() for cell in read if cell.text), "")
+        lead = next((cell.text.lower().rstrip(":") for cell in read if cell.text), "")
         if lead in TOTAL_WORDS or lead.startswith("total "):
             dropped.append({"row": number, "reason": "totals row", "cells": cells})
             continue
         kept.append((number, position, cells, read))
+    if _sums_the_rows_above(kept):
+        number, _, cells, _ = kept.pop()
+        dropped.append({"row": number, "reason": "totals row", "cells": cells})
     columns = []
     for index, header in enumerate(headers):
         column = [read[index] for _, _, _, read in kept]
@@ -124,6 +131,30 @@ def table_from_grid(
         values = [_value(cell, column["type"]) for cell, column in zip(read, columns, strict=True)]
         table.rows.append(TableRowData(number, position, cells, values))
     return table
+
+
+def _sums_the_rows_above(kept: list[tuple[int, int, list[str], list[Cell]]]) -> bool:
+    """Whether the last row is the sum of the rows above in at least half of the columns where
+    it and at least SUMMED_ROWS_MIN rows above hold numbers (a career row under a golfer's
+    seasons: wins and earnings add up, the rank does not), and in one at least."""
+    if len(kept) <= SUMMED_ROWS_MIN:
+        return False
+    last, above = kept[-1][3], [read for _, _, _, read in kept[:-1]]
+    checked = summed = 0
+    for index, cell in enumerate(last):
+        if cell.type != NUMBER or not isinstance(cell.value, float):
+            continue
+        numbers = [
+            read[index].value for read in above
+            if read[index].type == NUMBER and isinstance(read[index].value, float)
+        ]  # fmt: skip
+        if len(numbers) < SUMMED_ROWS_MIN:
+            continue
+        checked += 1
+        total = sum(numbers)
+        if total and abs(cell.value - total) <= abs(total) * 0.005:
+            summed += 1
+    return summed >= 1 and 2 * summed >= checked
 
 
 def _value(cell: Cell, kind: str) -> Any:

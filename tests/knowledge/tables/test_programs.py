@@ -35,6 +35,28 @@ def test_a_repeated_header_and_a_totals_row_are_dropped_and_recorded(offices) ->
     assert table.rows[1].values[1] == 85.0 and table.rows[3].values[1] is None
 
 
+def test_a_last_row_that_adds_up_the_rows_above_is_a_totals_row_whatever_it_is_called() -> None:
+    """A career row under a golfer's seasons names no "Total", but its wins and earnings are the
+    sums of the seasons above (its rank is not): it is dropped, or "the year with the highest
+    earnings" would be "Career". A short column adding up by chance (3, 5, 8) is kept, and so
+    is a last row of small numbers near the sum (0.045 under 0.005 … 0.040)."""
+    seasons = [["2019", "1", "300,000", "40"], ["2020", "0", "120,500", "88"],
+               ["2021", "2", "910,000", "12"], ["2022", "1", "455,250", "31"],
+               ["2023", "0", "98,000", "120"]]  # fmt: skip
+    career = ["Career*", "4", "1,883,750", "25"]
+    table = table_from_rows(["Year", "Wins", "Earnings ($)", "Rank"], [*seasons, career])
+    assert [row.cells[0] for row in table.rows] == [row[0] for row in seasons]
+    assert table.dropped == [{"row": 6, "reason": "totals row", "cells": career}]
+    by_chance = table_from_rows(["Step", "Size"], [["a", "3"], ["b", "5"], ["c", "8"]])
+    assert len(by_chance.rows) == 3 and not by_chance.dropped
+    chokes = [["Cylinder", "0.000"], ["Skeet", "0.005"], ["Improved", "0.010"],
+              ["Modified", "0.020"], ["Full", "0.030"], ["Extra full", "0.040"],
+              ["Turkey", "0.045"]]  # fmt: skip
+    assert len(table_from_rows(["Choke", "Constriction"], chokes).rows) == 7
+    labelled = table_from_rows(["Team", "Points"], [["Ajax", "40"], ["Total:", "40"]])
+    assert [row.cells[0] for row in labelled.rows] == ["Ajax"]
+
+
 def _staff_over(n: float) -> Condition:
     return Condition(1, "gt", n)
 
