@@ -14,7 +14,7 @@ import re
 
 from knowledge.tables.cells import DATE
 from knowledge.tables.parser import Candidate
-from knowledge.tables.programs import Grid, fold
+from knowledge.tables.programs import Grid, display, fold
 from knowledge.tables.question import (
     RANK_WORDS,
     asked_direction,
@@ -233,11 +233,34 @@ def _follows(tokens: list[str], one: list[str], other: list[str]) -> bool:
     return any(tokens[i : i + len(phrase)] == phrase for i in range(len(tokens)))
 
 
+# A question that ends by naming the answers it admits: "which is deeper, lake tuz or lake palas
+# tuzla?", "who held the post longer, Sivarao or Suryalingam?".
+_OPTIONS = re.compile(r"[,:;]\s*(?:the\s+)?([^,:;?]+?)\s+or\s+(?:the\s+)?([^,:;?]+?)\s*[?.!]*\s*$")
+
+
+def picks_a_named_option(question: str, grid: Grid, candidate: Candidate) -> bool:
+    """Whether a candidate answers with one of the two things the question offers, when it
+    offers two the table holds."""
+    match = _OPTIONS.search(question.lower())
+    if not match:
+        return True
+    options = [fold(option) for option in match.groups()]
+    if not all(options) or not all(option in grid.cell_text for option in options):
+        return True
+    values = candidate.result.values
+    if len(values) != 1:
+        return False
+    said = fold(display(values[0]))
+    return bool(said) and any(said in option or option in said for option in options)
+
+
 def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> bool:
     """Whether a candidate follows the order, the direction, the time order, the total and the
-    amount the question asks for, and reads each number and name it says once."""
+    amount the question asks for, reads each number and name it says once, and answers with
+    one of the two things it offers."""
     if not (
-        follows_the_named_order(question, grid, candidate)
+        picks_a_named_option(question, grid, candidate)
+        and follows_the_named_order(question, grid, candidate)
         and follows_the_asked_direction(question, grid, candidate)
         and reads_each_word_once(question, candidate)
     ):

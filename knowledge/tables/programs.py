@@ -117,6 +117,12 @@ class Grid:
     def size(self) -> int:
         return len(self.row_numbers)
 
+    @functools.cached_property
+    def cell_text(self) -> str:
+        """Return every cell, folded, in one text ("|" between cells): what a phrase the
+        question says is looked for in."""
+        return "|" + "|".join(text for column in self.columns for text in column.folded) + "|"
+
     @classmethod
     def build(
         cls,

@@ -15,7 +15,7 @@ from knowledge.tables.follows import (
     follows_the_named_order,
     reads_each_word_once,
 )
-from knowledge.tables.parser import ranked
+from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Program, Result
 from knowledge.tables.question import read_question
 from knowledge.tables.rules import (
@@ -291,3 +291,22 @@ def test_two_names_apart_by_any_mark_are_two_names(between) -> None:
     candidate = ranked("x", MEDALS)[0]
     candidate.program = Program("diff", key=1, anchors=anchors)
     assert reads_each_word_once(f"Staff difference, Oslo{between}Bergen?", candidate)
+
+
+def test_a_question_that_offers_two_answers_is_answered_with_one_of_them(sites) -> None:
+    """ "Which site has more staff, Gdansk or Vigo?" admits Gdansk or Vigo: a program answering
+    Bergen (the most staff of all) or a count does not follow it. Options the table does not
+    hold ("more or less") set no such bound."""
+    from knowledge.tables.follows import picks_a_named_option
+
+    def answering(values):
+        return Candidate(Program("argmax", target=0, key=1), Result(values, [0]), {}, 0.5)
+
+    question = "Which site has more staff, Gdansk or Vigo?"
+    assert picks_a_named_option(question, sites, answering(["Gdansk"]))
+    assert not picks_a_named_option(question, sites, answering(["Bergen"]))
+    assert not picks_a_named_option(question, sites, answering([2.0]))
+    assert not picks_a_named_option(question, sites, answering(["Gdansk", "Vigo"]))
+    assert picks_a_named_option("Who leads the Vigo site: Lucia Vidal or someone else?", sites,
+                                answering(["Kari Nilsen"]))  # fmt: skip
+    assert picks_a_named_option("Did Vigo open earlier, yes or no?", sites, answering(["2021"]))
