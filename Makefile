@@ -50,7 +50,7 @@ browser:
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
 
 test: install-test browser
-	$(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder
+	$(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --durations=10
 
 # The inner loop: every test that starts no process (web, worker, model server) and no browser.
 test-fast: install-test
