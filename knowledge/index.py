@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -181,6 +181,38 @@ def write_tables(document: Document, chunks: list[PreparedChunk], chunk_ids: lis
         batch_size=1000,
     )
     return len(tables)
+
+
+def tables_rebuild(kb_id: int | None = None) -> tuple[int, int]:
+    """Build a KB's (or every KB's) tables again from their documents' row chunks, with the
+    table rules of this version (a totals row, a repeated header, column types); return how
+    many documents and tables. No text is read or embedded again: the chunks are the rows.
+
+    Each document's tables are replaced in one transaction holding the document's row, so a
+    re-index or a delete of that document waits; documents not ready are left to their
+    ingestion, which writes their tables itself."""
+    documents = Document.objects.filter(status=Document.Status.READY)
+    if kb_id is not None:
+        documents = documents.filter(knowledge_base_id=kb_id)
+    rebuilt = written = 0
+    for document_id in documents.order_by("id").values_list("id", flat=True):
+        with transaction.atomic():
+            document = (
+                Document.objects.select_for_update()
+                .filter(id=document_id, status=Document.Status.READY)
+                .first()
+            )
+            if document is None:
+                continue
+            chunks = list(
+                Chunk.objects.filter(document_id=document.id, kind=Chunk.Kind.ROW)
+                .order_by("ordinal")
+                .only("id", "kind", "structure", "section", "page")
+            )
+            Table.objects.filter(document_id=document.id).delete()
+            written += write_tables(document, chunks, [chunk.id for chunk in chunks])
+            rebuilt += 1
+    return rebuilt, written
 
 
 def add_term_stats(cursor, kb_id: int, chunks: list[PreparedChunk], avgdl: float) -> None:
