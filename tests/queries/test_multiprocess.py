@@ -241,6 +241,9 @@ def test_runs_api_lists_details_and_scopes_runs(shared_world, other_user):
 
 def test_a_killed_worker_leaves_an_interrupted_run_with_terminal_frames(world):
     stack = world["stack"]
+    # The run must be found dead within 30 s (asserted below); the stream's idle timeout, 15 s
+    # in test stacks, would end it first while a loaded machine starts the new worker.
+    stack.env["STREAM_IDLE_TIMEOUT_SECONDS"] = "60"
     web = stack.start_web()
     worker = stack.start_worker()
     stack.wait_for_worker()
