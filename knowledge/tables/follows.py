@@ -183,6 +183,23 @@ def follows_the_asked_amount(words: list[str], grid: Grid, candidate: Candidate)
     return True
 
 
+def follows_the_named_doer(words: list[str], grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program answering "who <does> ..." reads the text column named for the doer
+    of that verb: "who owns the project due first?" is the Owner, "who leads the largest site?"
+    the Lead, "who played ..." the Player, not the project, the site or the row's name (the
+    verb and the header share a stem; a numeric column, a Score for "who scored", is no
+    doer)."""
+    target = candidate.program.target
+    if target is None or "who" not in words[:-1]:
+        return True
+    verb = stem(words[words.index("who") + 1])
+    named = [
+        index for index, column in enumerate(grid.columns)
+        if not column.numeric and verb in {stem(word) for word in fold(column.name).split()}
+    ]  # fmt: skip
+    return len(named) != 1 or target == named[0]
+
+
 _SAID_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _TOKEN = re.compile(r"[\w'’-]+|[^\w\s]")
 
@@ -270,4 +287,5 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         follows_the_asked_time(words, grid, candidate)
         and follows_the_asked_total(words, grid, candidate)
         and follows_the_asked_amount(words, grid, candidate)
+        and follows_the_named_doer(words, grid, candidate)
     )

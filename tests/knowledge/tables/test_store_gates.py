@@ -310,3 +310,31 @@ def test_a_question_that_offers_two_answers_is_answered_with_one_of_them(sites) 
     assert picks_a_named_option("Who leads the Vigo site: Lucia Vidal or someone else?", sites,
                                 answering(["Kari Nilsen"]))  # fmt: skip
     assert picks_a_named_option("Did Vigo open earlier, yes or no?", sites, answering(["2021"]))
+
+
+PROJECTS = grid(
+    table_from_rows(["Project", "Owner", "Due", "Score"], [["Hull sensors", "Sofie Aas",
+                    "2026-03-01", "7"], ["Dock cameras", "Jonas Berg", "2026-02-01", "9"]]),
+    "projects.pptx › Projects",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "target", "follows"),
+    [
+        ("Who owns the project that is due first?", 1, True),  # the Owner
+        ("Who owns the project that is due first?", 0, False),  # not the project
+        ("In 2026, who owns the project with the best score?", 0, False),
+        ("Who scored the highest?", 0, True),  # Score is numeric: no doer named
+        ("Who is due first?", 0, True),  # no header is a doer of "is"
+        ("Which project is due first?", 0, True),  # no "who"
+    ],
+)
+def test_who_does_something_is_answered_by_the_column_named_for_the_doer(
+    question, target, follows
+) -> None:
+    from knowledge.tables.follows import follows_the_named_doer
+
+    words = question.lower().rstrip("?").split()
+    candidate = Candidate(Program("argmin", target=target, key=2), Result(["x"], [1]), {}, 0.5)
+    assert follows_the_named_doer(words, PROJECTS, candidate) is follows
