@@ -185,17 +185,20 @@ def follows_the_asked_amount(words: list[str], grid: Grid, candidate: Candidate)
 
 def follows_the_named_doer(words: list[str], grid: Grid, candidate: Candidate) -> bool:
     """Whether a program answering "who <does> ..." reads the text column named for the doer
-    of that verb: "who owns the project due first?" is the Owner, "who leads the largest site?"
-    the Lead, "who played ..." the Player, not the project, the site or the row's name (the
-    verb and the header share a stem; a numeric column, a Score for "who scored", is no
-    doer)."""
+    of that verb: "who owns the project due first?" is the Owner, "who manages ..." the
+    Manager, "who played ..." the Player, not the project or the row's name. The header is an
+    agent noun sharing the verb's stem: a Finish column ("1st", "DNF") is not who finished, and
+    a numeric column (a Score for "who scored") is no doer."""
     target = candidate.program.target
     if target is None or "who" not in words[:-1]:
         return True
     verb = stem(words[words.index("who") + 1])
     named = [
         index for index, column in enumerate(grid.columns)
-        if not column.numeric and verb in {stem(word) for word in fold(column.name).split()}
+        if not column.numeric and any(
+            word.endswith(("er", "ers")) and stem(word) == verb
+            for word in fold(column.name).split()
+        )
     ]  # fmt: skip
     return len(named) != 1 or target == named[0]
 

@@ -313,8 +313,9 @@ def test_a_question_that_offers_two_answers_is_answered_with_one_of_them(sites) 
 
 
 PROJECTS = grid(
-    table_from_rows(["Project", "Owner", "Due", "Score"], [["Hull sensors", "Sofie Aas",
-                    "2026-03-01", "7"], ["Dock cameras", "Jonas Berg", "2026-02-01", "9"]]),
+    table_from_rows(["Project", "Owner", "Due", "Score", "Finish"], [["Hull sensors",
+                    "Sofie Aas", "2026-03-01", "7", "late"], ["Dock cameras", "Jonas Berg",
+                    "2026-02-01", "9", "on time"]]),
     "projects.pptx › Projects",
 )  # fmt: skip
 
@@ -327,6 +328,7 @@ PROJECTS = grid(
         ("In 2026, who owns the project with the best score?", 0, False),
         ("Who scored the highest?", 0, True),  # Score is numeric: no doer named
         ("Who is due first?", 0, True),  # no header is a doer of "is"
+        ("Who finished first?", 0, True),  # Finish is no doer (it holds "late", "on time")
         ("Which project is due first?", 0, True),  # no "who"
     ],
 )
