@@ -12,6 +12,7 @@ from knowledge.tables.follows import (
     follows_the_asked_direction,
     follows_the_asked_time,
     follows_the_asked_total,
+    follows_the_named_doer,
     follows_the_named_order,
     reads_each_word_once,
 )
@@ -335,8 +336,6 @@ PROJECTS = grid(
 def test_who_does_something_is_answered_by_the_column_named_for_the_doer(
     question, target, follows
 ) -> None:
-    from knowledge.tables.follows import follows_the_named_doer
-
     words = question.lower().rstrip("?").split()
     candidate = Candidate(Program("argmin", target=target, key=2), Result(["x"], [1]), {}, 0.5)
     assert follows_the_named_doer(words, PROJECTS, candidate) is follows
