@@ -5,8 +5,8 @@
 
 No database and no pipeline: each question of the training split whose table is in the dev
 fifth (`training.part`, tables the ranker never trained on; 2,810 questions) is read against
-its CSV table, and the parser's first program that follows the question
-(`follows.follows_the_question`) is scored with the dataset's rule. Printed: how often it is
+its CSV table, and the parser's first program that follows the question, of the likeliest
+answer (`follows.followed`), is scored with the dataset's rule. Printed: how often it is
 right, how often some candidate is right (what any ranking could reach), and both for the
 judge's halves `a` (it fits there) and `b`. This is where a rule or a retrained ranker is
 measured before the whole pipeline (`bench/tables.py --split dev`); `--weights` scores weights
@@ -51,7 +51,9 @@ def main() -> None:
             grids[table] = training.read_csv_table(WTQ / table, table)
         grid, target = grids[table], target_items(question["target"])
         found = ranked(question["question"], grid, weights) if grid is not None else []
-        follows = [c for c in found if shape.follows_the_question(question["question"], grid, c)]
+        follows = shape.by_answer(
+            [c for c in found if shape.follows_the_question(question["question"], grid, c)]
+        )
         first = bool(follows) and right(follows[0].result.values, target)
         reachable = any(right(c.result.values, target) for c in found)
         half = training.half(table)

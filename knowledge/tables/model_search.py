@@ -14,7 +14,7 @@ from django.conf import settings
 from knowledge.retrieval.db import retrieval_alias
 from knowledge.retrieval.hits import Hit
 from knowledge.tables.choice import TableChoice
-from knowledge.tables.follows import follows_the_question
+from knowledge.tables.follows import followed
 from knowledge.tables.judge import probability
 from knowledge.tables.model_sql import (
     build_schema,
@@ -24,7 +24,6 @@ from knowledge.tables.model_sql import (
     run_program,
     same_values,
 )
-from knowledge.tables.parser import ranked
 from knowledge.tables.rules import asks_for_a_computation, relevance, signals
 from knowledge.tables.sql import ProgramRefused, ProgramStopped
 from knowledge.tables.steps import split_two_step
@@ -120,7 +119,7 @@ def _model_hits(query: str, sql: str, values: list, shown) -> list[Hit]:
     the rows holding the result's text."""
     started = time.perf_counter()
     grid = shown.grid
-    found = [c for c in ranked(query, grid) if follows_the_question(query, grid, c)]
+    found = followed(query, grid)
     agreeing = [c for c in found if same_values(c.result.values, values)]
     # The judge's probability that the parser's likeliest program computing the same is right:
     # summing every agreeing program would count the many that happen to read the first row.

@@ -37,9 +37,8 @@ from knowledge.retrieval.filters import as_filter
 from knowledge.retrieval.hits import SOURCE_TABLE, Hit, hydrate
 from knowledge.tables.cells import NUMBER, read_cell
 from knowledge.tables.choice import TableChoice
-from knowledge.tables.follows import follows_the_question
+from knowledge.tables.follows import followed
 from knowledge.tables.judge import probability
-from knowledge.tables.parser import ranked
 from knowledge.tables.programs import Grid, display, in_words
 from knowledge.tables.rules import (
     asks_for_its_operation,
@@ -233,7 +232,7 @@ def _best_of_tables(
             continue
         grid, document_id, file_name, _ = loaded
         loaded_grids.append((table_id, grid))
-        found = [c for c in ranked(first, grid) if follows_the_question(first, grid, c)]
+        found = followed(first, grid)
         if not found:
             continue
         choice = TableChoice(

@@ -38,7 +38,6 @@ from knowledge.tables.parser import (
     feature_index,
     load_weights,
     proposals,
-    ranked,
 )
 from knowledge.tables.question import read_question
 
@@ -286,9 +285,7 @@ def _judged_of_table(args: tuple[Path, str, list[dict], Path]) -> list[tuple[str
     out = []
     for question in questions:
         text = question["question"]
-        found = [
-            c for c in ranked(text, grid, weights) if follows.follows_the_question(text, grid, c)
-        ]
+        found = follows.followed(text, grid, weights)
         if not found:
             continue
         choice = TableChoice(0, 0, table, grid, found[0], rules.relevance(text, grid))

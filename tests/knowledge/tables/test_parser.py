@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from knowledge.tables.build import grid, table_from_rows
-from knowledge.tables.follows import follows_the_question
-from knowledge.tables.parser import load_weights, ranked
-from knowledge.tables.programs import run
+from knowledge.tables.follows import by_answer, followed
+from knowledge.tables.parser import Candidate, load_weights, ranked
+from knowledge.tables.programs import Program, Result, run
 
 HEADERS = ["Clinic", "Beds", "Opened", "Manager", "Region"]
 ROWS = [
@@ -52,8 +52,9 @@ def test_the_first_program_that_follows_the_question_computes_the_answer(
     clinics, question, values
 ) -> None:
     # As the store reads them (bench/table_parser.py measures the same): the ranker's order,
-    # less the programs that answer another question's shape ("who manages" reads Manager).
-    best = next(c for c in ranked(question, clinics) if follows_the_question(question, clinics, c))
+    # less the programs that answer another question's shape ("who manages" reads Manager),
+    # the likeliest answer's programs first.
+    best = followed(question, clinics)[0]
     assert best.result.values == pytest.approx(values), best.program
     # Its result is what running the program gives: nothing is remembered from ranking.
     assert run(best.program, clinics).values == best.result.values
@@ -64,6 +65,31 @@ def test_candidates_are_ranked_with_probabilities(clinics) -> None:
     assert len(found) > 10
     assert sum(candidate.score for candidate in found) == pytest.approx(1.0)
     assert [c.score for c in found] == sorted((c.score for c in found), reverse=True)
+
+
+def _candidate(op: str, values: list, score: float) -> Candidate:
+    return Candidate(Program(op, target=0), Result(values=values, rows=[0]), {}, score)
+
+
+def test_an_answer_several_programs_agree_on_outranks_a_likelier_lone_program() -> None:
+    lone = _candidate("first", ["Braga"], 0.4)
+    agreeing = [_candidate("argmax", ["Lisbon"], 0.3), _candidate("last", ["Lisbon"], 0.2)]
+    other = _candidate("mode", ["Faro"], 0.1)
+    assert by_answer([lone, *agreeing, other]) == [*agreeing, lone, other]
+    # The likeliest program leads when no answer gathers more than its own.
+    assert by_answer([lone, agreeing[0], other]) == [lone, agreeing[0], other]
+    # Equal masses: the answer of the likeliest program.
+    tied = [_candidate("first", ["Braga"], 0.5), *agreeing[::-1]]
+    tied[1].score, tied[2].score = 0.25, 0.25
+    assert by_answer(tied)[0] is tied[0]
+    assert by_answer([]) == []
+
+
+def test_programs_that_keep_no_row_do_not_pool_their_zero() -> None:
+    counted = Candidate(Program("count"), Result(values=[3.0], rows=[0, 1, 2]), {}, 0.4)
+    # Every condition that keeps nothing counts 0: such programs agree by accident.
+    empty = [Candidate(Program("count"), Result(values=[0.0], rows=[]), {}, 0.2) for _ in range(3)]
+    assert by_answer([counted, *empty])[0] is counted
 
 
 def _projects():

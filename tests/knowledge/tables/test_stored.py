@@ -124,7 +124,7 @@ def test_a_fault_in_the_parser_leaves_the_question_to_the_passages(
     def broken(*args, **kwargs):
         raise ValueError("a rule's bug")
 
-    monkeypatch.setattr(store, "follows_the_question", broken)
+    monkeypatch.setattr(store, "followed", broken)
     with caplog.at_level("ERROR", logger="knowledge.tables.store"):
         assert store.table_search(asked) == []
     assert "the passages answer" in caplog.text and "a rule's bug" in caplog.text
@@ -132,7 +132,7 @@ def test_a_fault_in_the_parser_leaves_the_question_to_the_passages(
     def database_down(*args, **kwargs):
         raise OperationalError("connection lost")
 
-    monkeypatch.setattr(store, "follows_the_question", database_down)
+    monkeypatch.setattr(store, "followed", database_down)
     with pytest.raises(OperationalError):
         store.table_search(asked)
 
