@@ -200,6 +200,11 @@ def main() -> None:
             record = {**item, **row, "answer_values": values, "first_sentence": first}
             record["answer"] = outcome.answer
             record["sql"] = program.get("sql") or (retrieval.get("table_query") or {}).get("sql")
+            # A program the rules held back, and what it computed, whether or not it answered.
+            held = retrieval.get("tentative_program") or {}
+            record["held_back"] = (
+                {k: held.get(k) for k in ("values", "confidence")} if held else None
+            )
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
             out.flush()
         if n % 100 == 0:
