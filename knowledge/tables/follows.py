@@ -300,7 +300,8 @@ def by_answer(found: list[Candidate]) -> list[Candidate]:
     programs' probabilities add up to the most, as the ranker was trained (the summed
     probability of every program whose result is the gold answer). A program that is likeliest
     alone but computes what no other does yields to one of several that agree (on the dev fifth
-    of WikiTableQuestions' training split: 1,408 right against 1,378, 14 and 16 more on its judge halves)."""
+    of WikiTableQuestions' training split: 1,408 right against 1,378, 14 and 16 more on its
+    judge halves)."""
     mass: dict[tuple, float] = defaultdict(float)
     for candidate in found:
         mass[_answer(candidate)] += candidate.score
