@@ -46,7 +46,7 @@ def _main_table(sql: str, schema) -> int:
 
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
-    except sqlglot.errors.ParseError:
+    except sqlglot.errors.SqlglotError:
         return 0
     names = [table.named.name for table in schema.tables]
     for table in tree.find_all(exp.Table):

@@ -87,7 +87,7 @@ def check(sql: str, tables: list[NamedTable]) -> str:
     """Return the query as it will run, or raise ProgramRefused saying why it may not."""
     try:
         statements = sqlglot.parse(sql.strip().rstrip(";"), read="postgres")
-    except sqlglot.errors.ParseError as exc:
+    except sqlglot.errors.SqlglotError as exc:  # its parser's errors and its tokenizer's
         raise ProgramRefused(f"The query could not be parsed: {str(exc)[:200]}") from exc
     statements = [statement for statement in statements if statement is not None]
     if len(statements) != 1:

@@ -44,6 +44,8 @@ TABLES = [named_table("clinics", 1, [{"name": "Clinic", "type": "text"}])]
         ("SELECT set_config('statement_timeout', '0', false)", "set_config() is not allowed"),
         ("SELECT clinic INTO copy FROM clinics", "INTO"),
         ("SELEC clinic FROM", "could not be parsed"),
+        # A string the model left open fails in sqlglot's tokenizer, before its parser.
+        ("SELECT clinic FROM clinics WHERE clinic = 'Men\\'s Pro' LIMIT 1", "could not be parsed"),
     ],
 )
 def test_a_query_that_may_not_run_is_refused_before_it_runs(sql, why) -> None:
