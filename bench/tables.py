@@ -1,7 +1,8 @@
 """Questions over tables: WikiTableQuestions through the whole pipeline.
 
     .venv/bin/python bench/tables.py [--split test|train|dev] [--mode given|open]
-                                     [--sample N] [--seed S] [--limit N] [--reindex]
+                                     [--sample N] [--seed S] [--skip N] [--limit N]
+                                     [--reindex]
                                      [--provider NAME] [--model NAME]
                                      [--out results.jsonl]
 
@@ -21,7 +22,8 @@ wrote): questions over Wikipedia tables, each with its table as a CSV file.
   tables of the test split): retrieval must find the table.
 - `--sample N --seed S`: N questions drawn with that seed (the same N and seed draw the same
   questions for every provider); all of the split without `--sample`. `--limit N` asks the
-  first N of them (a slow provider's share of the same sample).
+  first N of them (a slow provider's share of the same sample), `--skip N` leaves out the first
+  N (`--skip 100 --limit 100`: its next share).
 
 Each answer is scored two ways with the dataset's rule (knowledge/tables/matching.py): **strict**, on the
 values the run asserts as data (the `done` metadata's `answer_values`; a run without them scores
@@ -113,6 +115,8 @@ def main() -> None:
     parser.add_argument("--reindex", action="store_true")
     # The first N questions of the sample (a slow provider's partial run of the same sample).
     parser.add_argument("--limit", type=int, default=None)
+    # Leave out the first N of them: a slow provider's next share, run apart from the first.
+    parser.add_argument("--skip", type=int, default=0)
     parser.add_argument("--provider", default="extractive")
     parser.add_argument("--model", default=None)
     parser.add_argument("--out", default="")
@@ -129,6 +133,7 @@ def main() -> None:
     questions = every
     if args.sample and args.sample < len(questions):
         questions = random.Random(args.seed).sample(questions, args.sample)
+    questions = questions[args.skip :]
     if args.limit:
         questions = questions[: args.limit]
     # Open mode holds every table of the split, whichever questions are asked.
