@@ -31,10 +31,11 @@ from django.db import DatabaseError
 
 from knowledge.chunk_kinds import KIND_TABLE, SECTION_SEPARATOR
 from knowledge.models import Chunk, Table, TableRow
-from knowledge.retrieval.bm25 import bm25_scores
+from knowledge.retrieval.bm25 import bm25_scores, corpus_stats, term_idfs
 from knowledge.retrieval.db import retrieval_alias
 from knowledge.retrieval.filters import as_filter
 from knowledge.retrieval.hits import SOURCE_TABLE, Hit, hydrate
+from knowledge.tables import finding
 from knowledge.tables.cells import NUMBER, read_cell
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import followed
@@ -51,6 +52,7 @@ from knowledge.tables.rules import (
     uses_its_names,
 )
 from knowledge.tables.steps import joined_step, same_row_step, split_two_step
+from providers.tokenize import bm25_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -103,21 +105,66 @@ def table_votes(
     ids = list(tables.order_by("id").values_list("id", flat=True)[: ALL_TABLES_UP_TO + 1])
     if len(ids) <= ALL_TABLES_UP_TO:
         return dict.fromkeys(ids, 1.0)
+    votes, grids, by_votes = shortlisted(kb_ids, query, filters, tables, loaded_grids)
+    return _found(kb_ids, query, votes, grids, by_votes) or by_votes
+
+
+def shortlisted(
+    kb_ids: list[int], query: str, filters, tables, loaded_grids: dict | None = None
+) -> tuple[dict[int, float], dict[int, Grid], dict[int, float]]:
+    """Return the tables' row votes, the shortlisted tables' grids, and the tables to try by
+    votes: the best TABLES_PER_QUESTION of the shortlist, each with its share."""
     votes = _row_votes(kb_ids, query, filters, tables)
     # Among the tables their rows put first, those that hold more of the question lead ("who
     # won the most gold medals?" is about a table headed Gold as much as about its rows).
     shortlist = sorted(votes, key=votes.get, reverse=True)[:TABLES_SHORTLISTED]
     if not shortlist:
-        return {}
+        return votes, {}, {}
     top = votes[shortlist[0]]
-    keyed = {}
+    keyed, grids = {}, {}
     for table_id in shortlist:
         loaded = load_grid(table_id, loaded_grids)
         if loaded is not None:
+            grids[table_id] = loaded[0]
             keyed[table_id] = votes[table_id] / top * math.sqrt(relevance(query, loaded[0]))
     best = sorted(keyed.items(), key=lambda pair: -pair[1])[:TABLES_PER_QUESTION]
     total = sum(vote for _, vote in best) or 1.0
-    return {table_id: vote / total for table_id, vote in best}
+    return votes, grids, {table_id: vote / total for table_id, vote in best}
+
+
+def finding_signals(
+    kb_ids: list[int],
+    query: str,
+    votes: dict[int, float],
+    grids: dict[int, Grid],
+    by_votes: dict[int, float],
+):
+    """Return the shortlisted tables, best row vote first, and their signals for the finding
+    model (knowledge/tables/finding.py)."""
+    shortlist = sorted(grids, key=votes.__getitem__, reverse=True)
+    idfs = term_idfs(kb_ids, sorted(set(bm25_tokens(query))), corpus_stats(kb_ids))
+    return shortlist, finding.signals(query, shortlist, votes, grids, by_votes, idfs)
+
+
+def _found(
+    kb_ids: list[int],
+    query: str,
+    votes: dict[int, float],
+    grids: dict[int, Grid],
+    by_votes: dict[int, float],
+) -> dict[int, float] | None:
+    """Return the shortlisted tables the question is likeliest about, each with its share, as
+    the fitted model orders them; None without one. On the dev fifth's 340 tables in one
+    knowledge base (300 held-out questions): the question's table first for 172 against 153
+    by votes."""
+    model = finding.load_finding()
+    if model is None or len(grids) < 2:
+        return None
+    shortlist, matrix = finding_signals(kb_ids, query, votes, grids, by_votes)
+    probabilities = finding.shares(matrix, model)
+    order = sorted(range(len(shortlist)), key=lambda i: -probabilities[i])[:TABLES_PER_QUESTION]
+    total = float(sum(probabilities[i] for i in order)) or 1.0
+    return {shortlist[i]: float(probabilities[i]) / total for i in order}
 
 
 def _row_votes(kb_ids: list[int], query: str, filters, tables) -> dict[int, float]:
