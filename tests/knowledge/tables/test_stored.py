@@ -60,7 +60,9 @@ def test_deleting_a_knowledge_base_deletes_its_tables(kb, user) -> None:
 
 
 @pytest.mark.django_db
-def test_among_many_tables_a_table_is_found_by_its_best_rows_not_its_length(kb, user) -> None:
+def test_among_many_tables_a_table_is_found_by_its_best_rows_not_its_length(
+    kb, user, monkeypatch
+) -> None:
     """Thirty rows that each repeat a word of the question do not outvote the one row that names
     what it asks: a table's vote is its two best rows' BM25 scores, so a long table whose every
     row says "stadium" and "attendance" no longer buries the short table holding Stadium Aurora."""
@@ -81,6 +83,19 @@ def test_among_many_tables_a_table_is_found_by_its_best_rows_not_its_length(kb, 
     first = Table.objects.get(id=next(iter(votes)))
     assert first.document.file_name == "venues.csv"
     assert abs(sum(votes.values()) - 1.0) < 1e-9
+    # The shortlist's order is the finding model's (knowledge/tables/finding.py): one that
+    # weighs nothing but a large vocabulary puts the long table of rounds first.
+    import numpy as np
+
+    from knowledge.tables import finding
+
+    signals = len(finding.SIGNALS)
+    weights = np.zeros(signals)
+    weights[finding.SIGNALS.index("log_vocabulary")] = 5.0
+    model = {"weights": weights, "mean": np.zeros(signals), "spread": np.ones(signals)}
+    monkeypatch.setattr(finding, "load_finding", lambda: model)
+    votes = table_votes([kb.id], "What was the attendance at Stadium Aurora?", None)
+    assert Table.objects.get(id=next(iter(votes))).document.file_name == "rounds.csv"
 
 
 @pytest.mark.django_db
