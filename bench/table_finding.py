@@ -84,9 +84,7 @@ def main() -> None:
             among += gold in by_votes
             order = by_votes
             if found is not None and model is not None:
-                probabilities = finding.shares(found[1], model)
-                ranked = sorted(range(len(found[0])), key=lambda i: -probabilities[i])
-                order = [found[0][i] for i in ranked][:tried]
+                order = list(finding.likeliest(*found, model, tried))
             model_first += bool(order) and order[0] == gold
             model_among += gold in order
         n = len(rows)

@@ -130,6 +130,17 @@ def shares(matrix: np.ndarray, model: dict) -> np.ndarray:
     return exps / exps.sum()
 
 
+def likeliest(
+    shortlist: list[int], matrix: np.ndarray, model: dict, limit: int
+) -> dict[int, float]:
+    """Return the `limit` likeliest of the shortlisted tables, likeliest first, each with its
+    share of their probabilities."""
+    probabilities = shares(matrix, model)
+    order = sorted(range(len(shortlist)), key=lambda i: -probabilities[i])[:limit]
+    total = float(sum(probabilities[i] for i in order)) or 1.0
+    return {shortlist[i]: float(probabilities[i]) / total for i in order}
+
+
 def fit(
     examples: list[tuple[np.ndarray, int]], *, steps: int = 600, rate: float = 0.3, l2: float = 1e-2
 ) -> dict:

@@ -161,10 +161,7 @@ def _found(
     if model is None or len(grids) < 2:
         return None
     shortlist, matrix = finding_signals(kb_ids, query, votes, grids, by_votes)
-    probabilities = finding.shares(matrix, model)
-    order = sorted(range(len(shortlist)), key=lambda i: -probabilities[i])[:TABLES_PER_QUESTION]
-    total = float(sum(probabilities[i] for i in order)) or 1.0
-    return {shortlist[i]: float(probabilities[i]) / total for i in order}
+    return finding.likeliest(shortlist, matrix, model, TABLES_PER_QUESTION)
 
 
 def _row_votes(kb_ids: list[int], query: str, filters, tables) -> dict[int, float]:

@@ -75,6 +75,12 @@ def test_the_fitted_model_learns_which_signal_names_the_table() -> None:
     assert right >= 90
     shares = finding.shares(held_out[0][0], model)
     assert shares.sum() == pytest.approx(1.0)
+    # The tables tried: the likeliest few, likeliest first, their shares summing to 1.
+    matrix, gold = held_out[0]
+    tried = finding.likeliest([10, 11, 12, 13, 14], matrix, model, 3)
+    assert len(tried) == 3 and next(iter(tried)) == 10 + int(shares.argmax())
+    assert list(tried.values()) == sorted(tried.values(), reverse=True)
+    assert sum(tried.values()) == pytest.approx(1.0)
 
 
 def test_weights_round_trip_and_other_signals_are_not_read(tmp_path) -> None:
