@@ -7,6 +7,7 @@ which import the services (a tasks module is a leaf of the import graph)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 import threading
@@ -15,9 +16,11 @@ import time
 from django.db import connection
 from procrastinate import manager as procrastinate_manager
 from procrastinate import tasks as procrastinate_tasks
-from procrastinate.contrib.django import app
+from procrastinate.contrib.django import app, connector_params
 from procrastinate.contrib.django.django_connector import DjangoConnector
-from procrastinate.exceptions import AlreadyEnqueued
+from procrastinate.contrib.django.settings import settings as procrastinate_settings
+from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
+from procrastinate.psycopg_connector import PsycopgConnector
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +34,54 @@ def _django_job_manager() -> procrastinate_manager.JobManager:
     the caller's transaction in every process, the web's and the workers' alike.
     """
     return procrastinate_manager.JobManager(DjangoConnector())
+
+
+# How long the job listener of a worker waits before listening again while the database is away:
+# doubling from the first value up to the last.
+LISTEN_RETRY_FIRST_SECONDS = 0.5
+LISTEN_RETRY_MAX_SECONDS = 5.0
+
+
+class ListenerRetryingConnector(PsycopgConnector):
+    """A worker's connector whose job listener waits out a database restart.
+
+    Procrastinate's listener reconnects at once when its connection drops; while the database
+    is still shutting down or starting, that reconnection fails, and a worker whose listener
+    fails stops, aborting the runs it was executing. This listener tries again after a pause
+    instead. The heartbeat and the job fetches wait for a connection from the pool meanwhile,
+    and a worker whose database stays away stops when they give up (the pool's 30 s).
+    """
+
+    async def listen_notify(self, on_notification, channels) -> None:
+        delay = LISTEN_RETRY_FIRST_SECONDS
+        while True:
+            try:
+                await super().listen_notify(on_notification=on_notification, channels=channels)
+            except ConnectorException as error:
+                logger.warning(
+                    "job listener: database unreachable (%s); listening again in %.1f s",
+                    error.__cause__,
+                    delay,
+                )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, LISTEN_RETRY_MAX_SECONDS)
+
+
+class WorkerDjangoConnector(DjangoConnector):
+    """Procrastinate's Django connector, handing its workers a ListenerRetryingConnector."""
+
+    def get_worker_connector(self) -> ListenerRetryingConnector:
+        return ListenerRetryingConnector(
+            kwargs=connector_params(procrastinate_settings.DATABASE_ALIAS)
+        )
+
+
+def on_app_ready(procrastinate_app) -> None:
+    """PROCRASTINATE_ON_APP_READY: give the app the connector above, so that
+    `manage.py procrastinate worker` runs on a ListenerRetryingConnector."""
+    connector = WorkerDjangoConnector(alias=procrastinate_settings.DATABASE_ALIAS)
+    procrastinate_app.connector = connector
+    procrastinate_app.job_manager.connector = connector
 
 
 def job_defer(

@@ -153,10 +153,20 @@ def document_fail(document: Document, exc: Exception) -> None:
     )
 
 
+# How an ingestion ends when its worker stops before it finishes (killed, or shut down).
+INTERRUPTED_ERROR = "The worker ingesting this document stopped before it finished; re-index it."
+INTERRUPTED_CODE = "ingest_interrupted"
+
+
 def document_ingest_run(
-    *, document_id: int, should_abort: Callable[[], bool] = lambda: False
+    *,
+    document_id: int,
+    should_abort: Callable[[], bool] = lambda: False,
+    worker_stopping: Callable[[], bool] = lambda: False,
 ) -> Document:
-    """Run one ingestion of a stored document; any failure leaves the previous version intact."""
+    """Run one ingestion of a stored document; any failure leaves the previous version intact.
+    `should_abort` tells whether the job was aborted, `worker_stopping` whether that was
+    because its worker stops (the ingestion then ends interrupted, not cancelled)."""
     document = Document.objects.select_related("knowledge_base").get(id=document_id)
     if document.status != Document.Status.QUEUED or document.cancel_requested:
         logger.info("document %s is %s; nothing to do", document_id, document.status)
@@ -174,8 +184,17 @@ def document_ingest_run(
     try:
         chunks = _ingest(document, cancel_requested)
     except (IngestCancelled, SandboxCancelled):
-        set_fields(document, status=Document.Status.CANCELLED)
-        logger.info("ingestion of document %s cancelled", document_id)
+        if worker_stopping():
+            set_fields(
+                document,
+                status=Document.Status.FAILED,
+                error=INTERRUPTED_ERROR,
+                error_code=INTERRUPTED_CODE,
+            )
+            logger.warning("ingestion of document %s interrupted: its worker stops", document_id)
+        else:
+            set_fields(document, status=Document.Status.CANCELLED)
+            logger.info("ingestion of document %s cancelled", document_id)
     except Exception as exc:
         document_fail(document, exc)
     else:
@@ -281,7 +300,5 @@ def documents_reap() -> int:
     if not dead:
         return 0
     return Document.objects.filter(id__in=dead, status__in=Document.ACTIVE_STATUSES).update(
-        status=Document.Status.FAILED,
-        error="The worker ingesting this document stopped before it finished; re-index it.",
-        error_code="ingest_interrupted",
+        status=Document.Status.FAILED, error=INTERRUPTED_ERROR, error_code=INTERRUPTED_CODE
     )

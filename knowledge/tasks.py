@@ -6,6 +6,7 @@ start-up, and the services queue its tasks by name through adrag_site/jobs.py.""
 from __future__ import annotations
 
 from procrastinate.contrib.django import app
+from procrastinate.job_context import AbortReason
 
 from knowledge.ingestion import document_ingest_run, documents_reap
 from knowledge.models import WebSource
@@ -17,7 +18,11 @@ from knowledge.web_sources import web_source_queue, web_source_sync, web_sources
 @app.task(queue="ingest", name="knowledge.ingest_document", pass_context=True)
 def ingest_document(context, document_id: int) -> None:
     """Ingest one stored document into the three stores."""
-    document_ingest_run(document_id=document_id, should_abort=context.should_abort)
+    document_ingest_run(
+        document_id=document_id,
+        should_abort=context.should_abort,
+        worker_stopping=lambda: context.abort_reason() == AbortReason.SHUTDOWN,
+    )
 
 
 @app.periodic(cron="* * * * * */10", periodic_id="documents_reap")

@@ -28,11 +28,22 @@ logger = logging.getLogger(__name__)
 
 
 class CancelCheck:
-    """Tell the pipeline whether to stop: cancel requested, run ended elsewhere, or job aborted."""
+    """Tell the pipeline whether to stop: cancel requested, run ended elsewhere, or job aborted.
 
-    def __init__(self, run_id, should_abort=lambda: False, every: float = 0.25) -> None:
+    A job aborted because its worker is stopping (Ctrl-C, a deployment) ends its run
+    `interrupted`, as the reaper would: nobody asked to cancel it.
+    """
+
+    def __init__(
+        self,
+        run_id,
+        should_abort=lambda: False,
+        worker_stopping=lambda: False,
+        every: float = 0.25,
+    ) -> None:
         self.run_id = run_id
         self.should_abort = should_abort
+        self.worker_stopping = worker_stopping
         self.every = every
         self.checked_at = 0.0
         self.cancelled = False
@@ -56,12 +67,22 @@ class CancelCheck:
             if row is None or row[0] or row[1] not in QueryRun.ACTIVE_STATUSES:
                 self.cancelled = True
             elif self.should_abort():
+                if self.worker_stopping():
+                    run_terminate(
+                        run_id=self.run_id,
+                        status=QueryRun.Status.INTERRUPTED,
+                        code=codes.INTERRUPTED,
+                        message=codes.INTERRUPTED_MESSAGE,
+                    )
                 self.cancelled = True
         return self.cancelled
 
 
-def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
-    """Run the pipeline for a queued run, writing every event to its log."""
+def run_execute(
+    *, run_id, should_abort=lambda: False, worker_stopping=lambda: False
+) -> QueryRun | None:
+    """Run the pipeline for a queued run, writing every event to its log. `should_abort` tells
+    whether the job was aborted, `worker_stopping` whether that was because its worker stops."""
     # Here, not at the top: the runner brings LangGraph (most of a second), and every process
     # imports this module through queries/tasks.py; a worker imports it at start (apps.py).
     from queries.pipeline.runner import run_pipeline
@@ -91,7 +112,7 @@ def run_execute(*, run_id, should_abort=lambda: False) -> QueryRun | None:
         sink=RunEventSink(run.id),
         model=run.model or None,
         config=PipelineConfig.from_settings().with_overrides(run.overrides or {}),
-        is_cancelled=CancelCheck(run.id, should_abort),
+        is_cancelled=CancelCheck(run.id, should_abort, worker_stopping),
         filters=dict(run.filters or {}),
         history=conversation_history(run),
     )

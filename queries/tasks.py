@@ -6,6 +6,7 @@ start-up, and queries/services.py queues a run's job by name through adrag_site/
 from __future__ import annotations
 
 from procrastinate.contrib.django import app
+from procrastinate.job_context import AbortReason
 
 from queries.evaluation.services import evaluation_advance, evaluations_advance_active
 from queries.execution import run_execute, runs_reap
@@ -14,7 +15,11 @@ from queries.execution import run_execute, runs_reap
 @app.task(queue="runs", name="queries.run_query", pass_context=True)
 def run_query(context, run_id: str) -> None:
     """Run the pipeline for one query run; an evaluation's run then queues the next."""
-    run = run_execute(run_id=run_id, should_abort=context.should_abort)
+    run = run_execute(
+        run_id=run_id,
+        should_abort=context.should_abort,
+        worker_stopping=lambda: context.abort_reason() == AbortReason.SHUTDOWN,
+    )
     if run is not None and run.evaluation_id is not None:
         evaluation_advance(evaluation_id=run.evaluation_id)
 

@@ -66,8 +66,12 @@ class TcpPostgres:
 
     def restart(self) -> None:
         """Stop the server (closing every connection) and start it again on the same port."""
-        self._ctl("-w", "-m", "fast", "stop")
+        self.halt()
         self.start()
+
+    def halt(self) -> None:
+        """Stop the server, closing every connection and keeping its data: `start` resumes."""
+        self._ctl("-w", "-m", "fast", "stop")
 
     def stop(self) -> None:
         try:

@@ -250,6 +250,10 @@ PROCRASTINATE_WORKER_DEFAULTS = {
 }
 
 
+# The workers' connector waits out a database restart (see adrag_site/jobs.py).
+PROCRASTINATE_ON_APP_READY = "adrag_site.jobs.on_app_ready"
+
+
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
 LOGGING = {
     "version": 1,

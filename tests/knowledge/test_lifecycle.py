@@ -251,3 +251,25 @@ def test_an_in_process_ingestion_that_died_is_indexed_again_by_the_next(kb, user
     assert summary["ready"] == 1 and summary["skipped"] == 0
     document.refresh_from_db()
     assert document.status == "ready" and Chunk.objects.filter(document=document).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("worker_stopping", "status", "error_code"),
+    [(True, "failed", "ingest_interrupted"), (False, "cancelled", "")],
+)
+def test_an_aborted_ingestion_ends_interrupted_when_its_worker_stops_and_cancelled_otherwise(
+    upload, worker_stopping, status, error_code
+):
+    # Ctrl-C or a deployment aborts a worker's jobs: the team did not cancel its upload.
+    from knowledge.ingestion import document_ingest_run
+
+    document_id = upload(("notes.txt", b"Radium glows in the dark.")).json()["documents"][0]["id"]
+    document = document_ingest_run(
+        document_id=document_id,
+        should_abort=lambda: True,
+        worker_stopping=lambda: worker_stopping,
+    )
+    document.refresh_from_db()
+    assert (document.status, document.error_code) == (status, error_code)
+    assert document.chunk_count == 0

@@ -300,3 +300,44 @@ def test_runs_survive_a_database_restart_with_no_event_lost(cluster):
     run_id = response.headers["X-Run-Id"]
     response.close()
     assert cluster.wait_run(cluster.web_a, run_id)["status"] == "succeeded"
+
+
+def test_a_worker_s_job_listener_waits_out_the_database_being_away(cluster, caplog):
+    # Procrastinate stops a worker whose listener fails, aborting its runs; its own listener
+    # fails when its reconnection meets a database still shutting down or starting.
+    import asyncio
+    import logging
+
+    import psycopg
+
+    from adrag_site.jobs import ListenerRetryingConnector
+
+    received: list[str] = []
+
+    async def on_notification(*, channel: str, payload: str) -> None:
+        received.append(payload)
+
+    async def scenario() -> asyncio.Task:
+        connector = ListenerRetryingConnector(conninfo=cluster.db.url)
+        await connector.open_async()
+        listener = asyncio.create_task(connector.listen_notify(on_notification, ["adrag_probe"]))
+        await asyncio.sleep(0.5)
+        await asyncio.to_thread(cluster.db.halt)
+        await asyncio.sleep(2)  # the listener's connection is gone, and so is the server
+        await asyncio.to_thread(cluster.db.start)
+        deadline = time.monotonic() + 30
+        while not received and not listener.done() and time.monotonic() < deadline:
+            with psycopg.connect(cluster.db.url, autocommit=True) as connection:
+                connection.execute("NOTIFY adrag_probe, 'back'")
+            await asyncio.sleep(0.5)
+        listener.cancel()
+        await asyncio.gather(listener, return_exceptions=True)
+        await connector.close_async()
+        return listener
+
+    with caplog.at_level(logging.WARNING, logger="adrag_site.jobs"):
+        listener = asyncio.run(scenario())
+    retries = [r for r in caplog.records if "listening again" in r.getMessage()]
+    assert retries, "the listener never met the database away"
+    assert listener.cancelled(), listener.exception()
+    assert "back" in received
