@@ -1,6 +1,7 @@
 """The steps after a table's program: a second question about the row it found ("which vessel
-sails first, and who is its captain?"), or the same row in another table joined on a shared
-key column (a workbook's other sheet).
+sails first, and who is its captain?"), the same row in another table joined on a shared
+key column (a workbook's other sheet), or the word a question offers for a comparison of two
+named rows ("does Bergen have more or less staff than Vigo?": "more").
 """
 
 from __future__ import annotations
@@ -62,6 +63,60 @@ def same_row_step(second: str, choice: TableChoice) -> Step | None:
     name = choice.grid.columns[index].name
     return Step("row", name, value, f"then read {name} of that row",
                 choice.grid.chunk_ids[row], choice.grid.row_numbers[row])  # fmt: skip
+
+
+# A comparison offered as two words: the word for the larger number (a later date, a higher
+# place in a list) and the word for the smaller.
+_LARGER = ("more", "higher", "greater", "larger", "bigger", "longer", "after", "later", "above")
+_SMALLER = ("less", "fewer", "lower", "smaller", "shorter", "before", "earlier", "below")
+_OFFERED = re.compile(rf"\b({'|'.join(_LARGER + _SMALLER)}) or ({'|'.join(_LARGER + _SMALLER)})\b")
+# "Above" a row in a ranking is a smaller number (a better place); in a list, an earlier row.
+_RANKED = re.compile(r"\b(rank|ranked|ranking|place|placed|finish|finished|position|seed|seeded)\b")
+_RANK_HEADER = re.compile(r"^(rank|pos|position|place|no|#|pick|seed)\b")
+_LISTED = re.compile(r"\b(listed|list|table|chart|column)\b")
+
+
+def offered_word_step(query: str, choice: TableChoice) -> Step | None:
+    """The word a question offers for comparing the two rows it names ("more or less",
+    "before or after", "above or below"), said of the row it names first: the comparison's
+    answer is the word, not the row that has more."""
+    program, result = choice.best.program, choice.best.result
+    if program.op not in ("more", "less") or len(program.anchors) != 2 or len(result.rows) != 2:
+        return None
+    text = fold(query)
+    match = _OFFERED.search(text)
+    if not match or (match.group(1) in _LARGER) == (match.group(2) in _LARGER):
+        return None
+    larger, smaller = sorted(match.groups(), key=lambda word: word not in _LARGER)
+    said_at = [text.find(a.value) if isinstance(a.value, str) else -1 for a in program.anchors]
+    if min(said_at) < 0:
+        return None
+    first, other = (0, 1) if said_at[0] < said_at[1] else (1, 0)
+    rows, grid = result.rows, choice.grid
+    name = grid.columns[program.anchors[first].column].texts[rows[first]]
+    other_name = grid.columns[program.anchors[other].column].texts[rows[other]]
+    key = grid.columns[program.key]
+    mine, theirs = key.numbers[rows[first]], key.numbers[rows[other]]
+    if larger == "above" and _LISTED.search(text):
+        word = larger if rows[first] < rows[other] else smaller
+        words = f"then compared where {name} and {other_name} are listed: {word}"
+        return Step("word", "", word, words, None, grid.row_numbers[rows[first]])
+    if mine is None or theirs is None or mine == theirs:
+        return None
+    if larger == "above" and (_RANKED.search(text) or _RANK_HEADER.search(fold(key.name))):
+        # A place: above is where a table ordered by the key lists first (a smaller rank or
+        # golf score, more points); an unordered table's ranks count up.
+        numbers = [number for number in key.numbers if number is not None]
+        descending = numbers == sorted(numbers, reverse=True) and numbers != sorted(numbers)
+        above = mine > theirs if descending else mine < theirs
+        word = larger if above else smaller
+    else:
+        word = larger if mine > theirs else smaller
+    words = (
+        f"then compared {key.name} of {name} ({key.texts[rows[first]]}) with that of "
+        f"{other_name} ({key.texts[rows[other]]}): {word}"
+    )
+    return Step("word", "", word, words, None, grid.row_numbers[rows[first]])
 
 
 def _said_header_words(name: str, stems: set[str]) -> set[str]:

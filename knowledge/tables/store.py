@@ -51,7 +51,12 @@ from knowledge.tables.rules import (
     signals,
     uses_its_names,
 )
-from knowledge.tables.steps import joined_step, same_row_step, split_two_step
+from knowledge.tables.steps import (
+    joined_step,
+    offered_word_step,
+    same_row_step,
+    split_two_step,
+)
 from providers.tokenize import bm25_tokens
 
 logger = logging.getLogger(__name__)
@@ -257,7 +262,7 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
             return None  # the second step finds nothing: the passages answer, or nothing does
         best.steps.append(step)
     else:
-        step = joined_step(query, best)
+        step = offered_word_step(query, best) or joined_step(query, best)
         if step is not None:
             best.steps.append(step)
     return best

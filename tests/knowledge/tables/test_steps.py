@@ -1,0 +1,78 @@
+"""The steps after a table's program that need no database: the word a question offers for a
+comparison of two named rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.tables.build import grid, table_from_rows
+from knowledge.tables.choice import TableChoice
+from knowledge.tables.parser import ranked
+from knowledge.tables.steps import offered_word_step
+
+SITES = grid(
+    table_from_rows(
+        ["Site", "Staff", "Opened", "Lead"],
+        [
+            ["Bergen", "212", "1998", "Kari Nilsen"],
+            ["Gdansk", "64", "2015", "Piotr Nowak"],
+            ["Vigo", "38", "2021", "Lucia Vidal"],
+        ],
+    ),
+    "sites.xlsx › Sites",
+)
+GOLF = grid(
+    table_from_rows(["Player", "Score"], [["Sam Snead", "280"], ["Ben Hogan", "284"]]),
+    "open.csv",
+)
+STANDINGS = grid(
+    table_from_rows(
+        ["Rank", "Team", "Points"],
+        [["1", "Harriers", "40"], ["2", "Otters", "35"], ["3", "Comets", "31"]],
+    ),
+    "league.csv",
+)
+
+
+def _compared(question: str, table, key: str) -> TableChoice:
+    """The choice of the program comparing the two rows the question names on `key`."""
+    index = [column.name for column in table.columns].index(key)
+    best = next(
+        candidate
+        for candidate in ranked(question, table)
+        if candidate.program.op in ("more", "less")
+        and len(candidate.program.anchors) == 2
+        and candidate.program.key == index
+    )
+    return TableChoice(1, 1, table.label, table, best, relevance=1.0)
+
+
+@pytest.mark.parametrize(
+    ("question", "table", "key", "word"),
+    [
+        ("Does Vigo have more or less staff than Bergen?", SITES, "Staff", "less"),
+        ("Does Bergen have fewer or more staff than Vigo?", SITES, "Staff", "more"),
+        ("Did Vigo open before or after Gdansk?", SITES, "Opened", "after"),
+        ("Did Bergen open earlier or later than Gdansk?", SITES, "Opened", "earlier"),
+        # A place: above is where a table ordered by the key lists first.
+        ("Did the Otters finish above or below the Comets?", STANDINGS, "Points", "above"),
+        ("Did the Comets rank above or below the Otters?", STANDINGS, "Rank", "below"),
+        ("Did Ben Hogan place above or below Sam Snead?", GOLF, "Score", "below"),
+        # Not a place: above is the larger number.
+        ("Were the Comets' points above or below the Harriers'?", STANDINGS, "Points", "below"),
+        # In a list: above is the earlier row, whatever the numbers.
+        ("Is Vigo listed above or below Gdansk?", SITES, "Staff", "below"),
+    ],
+)
+def test_a_comparison_offered_as_two_words_is_answered_with_one_of_them(
+    question, table, key, word
+) -> None:
+    step = offered_word_step(question, _compared(question, table, key))
+    assert step is not None and step.kind == "word"
+    assert step.value == word
+    assert word in step.words
+
+
+def test_a_comparison_that_offers_no_words_keeps_the_row_that_wins() -> None:
+    question = "Which site has more staff, Bergen or Vigo?"
+    assert offered_word_step(question, _compared(question, SITES, "Staff")) is None
