@@ -70,6 +70,10 @@ def model_table_search(
     if parser_hits and parser_hits[0].score >= settings.TABLE_PARSER_SURE:
         # The judge is sure enough of the parser's program to verify it: no model call.
         return parser_hits, None
+    if parser_hits and (parser_hits[0].structure or {}).get("step") == "word":
+        # The parser compared the two rows the question names and answers with one of the two
+        # words it offers ("more or less"); a query returns a row or a number, not the word.
+        return parser_hits, None
     loaded = []
     for table_id in candidate_tables(kb_ids, query, filters):
         found = load_grid(table_id)

@@ -431,6 +431,8 @@ def table_search(q) -> list[Hit]:
         "ms": round((time.perf_counter() - started) * 1000, 1),
         # Answers only when the passages find nothing, and is never verified.
         "tentative": choice.tentative,
+        # The kind of the last step after the program ("row", "join", "word"), "" for none.
+        "step": choice.steps[-1].kind if choice.steps else "",
     }
     return computed_hits(structure, choice.document_id, choice.file_name)
 

@@ -168,7 +168,7 @@ def test_a_small_model_s_lookup_is_quoted_and_the_model_not_asked_when_the_quote
 
     sink, outcome = run(kb, script, "How many days of annual leave do I get?", small=True)
 
-    assert script.calls == [] and "retry" not in [f["type"] for f in sink.frames()]
+    assert script.prompts == [] and "retry" not in [f["type"] for f in sink.frames()]
     assert [c.get("answered_by") for c in reasoning_completes(sink)] == ["extractive"]
     # The quote is shown at once, as a model's answer is while it is written.
     deltas = [f["data"] for f in sink.frames() if f["type"] == "answer_delta"]

@@ -146,24 +146,39 @@ def test_a_declined_or_unfit_query_leaves_the_parser_s_program(
 
 def test_a_question_about_prose_costs_no_table_query(clinics_kb) -> None:
     outcome, retrieval, script, _ = _ask([clinics_kb.id], "When do visiting hours end?")
-    assert "retrieval" not in {stage for stage, _ in script.calls}
+    assert "retrieval" not in {stage for stage, _ in script.prompts}
     assert "program" not in retrieval and "table_query" not in retrieval
     assert "8 pm" in outcome.answer
 
 
 def test_a_lookup_of_one_row_costs_no_table_query(clinics_kb) -> None:
     outcome, _, script, _ = _ask([clinics_kb.id], "Who is the manager of the Faro clinic?")
-    assert "retrieval" not in {stage for stage, _ in script.calls}
+    assert "retrieval" not in {stage for stage, _ in script.prompts}
     assert "Joao Neves" in outcome.answer.split("\n")[0]
 
 
 def test_no_model_is_asked_where_the_parser_is_sure(clinics_kb, settings) -> None:
     settings.TABLE_PARSER_SURE = 0.5
     outcome, retrieval, script, _ = _ask([clinics_kb.id], COUNT)
-    assert "retrieval" not in {stage for stage, _ in script.calls}
+    assert "retrieval" not in {stage for stage, _ in script.prompts}
     assert retrieval["program"]["program"]["by"] == "parser"
     assert retrieval["program"]["confidence"] >= 0.5
     assert outcome.metadata["answer_values"] == [3]
+
+
+def test_a_comparison_offered_as_two_words_is_answered_with_the_word_and_no_model_call(
+    clinics_kb,
+) -> None:
+    outcome, retrieval, script, _ = _ask(
+        [clinics_kb.id], "Does Faro have more or fewer beds than Braga?"
+    )
+    assert "retrieval" not in {stage for stage, _ in script.prompts}
+    assert retrieval["program"]["program"]["by"] == "parser"
+    assert "then compared Beds of Faro (30) with that of Braga (45): fewer" in (
+        retrieval["program"]["words"]
+    )
+    assert outcome.metadata["answer_values"] == ["fewer"]
+    assert outcome.answer.split("\n")[0].lower().startswith("fewer")
 
 
 def test_a_two_part_question_gets_both_values_and_whole_numbers_are_said_as_such(
