@@ -174,8 +174,9 @@ def test_a_comparison_offered_as_two_words_is_answered_with_the_word_and_no_mode
     )
     assert "retrieval" not in {stage for stage, _ in script.prompts}
     assert retrieval["program"]["program"]["by"] == "parser"
-    assert "then compared Beds of Faro (30) with that of Braga (45): fewer" in (
-        retrieval["program"]["words"]
+    assert (
+        "then compared Beds of Faro (30) with that of Braga (45): fewer"
+        in (retrieval["program"]["words"])
     )
     assert outcome.metadata["answer_values"] == ["fewer"]
     assert outcome.answer.split("\n")[0].lower().startswith("fewer")
