@@ -73,6 +73,7 @@ _OFFERED = re.compile(rf"\b({'|'.join(_LARGER + _SMALLER)}) or ({'|'.join(_LARGE
 # "Above" a row in a ranking is a smaller number (a better place); in a list, an earlier row.
 _RANKED = re.compile(r"\b(rank|ranked|ranking|place|placed|finish|finished|position|seed|seeded)\b")
 _RANK_HEADER = re.compile(r"^(rank|pos|position|place|no|#|pick|seed)\b")
+_NUMBER = re.compile(r"[\d.,]+")
 _LISTED = re.compile(r"\b(listed|list|table|chart|column)\b")
 
 
@@ -89,8 +90,8 @@ def offered_word_step(query: str, choice: TableChoice) -> Step | None:
         return None
     larger, smaller = sorted(match.groups(), key=lambda word: word not in _LARGER)
     said_at = [text.find(a.value) if isinstance(a.value, str) else -1 for a in program.anchors]
-    if min(said_at) < 0:
-        return None
+    if min(said_at) < 0 or any(_NUMBER.fullmatch(a.value) for a in program.anchors):
+        return None  # "more or less than 6 goals": a number, not the row a 6 is in
     first, other = (0, 1) if said_at[0] < said_at[1] else (1, 0)
     rows, grid = result.rows, choice.grid
     name = grid.columns[program.anchors[first].column].texts[rows[first]]

@@ -7,7 +7,8 @@ import pytest
 
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.choice import TableChoice
-from knowledge.tables.parser import ranked
+from knowledge.tables.parser import Candidate, ranked
+from knowledge.tables.programs import Condition, Program, run
 from knowledge.tables.steps import offered_word_step
 
 SITES = grid(
@@ -76,3 +77,18 @@ def test_a_comparison_offered_as_two_words_is_answered_with_one_of_them(
 def test_a_comparison_that_offers_no_words_keeps_the_row_that_wins() -> None:
     question = "Which site has more staff, Bergen or Vigo?"
     assert offered_word_step(question, _compared(question, SITES, "Staff")) is None
+
+
+def test_a_number_after_than_is_no_row_to_compare_with() -> None:
+    # "more or less than 64 staff" asks of a number, not of the row whose Staff cell is 64.
+    question = "Does Vigo have more or less than 64 staff?"
+    program = Program(
+        op="more",
+        key=1,
+        anchors=(Condition(0, "eq", "vigo", "vigo"), Condition(1, "eq", "64", "64")),
+    )
+    result = run(program, SITES)
+    assert result is not None and len(result.rows) == 2  # the rows of Vigo and of Gdansk
+    candidate = Candidate(program, result, features={})
+    choice = TableChoice(1, 1, SITES.label, SITES, candidate, relevance=1.0)
+    assert offered_word_step(question, choice) is None
