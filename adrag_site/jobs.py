@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 
+import psycopg
 from django.db import connection
 from procrastinate import manager as procrastinate_manager
 from procrastinate import tasks as procrastinate_tasks
@@ -40,6 +41,8 @@ def _django_job_manager() -> procrastinate_manager.JobManager:
 # doubling from the first value up to the last.
 LISTEN_RETRY_FIRST_SECONDS = 0.5
 LISTEN_RETRY_MAX_SECONDS = 5.0
+# A listener that listened this long before it failed meets a new outage: its pause starts over.
+LISTEN_STABLE_SECONDS = 30.0
 
 
 class ListenerRetryingConnector(PsycopgConnector):
@@ -55,9 +58,14 @@ class ListenerRetryingConnector(PsycopgConnector):
     async def listen_notify(self, on_notification, channels) -> None:
         delay = LISTEN_RETRY_FIRST_SECONDS
         while True:
+            started = time.monotonic()
             try:
                 await super().listen_notify(on_notification=on_notification, channels=channels)
             except ConnectorException as error:
+                if not isinstance(error.__cause__, psycopg.OperationalError):
+                    raise  # not the database away: a fault no pause mends
+                if time.monotonic() - started > LISTEN_STABLE_SECONDS:
+                    delay = LISTEN_RETRY_FIRST_SECONDS  # it listened a while: a new outage
                 logger.warning(
                     "job listener: database unreachable (%s); listening again in %.1f s",
                     error.__cause__,

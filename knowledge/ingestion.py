@@ -184,7 +184,9 @@ def document_ingest_run(
     try:
         chunks = _ingest(document, cancel_requested)
     except (IngestCancelled, SandboxCancelled):
-        if worker_stopping():
+        # A team's cancel wins over a stopping worker (whose abort replaces the cancel's).
+        cancelled = Document.objects.filter(id=document_id, cancel_requested=True).exists()
+        if worker_stopping() and not cancelled:
             set_fields(
                 document,
                 status=Document.Status.FAILED,

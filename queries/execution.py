@@ -68,12 +68,16 @@ class CancelCheck:
                 self.cancelled = True
             elif self.should_abort():
                 if self.worker_stopping():
-                    run_terminate(
-                        run_id=self.run_id,
-                        status=QueryRun.Status.INTERRUPTED,
-                        code=codes.INTERRUPTED,
-                        message=codes.INTERRUPTED_MESSAGE,
-                    )
+                    try:
+                        run_terminate(
+                            run_id=self.run_id,
+                            status=QueryRun.Status.INTERRUPTED,
+                            code=codes.INTERRUPTED,
+                            message=codes.INTERRUPTED_MESSAGE,
+                        )
+                    except DISCONNECTS:
+                        reset_connection()
+                        return False  # ended at the next check, or by the reaper
                 self.cancelled = True
         return self.cancelled
 

@@ -89,9 +89,14 @@ def offered_word_step(query: str, choice: TableChoice) -> Step | None:
     if not match or (match.group(1) in _LARGER) == (match.group(2) in _LARGER):
         return None
     larger, smaller = sorted(match.groups(), key=lambda word: word not in _LARGER)
-    said_at = [text.find(a.value) if isinstance(a.value, str) else -1 for a in program.anchors]
-    if min(said_at) < 0 or any(_NUMBER.fullmatch(a.value) for a in program.anchors):
+    values = [a.value for a in program.anchors]
+    if not all(isinstance(value, str) and value for value in values) or any(
+        _NUMBER.fullmatch(value) for value in values
+    ):
         return None  # "more or less than 6 goals": a number, not the row a 6 is in
+    said_at = _said_at(text, values)
+    if said_at is None:
+        return None
     first, other = (0, 1) if said_at[0] < said_at[1] else (1, 0)
     rows, grid = result.rows, choice.grid
     name = grid.columns[program.anchors[first].column].texts[rows[first]]
@@ -104,7 +109,9 @@ def offered_word_step(query: str, choice: TableChoice) -> Step | None:
         return Step("word", "", word, words, None, grid.row_numbers[rows[first]])
     if mine is None or theirs is None or mine == theirs:
         return None
-    if larger == "above" and (_RANKED.search(text) or _RANK_HEADER.search(fold(key.name))):
+    if larger in ("above", "higher") and (
+        _RANKED.search(text) or _RANK_HEADER.search(fold(key.name))
+    ):
         # A place: above is where a table ordered by the key lists first (a smaller rank or
         # golf score, more points); an unordered table's ranks count up.
         numbers = [number for number in key.numbers if number is not None]
@@ -118,6 +125,29 @@ def offered_word_step(query: str, choice: TableChoice) -> Step | None:
         f"{other_name} ({key.texts[rows[other]]}): {word}"
     )
     return Step("word", "", word, words, None, grid.row_numbers[rows[first]])
+
+
+def _said_at(text: str, values: list[str]) -> tuple[int, int] | None:
+    """Return where the question says each of two names, as whole words, the longer found
+    first so that "Bergen" is not found inside "Bergen North"; None unless both are found
+    apart."""
+    taken: list[tuple[int, int]] = []
+    found: dict[int, int] = {}
+    for index in sorted(range(len(values)), key=lambda i: -len(values[i])):
+        pattern = re.compile(rf"(?<!\w){re.escape(values[index])}(?!\w)")
+        match = next(
+            (
+                m
+                for m in pattern.finditer(text)
+                if all(m.end() <= a or m.start() >= b for a, b in taken)
+            ),
+            None,
+        )
+        if match is None:
+            return None
+        taken.append(match.span())
+        found[index] = match.start()
+    return found[0], found[1]
 
 
 def _said_header_words(name: str, stems: set[str]) -> set[str]:

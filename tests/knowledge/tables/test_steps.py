@@ -18,6 +18,7 @@ SITES = grid(
             ["Bergen", "212", "1998", "Kari Nilsen"],
             ["Gdansk", "64", "2015", "Piotr Nowak"],
             ["Vigo", "38", "2021", "Lucia Vidal"],
+            ["Bergen North", "64", "2017", "Ola Berg"],
         ],
     ),
     "sites.xlsx › Sites",
@@ -58,11 +59,15 @@ def _compared(question: str, table, key: str) -> TableChoice:
         # A place: above is where a table ordered by the key lists first.
         ("Did the Otters finish above or below the Comets?", STANDINGS, "Points", "above"),
         ("Did the Comets rank above or below the Otters?", STANDINGS, "Rank", "below"),
+        ("Did the Comets rank higher or lower than the Otters?", STANDINGS, "Rank", "lower"),
         ("Did Ben Hogan place above or below Sam Snead?", GOLF, "Score", "below"),
-        # Not a place: above is the larger number.
-        ("Were the Comets' points above or below the Harriers'?", STANDINGS, "Points", "below"),
+        # Not a place: above is the larger number, whatever the table's order.
+        ("Was Ben Hogan's score above or below Sam Snead's?", GOLF, "Score", "above"),
         # In a list: above is the earlier row, whatever the numbers.
-        ("Is Vigo listed above or below Gdansk?", SITES, "Staff", "below"),
+        ("Is Vigo listed above or below Gdansk?", SITES, "Opened", "below"),
+        # One name inside the other: each is found as itself.
+        ("Does Bergen North have more or less staff than Bergen?", SITES, "Staff", "less"),
+        ("Does Bergen have more or less staff than Bergen North?", SITES, "Staff", "more"),
     ],
 )
 def test_a_comparison_offered_as_two_words_is_answered_with_one_of_them(
