@@ -91,9 +91,10 @@ def offered_word_step(query: str, choice: TableChoice) -> Step | None:
     larger, smaller = sorted(match.groups(), key=lambda word: word not in _LARGER)
     values = [a.value for a in program.anchors]
     if not all(isinstance(value, str) and value for value in values) or any(
-        _NUMBER.fullmatch(value) for value in values
+        _NUMBER.fullmatch(value) and re.search(rf"\bthan {re.escape(value)}\b", text)
+        for value in values
     ):
-        return None  # "more or less than 6 goals": a number, not the row a 6 is in
+        return None  # "more or less than 6 goals": a quantity, not the row a 6 is in
     said_at = _said_at(text, values)
     if said_at is None:
         return None

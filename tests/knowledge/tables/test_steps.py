@@ -97,3 +97,19 @@ def test_a_number_after_than_is_no_row_to_compare_with() -> None:
     candidate = Candidate(program, result, features={})
     choice = TableChoice(1, 1, SITES.label, SITES, candidate, relevance=1.0)
     assert offered_word_step(question, choice) is None
+
+
+def test_rows_named_by_numbers_are_compared() -> None:
+    # "week 3 ... week 6": numbers that name rows, not a quantity after "than".
+    weeks = grid(
+        table_from_rows(["Week", "Attendance"], [["3", "61,000"], ["6", "58,500"]]), "season.csv"
+    )
+    question = "Was the attendance in week 3 above or below the attendance in week 6?"
+    program = Program(
+        op="more", key=1, anchors=(Condition(0, "eq", "3", "3"), Condition(0, "eq", "6", "6"))
+    )
+    result = run(program, weeks)
+    assert result is not None
+    choice = TableChoice(1, 1, weeks.label, weeks, Candidate(program, result, {}), relevance=1.0)
+    step = offered_word_step(question, choice)
+    assert step is not None and step.value == "above"
