@@ -21,6 +21,7 @@ from procrastinate.contrib.django import app, connector_params
 from procrastinate.contrib.django.django_connector import DjangoConnector
 from procrastinate.contrib.django.settings import settings as procrastinate_settings
 from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
+from procrastinate.job_context import AbortReason
 from procrastinate.psycopg_connector import PsycopgConnector
 
 logger = logging.getLogger(__name__)
@@ -90,6 +91,12 @@ def on_app_ready(procrastinate_app) -> None:
     connector = WorkerDjangoConnector(alias=procrastinate_settings.DATABASE_ALIAS)
     procrastinate_app.connector = connector
     procrastinate_app.job_manager.connector = connector
+
+
+def worker_stopping(context):
+    """Return a callable telling whether a job's abort came from its worker stopping (Ctrl-C,
+    a deployment, a failed side task) rather than from a cancel."""
+    return lambda: context.abort_reason() == AbortReason.SHUTDOWN
 
 
 def job_defer(

@@ -6,8 +6,8 @@ start-up, and the services queue its tasks by name through adrag_site/jobs.py.""
 from __future__ import annotations
 
 from procrastinate.contrib.django import app
-from procrastinate.job_context import AbortReason
 
+from adrag_site import jobs
 from knowledge.ingestion import document_ingest_run, documents_reap
 from knowledge.models import WebSource
 from knowledge.term_blocks import blocks_maintain
@@ -21,7 +21,7 @@ def ingest_document(context, document_id: int) -> None:
     document_ingest_run(
         document_id=document_id,
         should_abort=context.should_abort,
-        worker_stopping=lambda: context.abort_reason() == AbortReason.SHUTDOWN,
+        worker_stopping=jobs.worker_stopping(context),
     )
 
 

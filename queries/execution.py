@@ -69,12 +69,7 @@ class CancelCheck:
             elif self.should_abort():
                 if self.worker_stopping():
                     try:
-                        run_terminate(
-                            run_id=self.run_id,
-                            status=QueryRun.Status.INTERRUPTED,
-                            code=codes.INTERRUPTED,
-                            message=codes.INTERRUPTED_MESSAGE,
-                        )
+                        run_interrupt(self.run_id)
                     except DISCONNECTS:
                         reset_connection()
                         return False  # ended at the next check, or by the reaper
@@ -140,6 +135,16 @@ def conversation_history(run: QueryRun, turns: int = 3) -> list[dict[str, str]]:
     return list(reversed(list(earlier)))
 
 
+def run_interrupt(run_id) -> bool:
+    """End an unfinished run as `interrupted` (its worker stopped); False if it already ended."""
+    return run_terminate(
+        run_id=run_id,
+        status=QueryRun.Status.INTERRUPTED,
+        code=codes.INTERRUPTED,
+        message=codes.INTERRUPTED_MESSAGE,
+    )
+
+
 def runs_reap() -> int:
     """End every run whose job can no longer make progress as `interrupted`; return how many."""
     active = list(
@@ -153,12 +158,7 @@ def runs_reap() -> int:
     for run_id, job_id in active:
         if job_id in alive:
             continue
-        if run_terminate(
-            run_id=run_id,
-            status=QueryRun.Status.INTERRUPTED,
-            code=codes.INTERRUPTED,
-            message=codes.INTERRUPTED_MESSAGE,
-        ):
+        if run_interrupt(run_id):
             logger.warning("run %s interrupted: its worker stopped", run_id)
             jobs.job_mark_failed(job_id)
             ended += 1

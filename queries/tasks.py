@@ -6,8 +6,8 @@ start-up, and queries/services.py queues a run's job by name through adrag_site/
 from __future__ import annotations
 
 from procrastinate.contrib.django import app
-from procrastinate.job_context import AbortReason
 
+from adrag_site import jobs
 from queries.evaluation.services import evaluation_advance, evaluations_advance_active
 from queries.execution import run_execute, runs_reap
 
@@ -18,7 +18,7 @@ def run_query(context, run_id: str) -> None:
     run = run_execute(
         run_id=run_id,
         should_abort=context.should_abort,
-        worker_stopping=lambda: context.abort_reason() == AbortReason.SHUTDOWN,
+        worker_stopping=jobs.worker_stopping(context),
     )
     if run is not None and run.evaluation_id is not None:
         evaluation_advance(evaluation_id=run.evaluation_id)
