@@ -79,6 +79,8 @@ class _Row:
     number: int
     # The stems of what frames the table: its file name, caption and section path.
     frame: frozenset[str] = frozenset()
+    # How many rows the whole table has (0 when the chunk does not say).
+    total: int = 0
 
 
 # Words a question about a row may hold besides the row's and the table's own: what kind of
@@ -102,11 +104,12 @@ def structured_answer(frame: QuestionFrame, blocks: list[SourceBlock]) -> Struct
     rows = _rows(blocks)
     if not rows:
         return None
+    count = asks_for_a_count(frame)
     if frame.plural or frame.answer_type == LIST:
-        answer = rows_answer(frame.text, rows)
+        answer = rows_answer(frame.text, rows, count=count)
         if answer:
             return answer
-    return row_answer(frame, rows)
+    return row_answer(frame, rows, count=count)
 
 
 # --- one row ---------------------------------------------------------------------------
@@ -123,11 +126,14 @@ def _rows(blocks: list[SourceBlock]) -> list[_Row]:
         table = (block.file_name, caption or " › ".join(block.section))
         if block.kind == KIND_ROW and structure.get("cells"):
             found = [(int(structure.get("row") or 0), structure["cells"])]
+            total = structure.get("rows")
         elif block.kind == KIND_TABLE and structure.get("rows"):
             first = int(structure.get("first_row") or 1)
             found = list(enumerate(structure["rows"], start=first))
+            total = structure.get("row_count")
         else:
             continue
+        total = total if isinstance(total, int) else 0
         frame = frozenset(
             bm25_tokens(" ".join([re.sub(r"[._-]", " ", block.file_name), *table, *block.section]))
         )
@@ -138,12 +144,15 @@ def _rows(blocks: list[SourceBlock]) -> list[_Row]:
             key = (table, padded, number)
             if key not in rows:
                 cells = tuple(map(str, cells)) + ("",) * (width - len(cells))
-                rows[key] = _Row(block.index, rank, table, padded, cells, number, frame)
+                rows[key] = _Row(block.index, rank, table, padded, cells, number, frame, total)
     return list(rows.values())
 
 
-def row_answer(frame: QuestionFrame, rows: list[_Row]) -> StructuredAnswer | None:
-    """Answer with the cell of the row the question names, in the column it asks for."""
+def row_answer(
+    frame: QuestionFrame, rows: list[_Row], *, count: str = ""
+) -> StructuredAnswer | None:
+    """Answer with the cell of the row the question names, in the column it asks for (every
+    row holding that cell when several do, counted when the question asks how many)."""
     query = frame.text
     stems = set(bm25_tokens(query))
     best: tuple[tuple, _Row, list[int]] | None = None
@@ -162,7 +171,7 @@ def row_answer(frame: QuestionFrame, rows: list[_Row]) -> StructuredAnswer | Non
     ]
     if len(same) >= MIN_ROWS_FOR_LIST and len(keys) == 1:
         # "Who works from the Munich office?": every row with that value answers.
-        return _table_answer(row.headers, keys[0], same)
+        return _table_answer(row.headers, keys[0], same, counted=_counted(count, row, rows))
     column = _asked_column(frame, stems, row, keys)
     if column is None or not row.cells[column].strip():
         return None
@@ -291,8 +300,43 @@ def _type_fit(wanted: str, header_stems: set[str], cell: str) -> float:
 # --- several rows ----------------------------------------------------------------------
 
 
-def rows_answer(query: str, rows: list[_Row]) -> StructuredAnswer | None:
-    """Answer "which X ..." with the rows of one table that pass the question's condition."""
+_NUMBER_OF = re.compile(
+    r"(?<!average )(?<!mean )\bnumber of (?:the )?(\w+(?: \w+){0,2})", re.IGNORECASE
+)
+
+
+def asks_for_a_count(frame: QuestionFrame) -> str:
+    """Return what the question asks to count when it asks how many rows there are ("how many
+    offices ...", "the number of sites ..."), else "": not an amount a row holds ("how much",
+    "the average number")."""
+    if frame.wh == "how many":
+        return frame.counted or "rows"
+    # "Which country had the same number of athletes ...?" asks for a country.
+    match = _NUMBER_OF.search(frame.text) if frame.answer_type in (NUMBER, "") else None
+    return match.group(1) if match else ""
+
+
+def _counts_rows(counted: str, rows: list[_Row]) -> bool:
+    """Whether what is counted is the rows, not an amount a column of numbers holds ("how many
+    people work in Portugal?" adds the head counts: the people are that header's synonym)."""
+    stems = set(bm25_tokens(counted))
+    headers = rows[0].headers
+    amounts = [
+        header
+        for index, header in enumerate(headers)
+        if all(_NUMERIC.search(row.cells[index]) for row in rows if row.cells[index].strip())
+    ]
+    header_stems = set(bm25_tokens(" ".join(amounts)))
+    if not stems or stems & header_stems:
+        return False
+    return not any(group & stems and group & header_stems for group in SYNONYM_GROUPS)
+
+
+def rows_answer(query: str, rows: list[_Row], *, count: str = "") -> StructuredAnswer | None:
+    """Answer "which X ..." with the rows of one table that pass the question's condition.
+
+    A question that asks how many (`count`) is answered with their number first when the
+    passages hold every row of the table (`_every_row`)."""
     tables: dict[tuple, list[_Row]] = {}
     for row in rows:
         tables.setdefault((row.table, row.headers), []).append(row)
@@ -307,7 +351,9 @@ def rows_answer(query: str, rows: list[_Row]) -> StructuredAnswer | None:
         matching = [row for row in table_rows if keep(row.cells[column])]
         if len(matching) < MIN_ROWS_FOR_LIST or len(matching) == len(table_rows):
             continue
-        return _table_answer(headers, column, matching)
+        return _table_answer(
+            headers, column, matching, counted=_counted(count, table_rows[0], rows)
+        )
     return None
 
 
@@ -359,6 +405,17 @@ def _best_header(stems: set[str], headers: tuple[str, ...], rows: list[_Row], nu
     return best
 
 
+def _counted(count: str, row: _Row, rows: list[_Row]) -> bool:
+    """Whether the matching rows answer "how many" with their number: the question counts
+    rows (`_counts_rows`), and the rows hold every row of `row`'s table (a count of the rows
+    retrieval happened to find is no count of the table's)."""
+    table = [other for other in rows if (other.table, other.headers) == (row.table, row.headers)]
+    if not count or not _counts_rows(count, table):
+        return False
+    numbers = {other.number for other in table}
+    return 0 < row.total <= len(numbers)
+
+
 def _number(text: str) -> float | None:
     try:
         return float(text.replace(",", ""))
@@ -366,15 +423,20 @@ def _number(text: str) -> float | None:
         return None
 
 
-def _table_answer(headers: tuple[str, ...], column: int, rows: list[_Row]) -> StructuredAnswer:
+def _table_answer(
+    headers: tuple[str, ...], column: int, rows: list[_Row], *, counted: bool = False
+) -> StructuredAnswer:
     shown = list(dict.fromkeys([0, column]))
     names = ", ".join(row.cells[0] for row in rows)
     caption = rows[0].table[1] or rows[0].table[0] or "the table"
     # A lead-in (it ends with a colon), so the rows below are the claims the check reads.
-    counted = (
+    matches = (
         f"{len(rows)} rows of {caption} match" if len(rows) != 1 else f"1 row of {caption} matches"
     )
-    lead = f"{counted} [{rows[0].block}]:"
+    lead = f"{matches} [{rows[0].block}]:"
+    if counted:
+        # The number asked for first, as the table store's count says it.
+        lead = f"{len(rows)} [{rows[0].block}]. {lead}"
     lines = [
         "| " + " | ".join(headers[i] or f"column {i + 1}" for i in shown) + " |",
         "|" + "---|" * len(shown),
@@ -384,7 +446,8 @@ def _table_answer(headers: tuple[str, ...], column: int, rows: list[_Row]) -> St
         cells[-1] = f"{cells[-1]} [{row.block}]"
         lines.append("| " + " | ".join(cells) + " |")
     cited = list(dict.fromkeys(row.block for row in rows))
-    return StructuredAnswer(lead + "\n\n" + "\n".join(lines), cited, [names])
+    values = [len(rows)] if counted else []
+    return StructuredAnswer(lead + "\n\n" + "\n".join(lines), cited, [names], values=values)
 
 
 # --- a list's item ---------------------------------------------------------------------

@@ -123,6 +123,44 @@ def test_several_rows_that_pass_a_comparison_answer_as_a_small_table() -> None:
     assert lines[4:] == ["| Lisbon | 2009 [1] |", "| Munich | 2013 [4] |"]
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["How many offices are in Portugal?", "What is the number of offices in Portugal?"],
+)
+def test_a_count_over_every_row_of_the_table_answers_with_the_number(question) -> None:
+    result = structured_answer(frame_question(question), office_rows())
+
+    assert result is not None and result.values == [2]
+    assert result.text.startswith("2 [1]. 2 rows of offices match [1]:")
+
+
+def test_a_count_over_part_of_the_table_lists_the_rows_without_a_number() -> None:
+    # Three of the table's four rows were retrieved: two matching rows among them say nothing
+    # of how many the table holds.
+    blocks = [block for block in office_rows() if block.index != 3]
+
+    result = structured_answer(frame_question("How many offices are in Portugal?"), blocks)
+
+    assert result is not None and result.values == []
+    assert result.text.startswith("2 rows of offices match [1]:")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the average number of staff of offices in Portugal?",
+        # The people are the head count's: an amount the rows hold, not the rows.
+        "How many people work in offices in Portugal?",
+        # A number the rows share, not the number asked for.
+        "Which offices are in Portugal, the country with the largest number of offices?",
+    ],
+)
+def test_an_amount_the_rows_hold_is_no_count_of_rows(question) -> None:
+    result = structured_answer(frame_question(question), office_rows())
+
+    assert result is None or result.values != [2]
+
+
 def test_several_rows_that_hold_the_value_asked_for_answer_together() -> None:
     result = structured_answer(frame_question("Which offices are in Portugal?"), office_rows())
 
