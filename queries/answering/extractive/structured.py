@@ -73,7 +73,7 @@ class StructuredAnswer:
 class _Row:
     block: int
     rank: int
-    table: tuple[str, str]  # the file and the caption: rows of one table share it
+    table: tuple  # the file, the caption and the table's place: rows of one table share it
     headers: tuple[str, ...]
     cells: tuple[str, ...]
     number: int
@@ -104,12 +104,11 @@ def structured_answer(frame: QuestionFrame, blocks: list[SourceBlock]) -> Struct
     rows = _rows(blocks)
     if not rows:
         return None
-    count = asks_for_a_count(frame)
     if frame.plural or frame.answer_type == LIST:
-        answer = rows_answer(frame.text, rows, count=count)
+        answer = rows_answer(frame.text, rows)
         if answer:
             return answer
-    return row_answer(frame, rows, count=count)
+    return row_answer(frame, rows)
 
 
 # --- one row ---------------------------------------------------------------------------
@@ -121,9 +120,10 @@ def _rows(blocks: list[SourceBlock]) -> list[_Row]:
     for rank, block in enumerate(blocks):
         structure = block.structure or {}
         headers = tuple(str(h) for h in structure.get("headers") or ())
-        # Two tables of one file are told apart by their caption, else by their section.
+        # Two tables of one file are told apart by their caption, else by their section, and
+        # by their place among the file's tables (two sheets may share a caption).
         caption = str(structure.get("caption") or "")
-        table = (block.file_name, caption or " › ".join(block.section))
+        table = (block.file_name, caption or " › ".join(block.section), structure.get("table"))
         if block.kind == KIND_ROW and structure.get("cells"):
             found = [(int(structure.get("row") or 0), structure["cells"])]
             total = structure.get("rows")
@@ -135,7 +135,9 @@ def _rows(blocks: list[SourceBlock]) -> list[_Row]:
             continue
         total = total if isinstance(total, int) else 0
         frame = frozenset(
-            bm25_tokens(" ".join([re.sub(r"[._-]", " ", block.file_name), *table, *block.section]))
+            bm25_tokens(
+                " ".join([re.sub(r"[._-]", " ", block.file_name), *table[1:2], *block.section])
+            )
         )
         for number, cells in found:
             # Rows and headers of one width, so a column index reads every row of the table.
@@ -148,11 +150,10 @@ def _rows(blocks: list[SourceBlock]) -> list[_Row]:
     return list(rows.values())
 
 
-def row_answer(
-    frame: QuestionFrame, rows: list[_Row], *, count: str = ""
-) -> StructuredAnswer | None:
+def row_answer(frame: QuestionFrame, rows: list[_Row]) -> StructuredAnswer | None:
     """Answer with the cell of the row the question names, in the column it asks for (every
-    row holding that cell when several do, counted when the question asks how many)."""
+    row holding that cell when several do, led by their number when the question asks how
+    many of them there are: `_counts_these`)."""
     query = frame.text
     stems = set(bm25_tokens(query))
     best: tuple[tuple, _Row, list[int]] | None = None
@@ -171,7 +172,8 @@ def row_answer(
     ]
     if len(same) >= MIN_ROWS_FOR_LIST and len(keys) == 1:
         # "Who works from the Munich office?": every row with that value answers.
-        return _table_answer(row.headers, keys[0], same, counted=_counted(count, row, rows))
+        counted = _counts_these(frame, row, keys[0], rows)
+        return _table_answer(row.headers, keys[0], same, lead_with_count=counted)
     column = _asked_column(frame, stems, row, keys)
     if column is None or not row.cells[column].strip():
         return None
@@ -300,43 +302,65 @@ def _type_fit(wanted: str, header_stems: set[str], cell: str) -> float:
 # --- several rows ----------------------------------------------------------------------
 
 
-_NUMBER_OF = re.compile(
-    r"(?<!average )(?<!mean )\bnumber of (?:the )?(\w+(?: \w+){0,2})", re.IGNORECASE
-)
+_NUMBER_OF = re.compile(r"(?<!average )(?<!mean )(?<!median )\bnumber of (?:the )?(\w+)", re.I)
 
 
-def asks_for_a_count(frame: QuestionFrame) -> str:
-    """Return what the question asks to count when it asks how many rows there are ("how many
-    offices ...", "the number of sites ..."), else "": not an amount a row holds ("how much",
-    "the average number")."""
+def _counts_these(frame: QuestionFrame, row: _Row, column: int, rows: list[_Row]) -> bool:
+    """Whether "how many" asks for the number of rows that hold the cell the question names in
+    `column` ("How many offices are in Portugal?"), so the rows answer with their number.
+
+    Only when nothing else could make it another number: the passages hold every row of the
+    table (a count of the rows retrieval found is no count of the table's); the question
+    counts the rows' own things (a text column's header, the table's caption or the named
+    cell, not an amount a column of numbers holds: "how many people work in Portugal?" adds
+    the head counts); and it puts no other condition the table could check (a comparison, a
+    superlative, another header or cell: "how many offices opened after 2010 in Portugal?").
+    """
+    counted = _counted_noun(frame)
+    compares = _COMPARISON.search(frame.text) or re.search(r"\bthan\b", frame.text, re.I)
+    if not counted or compares or frame.constraint("superlative"):
+        return False
+    table = [other for other in rows if other.table == row.table and other.headers == row.headers]
+    if not row.total or not set(range(1, row.total + 1)) <= {other.number for other in table}:
+        return False
+    amounts = _amount_columns(table)
+    noun = set(bm25_tokens(counted))
+    named = set(bm25_tokens(row.cells[column]))
+    headers = [set(bm25_tokens(header)) for header in row.headers]
+    texts = set().union(*(h for i, h in enumerate(headers) if i not in amounts))
+    if not (_near(noun, texts) or noun & (row.frame | named)):
+        return False
+    said = {stem for _, stem in question_terms(frame.text)} - noun - named - _ROW_QUESTION_WORDS
+    held = set().union(*headers, *(set(bm25_tokens(" ".join(other.cells))) for other in table))
+    return not said & held
+
+
+def _counted_noun(frame: QuestionFrame) -> str:
+    """Return what "how many" or "the number of" counts, "" when the question asks neither (or
+    asks for something else: "which country had the same number of athletes ...?")."""
     if frame.wh == "how many":
-        return frame.counted or "rows"
-    # "Which country had the same number of athletes ...?" asks for a country.
+        return frame.counted
     match = _NUMBER_OF.search(frame.text) if frame.answer_type in (NUMBER, "") else None
     return match.group(1) if match else ""
 
 
-def _counts_rows(counted: str, rows: list[_Row]) -> bool:
-    """Whether what is counted is the rows, not an amount a column of numbers holds ("how many
-    people work in Portugal?" adds the head counts: the people are that header's synonym)."""
-    stems = set(bm25_tokens(counted))
-    headers = rows[0].headers
-    amounts = [
-        header
-        for index, header in enumerate(headers)
-        if all(_NUMERIC.search(row.cells[index]) for row in rows if row.cells[index].strip())
-    ]
-    header_stems = set(bm25_tokens(" ".join(amounts)))
-    if not stems or stems & header_stems:
-        return False
-    return not any(group & stems and group & header_stems for group in SYNONYM_GROUPS)
+def _amount_columns(rows: list[_Row]) -> set[int]:
+    """Return the columns whose cells are numbers (an empty column is none)."""
+    amounts = set()
+    for index in range(len(rows[0].headers)):
+        cells = [row.cells[index] for row in rows if row.cells[index].strip()]
+        if cells and all(read_cell(cell).type == CELL_NUMBER for cell in cells):
+            amounts.add(index)
+    return amounts
 
 
-def rows_answer(query: str, rows: list[_Row], *, count: str = "") -> StructuredAnswer | None:
-    """Answer "which X ..." with the rows of one table that pass the question's condition.
+def _near(stems: set[str], others: set[str]) -> bool:
+    """Whether two sets of stems share one, or a synonym group holds one of each."""
+    return bool(stems & others) or any(g & stems and g & others for g in SYNONYM_GROUPS)
 
-    A question that asks how many (`count`) is answered with their number first when the
-    passages hold every row of the table (`_every_row`)."""
+
+def rows_answer(query: str, rows: list[_Row]) -> StructuredAnswer | None:
+    """Answer "which X ..." with the rows of one table that pass the question's condition."""
     tables: dict[tuple, list[_Row]] = {}
     for row in rows:
         tables.setdefault((row.table, row.headers), []).append(row)
@@ -351,9 +375,7 @@ def rows_answer(query: str, rows: list[_Row], *, count: str = "") -> StructuredA
         matching = [row for row in table_rows if keep(row.cells[column])]
         if len(matching) < MIN_ROWS_FOR_LIST or len(matching) == len(table_rows):
             continue
-        return _table_answer(
-            headers, column, matching, counted=_counted(count, table_rows[0], rows)
-        )
+        return _table_answer(headers, column, matching)
     return None
 
 
@@ -405,17 +427,6 @@ def _best_header(stems: set[str], headers: tuple[str, ...], rows: list[_Row], nu
     return best
 
 
-def _counted(count: str, row: _Row, rows: list[_Row]) -> bool:
-    """Whether the matching rows answer "how many" with their number: the question counts
-    rows (`_counts_rows`), and the rows hold every row of `row`'s table (a count of the rows
-    retrieval happened to find is no count of the table's)."""
-    table = [other for other in rows if (other.table, other.headers) == (row.table, row.headers)]
-    if not count or not _counts_rows(count, table):
-        return False
-    numbers = {other.number for other in table}
-    return 0 < row.total <= len(numbers)
-
-
 def _number(text: str) -> float | None:
     try:
         return float(text.replace(",", ""))
@@ -424,7 +435,7 @@ def _number(text: str) -> float | None:
 
 
 def _table_answer(
-    headers: tuple[str, ...], column: int, rows: list[_Row], *, counted: bool = False
+    headers: tuple[str, ...], column: int, rows: list[_Row], *, lead_with_count: bool = False
 ) -> StructuredAnswer:
     shown = list(dict.fromkeys([0, column]))
     names = ", ".join(row.cells[0] for row in rows)
@@ -434,8 +445,8 @@ def _table_answer(
         f"{len(rows)} rows of {caption} match" if len(rows) != 1 else f"1 row of {caption} matches"
     )
     lead = f"{matches} [{rows[0].block}]:"
-    if counted:
-        # The number asked for first, as the table store's count says it.
+    if lead_with_count:
+        # The number asked for first, as the sentence whose claim it is.
         lead = f"{len(rows)} [{rows[0].block}]. {lead}"
     lines = [
         "| " + " | ".join(headers[i] or f"column {i + 1}" for i in shown) + " |",
@@ -446,7 +457,7 @@ def _table_answer(
         cells[-1] = f"{cells[-1]} [{row.block}]"
         lines.append("| " + " | ".join(cells) + " |")
     cited = list(dict.fromkeys(row.block for row in rows))
-    values = [len(rows)] if counted else []
+    values = [len(rows)] if lead_with_count else []
     return StructuredAnswer(lead + "\n\n" + "\n".join(lines), cited, [names], values=values)
 
 

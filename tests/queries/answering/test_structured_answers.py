@@ -123,12 +123,29 @@ def test_several_rows_that_pass_a_comparison_answer_as_a_small_table() -> None:
     assert lines[4:] == ["| Lisbon | 2009 [1] |", "| Munich | 2013 [4] |"]
 
 
+def office_table_chunk(index: int = 1) -> SourceBlock:
+    """The offices as one chunk of several rows, which says how many rows the table has."""
+    return SourceBlock(
+        index=index,
+        file_name="offices.csv",
+        text="\n".join(" · ".join(cells) for cells in OFFICES),
+        kind="table",
+        structure={
+            "headers": OFFICE_HEADERS, "rows": OFFICES, "first_row": 1, "row_count": 4,
+            "caption": "offices", "table": 0,
+        },
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize(
     "question",
     ["How many offices are in Portugal?", "What is the number of offices in Portugal?"],
 )
-def test_a_count_over_every_row_of_the_table_answers_with_the_number(question) -> None:
-    result = structured_answer(frame_question(question), office_rows())
+@pytest.mark.parametrize("chunks", ["rows", "table"])
+def test_a_count_over_every_row_of_the_table_answers_with_the_number(question, chunks) -> None:
+    blocks = office_rows() if chunks == "rows" else [office_table_chunk()]
+
+    result = structured_answer(frame_question(question), blocks)
 
     assert result is not None and result.values == [2]
     assert result.text.startswith("2 [1]. 2 rows of offices match [1]:")
@@ -145,17 +162,46 @@ def test_a_count_over_part_of_the_table_lists_the_rows_without_a_number() -> Non
     assert result.text.startswith("2 rows of offices match [1]:")
 
 
+def test_rows_of_another_table_of_the_file_do_not_complete_a_count() -> None:
+    # Two sheets of one workbook under one caption: the first sheet's rows 1 to 3 and the
+    # second sheet's row 4 are not every row of either.
+    blocks = [
+        SourceBlock(
+            index=block.index,
+            file_name="offices.csv",
+            text=block.text,
+            kind="row",
+            structure={**block.structure, "table": 0 if block.index < 4 else 1},
+        )  # fmt: skip
+        for block in office_rows()
+    ]
+
+    result = structured_answer(frame_question("How many offices are in Portugal?"), blocks)
+
+    assert result is not None and result.values == []
+
+
 @pytest.mark.parametrize(
     "question",
     [
-        "What is the average number of staff of offices in Portugal?",
+        "What is the average number of offices in Portugal?",
         # The people are the head count's: an amount the rows hold, not the rows.
         "How many people work in offices in Portugal?",
+        # Beds are no thing of the table: the rows may hold them in a column not shown.
+        "How many beds are there in Portugal?",
+        # A condition on another column: not every Portuguese office opened after 2010.
+        "How many offices opened after 2010 in Portugal?",
+        "How many offices in Portugal have a head count of 64?",
+        # A condition, whatever the table says of it.
+        "How many offices are in Portugal after 2010?",
+        "How many offices in Portugal are bigger than 100?",
         # A number the rows share, not the number asked for.
         "Which offices are in Portugal, the country with the largest number of offices?",
+        "Which city has the same number of offices as Portugal?",
+        "How many offices are in Portugal's largest city?",
     ],
 )
-def test_an_amount_the_rows_hold_is_no_count_of_rows(question) -> None:
+def test_a_question_that_counts_something_else_gets_no_count_of_rows(question) -> None:
     result = structured_answer(frame_question(question), office_rows())
 
     assert result is None or result.values != [2]
