@@ -7,7 +7,7 @@ converts from a model's JSON reply with the spec's tolerance (missing keys take 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 # Who wrote an answer when a strategy has more than one way: the model, or the passages quoted.
@@ -176,3 +176,15 @@ class SourceBlock:
         if structure.get("headers"):
             frame.append(" ".join(str(h) for h in structure["headers"]))
         return "\n".join([*frame, self.text])
+
+
+@dataclass(frozen=True)
+class StructuredAnswer:
+    """An answer read from structure: its text with [n] markers, and what it rests on."""
+
+    text: str
+    cited: list[int]
+    facts: list[str] = field(default_factory=list)
+    confidence: float = 0.9
+    # The values it asserts as data: the cell a row answer reads (a number as a number).
+    values: list = field(default_factory=list)
