@@ -15,7 +15,7 @@ from collections import defaultdict
 
 from knowledge.tables.cells import DATE
 from knowledge.tables.parser import Candidate, ranked
-from knowledge.tables.programs import Grid, display, fold
+from knowledge.tables.programs import Grid, Program, display, fold, run
 from knowledge.tables.question import (
     RANK_WORDS,
     asked_direction,
@@ -154,9 +154,11 @@ def follows_the_asked_total(words: list[str], grid: Grid, candidate: Candidate) 
         "values",
     ):
         return True
-    return program.op == "sum" and program.key in named
+    return program.op in _ADDING and program.key in named
 
 
+# The operations that add a column up: over the kept rows, or over the two rows named.
+_ADDING = ("sum", "plus")
 # Words after "how many" that name no amount ("how many of the players", "how many more").
 _AMOUNT_FILLERS = frozenset("of the more less fewer total different distinct".split())
 # Words that ask for every row's amount added up.
@@ -180,7 +182,7 @@ def follows_the_asked_amount(words: list[str], grid: Grid, candidate: Candidate)
             and stem(after[0]) in {stem(w) for w in fold(column.name).split()}
         ]  # fmt: skip
         if named:
-            return candidate.program.op == "sum" and candidate.program.key in named
+            return candidate.program.op in _ADDING and candidate.program.key in named
     return True
 
 
@@ -320,8 +322,43 @@ def _answer(candidate: Candidate) -> tuple:
     return tuple(display(value) for value in candidate.result.values)
 
 
+# Words that add two named rows up, and words that compare them instead ("how many more …
+# than … combined" compares).
+_ADDS_UP = frozenset("combined together altogether total sum add added".split())
+_COMPARES = frozenset("more less fewer than difference differ minus".split())
+
+
+def added_pair(question: str, grid: Grid, found: list[Candidate]) -> Candidate | None:
+    """Return the sum of the two rows the question names when it adds them up ("How many beds
+    do Braga and Faro have combined?", "the total land area of Toronto and Hamilton"), or None.
+    The ranker proposes those two rows compared on a column (their difference,
+    the more or the less), never added; the sum reads the column of the likeliest comparison,
+    and is as likely as the comparisons of those rows on that column together."""
+    words = set(fold(question).split())
+    if not words & _ADDS_UP or words & _COMPARES:
+        return None
+    pairs = [c for c in found if c.program.op in ("diff", "more", "less")]
+    if not pairs:
+        return None
+    likeliest = max(pairs, key=lambda c: c.score).program
+    program = Program("plus", key=likeliest.key, anchors=likeliest.anchors)
+    result = run(program, grid)
+    if result is None:
+        return None
+    score = sum(
+        c.score for c in pairs
+        if (c.program.key, c.program.anchors) == (program.key, program.anchors)
+    )  # fmt: skip
+    return Candidate(program, result, {}, score)
+
+
 def followed(question: str, grid: Grid, weights: dict[int, float] | None = None) -> list[Candidate]:
     """Return the parser's candidates for a question that follow it, the likeliest answer's
-    programs first (`by_answer`): what the store, the model's judge and the benches read."""
-    found = [c for c in ranked(question, grid, weights) if follows_the_question(question, grid, c)]
-    return by_answer(found)
+    programs first (`by_answer`), or the sum of two named rows when it adds them up
+    (`added_pair`): what the store, the model's judge and the benches read."""
+    every = ranked(question, grid, weights)
+    found = by_answer([c for c in every if follows_the_question(question, grid, c)])
+    added = added_pair(question, grid, every)
+    if added is None or not follows_the_question(question, grid, added):
+        return found
+    return [added, *found]

@@ -11,6 +11,7 @@ A program reads the rows a condition keeps (all rows when it has none) and compu
 | `first`, `last` | the target column of the first / last kept row |
 | `next`, `previous` | the target column of the row after / before the anchor row |
 | `diff` | the key column of the anchor row minus that of the second anchor row |
+| `plus` | the key column of the two anchor rows added ("Braga and Faro combined") |
 | `more`, `less` | which of the two anchor rows has the more / less key: its anchor cell |
 | `mode` | the target column's most frequent value among the kept rows (group and count) |
 | `top` | the target column of the `k` kept rows with the most key (`ascending`: least) |
@@ -31,13 +32,15 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from knowledge.tables.cells import DATE, DURATION, NUMBER, clean
+from knowledge.tables.cells import DATE, DURATION, MISSING, NUMBER, clean
 
 OPS = (
     "values", "count", "sum", "avg", "max", "min", "argmax", "argmin", "first", "last",
-    "next", "previous", "diff", "more", "less", "mode", "top", "distinct",
+    "next", "previous", "diff", "more", "less", "mode", "top", "distinct", "plus",
 )  # fmt: skip
-AGGREGATES = frozenset({"count", "sum", "avg", "max", "min", "diff", "distinct"})
+AGGREGATES = frozenset({"count", "sum", "avg", "max", "min", "diff", "distinct", "plus"})
+# The operations on the rows a question names (its anchors), not on the rows conditions keep.
+ANCHORED = ("next", "previous", "diff", "more", "less", "plus")
 # Condition operators: text equal / contained, numbers compared.
 COMPARISONS = ("eq", "contains", "gt", "lt", "ge", "le", "ne", "month", "year")
 _LEADING_NUMBER = re.compile(r"^\s*[$€£¥₹#~≈]?\s*([-−–]?\d[\d,]*(?:\.\d+)?)")
@@ -144,10 +147,12 @@ class Grid:
                     numbers.append(_date_number(value))
                 else:
                     numbers.append(leading_number(text))
-            filled = [text for text in texts if text]
-            numeric = bool(filled) and sum(
-                number is not None for number, text in zip(numbers, texts, strict=True) if text
-            ) >= 0.7 * len(filled)
+            # A cell that holds no value ("-", "n/a") says nothing of the column's type: a medal
+            # table's Silver column of numbers and dashes is numeric.
+            filled = [text.strip().lower() not in MISSING for text in texts]
+            numeric = any(filled) and sum(
+                number is not None for number, held in zip(numbers, filled, strict=True) if held
+            ) >= 0.7 * sum(filled)
             built.append(
                 Column(
                     name=clean(column["name"])[0],
@@ -270,7 +275,7 @@ def run(program: Program, grid: Grid) -> Result | None:
     """Return what a program computes over a grid, or None when it computes nothing (no row
     kept, no number to sum, an anchor that names no row)."""
     op = program.op
-    if op in ("next", "previous", "diff", "more", "less"):
+    if op in ANCHORED:
         return _run_anchored(program, grid)
     rows = kept_rows(grid, program.conditions)
     if not rows:
@@ -364,6 +369,8 @@ def _run_anchored(program: Program, grid: Grid) -> Result | None:
         return None
     if op == "diff":
         return Result([_number(abs(first - second))], rows, computed=True)
+    if op == "plus":
+        return Result([_number(first + second)], rows, computed=True)
     if first == second:
         return None
     wins_first = first > second if op == "more" else first < second
@@ -438,6 +445,8 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
         )
     if op == "diff":
         return f"Subtracted {name(program.key)} of the rows where {anchors} in {grid.label}"
+    if op == "plus":
+        return f"Added {name(program.key)} of the rows where {anchors} in {grid.label}"
     more = "more" if op == "more" else "less"
     return f"Compared {name(program.key)} of the rows where {anchors} in {grid.label}: the {more}"
 

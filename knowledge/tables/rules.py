@@ -18,7 +18,7 @@ from django.conf import settings
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import AMOUNT_CUES
 from knowledge.tables.parser import Candidate
-from knowledge.tables.programs import Grid, fold, kept_rows
+from knowledge.tables.programs import ANCHORED, Grid, fold, kept_rows
 from knowledge.tables.question import (
     STOPWORDS,
     header_overlap,
@@ -168,6 +168,7 @@ _NEEDS = {
     "min": _ASKS_ORDER, "more": _ASKS_ORDER, "less": _ASKS_ORDER,
     "count": _ASKS_AGGREGATE, "sum": _ASKS_AGGREGATE, "avg": _ASKS_AGGREGATE,
     "distinct": _ASKS_AGGREGATE, "mode": _ASKS_AGGREGATE, "diff": _ASKS_AGGREGATE | _ASKS_ORDER,
+    "plus": _ASKS_AGGREGATE,
 }  # fmt: skip
 
 
@@ -210,7 +211,7 @@ def is_lookup(choice: TableChoice) -> bool:
     store), and which the parser, ranking every program it can build, gets wrong more often
     (the first of one row, a count of one). The row after or before a named one is no lookup."""
     program, result = choice.best.program, choice.best.result
-    if program.op in ("next", "previous", "diff", "more", "less"):
+    if program.op in ANCHORED:
         return False
     named = any(condition.op == "eq" for condition in program.conditions)
     kept = kept_rows(choice.grid, program.conditions) if program.conditions else None

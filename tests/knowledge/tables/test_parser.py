@@ -9,7 +9,7 @@ import pytest
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.follows import by_answer, followed
 from knowledge.tables.parser import Candidate, load_weights, ranked
-from knowledge.tables.programs import Program, Result, run
+from knowledge.tables.programs import Program, Result, in_words, run
 
 HEADERS = ["Clinic", "Beds", "Opened", "Manager", "Region"]
 ROWS = [
@@ -203,3 +203,35 @@ def test_a_year_said_plainly_keeps_the_rows_of_a_date_column_in_that_year() -> N
     assert len(said) == 1
     total = run(Program("sum", key=1, conditions=(said[0],)), games)
     assert total.values == [60.0]
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("How many beds do Braga and Faro have combined?", [75.0]),
+        ("What is the total number of beds in Lisbon and Porto?", [210.0]),
+        ("How many beds do Evora and Faro have together?", [55.0]),
+    ],
+)
+def test_two_named_rows_added_up_are_their_sum(clinics, question, values) -> None:
+    """The ranker proposes two named rows compared (a difference, the more), never added: a
+    question that adds them up gets their sum on the column of the likeliest comparison."""
+    best = followed(question, clinics)[0]
+    assert best.program.op == "plus" and best.result.values == pytest.approx(values)
+    assert in_words(best.program, clinics, best.result).startswith("Added Beds of the rows where")
+
+
+@pytest.mark.parametrize(
+    ("question", "op"),
+    [
+        ("How many more beds does Porto have than Braga?", "diff"),
+        # "than … combined" compares one row with the rest; no two rows are added.
+        ("Does Lisbon have more beds than Braga and Faro combined?", None),
+        ("What is the total number of beds?", "sum"),  # every row, no two named
+    ],
+)
+def test_a_comparison_or_a_total_of_every_row_is_no_sum_of_two_rows(clinics, question, op) -> None:
+    best = followed(question, clinics)[0]
+    assert best.program.op != "plus"
+    if op:
+        assert best.program.op == op

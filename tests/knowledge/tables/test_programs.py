@@ -90,6 +90,12 @@ def _staff_over(n: float) -> Condition:
             ),
             ["Porto"],
         ),
+        (
+            Program(
+                "plus", key=1, anchors=(Condition(0, "eq", "lisbon"), Condition(0, "eq", "braga"))
+            ),
+            [160.0],
+        ),
         (Program("mode", target=3), ["Ana Reis"]),
         (Program("top", target=0, key=1, k=2), ["Lisbon", "Porto"]),
         (Program("top", target=0, key=2, k=1, ascending=True), ["Lisbon"]),
@@ -110,6 +116,7 @@ def test_each_operation_computes_from_the_rows(offices, program, values) -> None
         Program("values", target=0, conditions=(Condition(0, "eq", "madrid"),)),
         Program("next", target=0, anchors=(Condition(0, "eq", "faro"),)),
         Program("diff", key=1, anchors=(Condition(0, "eq", "lisbon"), Condition(0, "eq", "faro"))),
+        Program("plus", key=1, anchors=(Condition(0, "eq", "lisbon"), Condition(0, "eq", "faro"))),
         Program("mode", target=0),  # no office repeats
     ],
 )
@@ -157,3 +164,28 @@ def test_a_year_compares_with_the_year_of_a_date_column() -> None:
     in_or_after = run(Program("count", conditions=(Condition(1, "ge", 1961),)), sites)
 
     assert before.values == ["Bridge", "Fort"] and in_or_after.values == [2.0]
+
+
+# A medal table writes no medal as a dash: most of its Silver cells hold no value.
+MEDALS = [
+    ["Norway", "3", "-", "2", "5"],
+    ["Chile", "-", "1", "-", "1"],
+    ["Ghana", "-", "-", "1", "1"],
+    ["Peru", "1", "-", "-", "1"],
+    ["Kenya", "2", "4", "1", "7"],
+]
+
+
+def test_a_column_of_numbers_and_dashes_is_numeric_and_its_dashes_hold_no_number() -> None:
+    """A dash or "n/a" says nothing of a column's type (ingestion's column_type skips them too):
+    a Silver column with two numbers among five cells is still a column of numbers to sum, order
+    and compare on."""
+    table = table_from_rows(["Nation", "Gold", "Silver", "Bronze", "Total"], MEDALS)
+    medals = grid(table, "medals.csv")
+    silver = medals.columns[2]
+    assert silver.numeric and silver.numbers == [None, 1.0, None, None, 4.0]
+    assert run(Program("sum", key=2), medals).values == [5.0]
+    assert run(Program("argmax", target=0, key=2), medals).values == ["Kenya"]
+    # A column of words with a dash or two stays text.
+    words = grid(table_from_rows(["Nation", "Coach"], [["Chile", "Ana"], ["Peru", "-"]]), "c")
+    assert not words.columns[1].numeric
