@@ -15,7 +15,7 @@ from collections import defaultdict
 
 from knowledge.tables.cells import DATE
 from knowledge.tables.parser import Candidate, ranked
-from knowledge.tables.programs import Grid, Program, display, fold, run
+from knowledge.tables.programs import Grid, Program, display, fold, kept_rows, run
 from knowledge.tables.question import (
     RANK_WORDS,
     asked_direction,
@@ -352,13 +352,45 @@ def added_pair(question: str, grid: Grid, found: list[Candidate]) -> Candidate |
     return Candidate(program, result, {}, score)
 
 
+# Words that ask which of two named things has more, or fewer.
+_MORE = frozenset("more most larger largest greater greatest".split())
+_FEWER = frozenset("fewer fewest less least".split())
+
+
+def counted_options(question: str, grid: Grid, found: list[Candidate]) -> Candidate | None:
+    """Return which of two named cells more (or fewer) rows hold when the question compares them
+    on no column ("are there more films in Tamil or Telugu?", "who had more drivers, Team Avanti
+    or Motaworld Racing?"), or None. The ranker compares two named rows on a numeric column,
+    the likeliest it can find even when the question names none; a cell that several rows hold
+    is a group, and "more" of it is more rows."""
+    words = set(fold(question).split())
+    asks = "more" if words & _MORE else "less" if words & _FEWER else ""
+    if not asks or words & _MORE and words & _FEWER:
+        return None
+    pairs = [c for c in found if c.program.op in ("more", "less") and c.program.key is not None]
+    if not pairs:
+        return None
+    anchors = max(pairs, key=lambda c: c.score).program.anchors
+    read = read_question(question)
+    if any(column.numeric and header_overlap(column.name, read) >= 0.5 for column in grid.columns):
+        return None  # it names the column to compare on
+    if max(len(kept_rows(grid, (anchor,))) for anchor in anchors) < 2:
+        return None  # two rows, not two groups
+    program = Program(asks, anchors=anchors)
+    result = run(program, grid)
+    if result is None:
+        return None
+    score = sum(c.score for c in pairs if c.program.anchors == anchors)
+    return Candidate(program, result, {}, score)
+
+
 def followed(question: str, grid: Grid, weights: dict[int, float] | None = None) -> list[Candidate]:
     """Return the parser's candidates for a question that follow it, the likeliest answer's
     programs first (`by_answer`), or the sum of two named rows when it adds them up
-    (`added_pair`): what the store, the model's judge and the benches read."""
+    (`added_pair`), or which of two named groups has more rows (`counted_options`): what the store, the model's judge and the benches read."""
     every = ranked(question, grid, weights)
     found = by_answer([c for c in every if follows_the_question(question, grid, c)])
-    added = added_pair(question, grid, every)
-    if added is None or not follows_the_question(question, grid, added):
-        return found
-    return [added, *found]
+    for made in (added_pair(question, grid, every), counted_options(question, grid, every)):
+        if made is not None and follows_the_question(question, grid, made):
+            return [made, *found]
+    return found

@@ -12,7 +12,7 @@ A program reads the rows a condition keeps (all rows when it has none) and compu
 | `next`, `previous` | the target column of the row after / before the anchor row |
 | `diff` | the key column of the anchor row minus that of the second anchor row |
 | `plus` | the key column of the two anchor rows added ("Braga and Faro combined") |
-| `more`, `less` | which of the two anchor rows has the more / less key: its anchor cell |
+| `more`, `less` | which of the two anchor rows has the more / less key: its anchor cell (with no key: which anchor cell more / fewer rows hold) |
 | `mode` | the target column's most frequent value among the kept rows (group and count) |
 | `top` | the target column of the `k` kept rows with the most key (`ascending`: least) |
 | `distinct` | how many different values the target column holds among the kept rows |
@@ -363,6 +363,8 @@ def _run_anchored(program: Program, grid: Grid) -> Result | None:
         return Result([target.texts[row]], [rows[0], row])
     if len(rows) != 2 or rows[0] == rows[1]:
         return None
+    if program.key is None:
+        return _more_rows(program, grid) if op in ("more", "less") else None
     key = grid.columns[program.key]
     first, second = (key.numbers[row] for row in rows)
     if first is None or second is None:
@@ -377,6 +379,18 @@ def _run_anchored(program: Program, grid: Grid) -> Result | None:
     winner = rows[0] if wins_first else rows[1]
     anchor = program.anchors[0] if wins_first else program.anchors[1]
     return Result([grid.columns[anchor.column].texts[winner]], rows)
+
+
+def _more_rows(program: Program, grid: Grid) -> Result | None:
+    """Return which of the two anchors' cells more (`less`: fewer) rows hold, as the cell of
+    its first row ("are there more films in Tamil or Telugu?"), reading the rows of both."""
+    kept = [kept_rows(grid, (anchor,)) for anchor in program.anchors]
+    counts = [len(rows) for rows in kept]
+    if counts[0] == counts[1] or not all(counts):
+        return None
+    first = counts[0] > counts[1] if program.op == "more" else counts[0] < counts[1]
+    anchor, rows = (program.anchors[0], kept[0]) if first else (program.anchors[1], kept[1])
+    return Result([grid.columns[anchor.column].texts[rows[0]]], kept[0] + kept[1])
 
 
 def _said_condition(grid: Grid, c: Condition) -> str:
@@ -448,6 +462,8 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
     if op == "plus":
         return f"Added {name(program.key)} of the rows where {anchors} in {grid.label}"
     more = "more" if op == "more" else "less"
+    if program.key is None:
+        return f"Counted the rows where {anchors} in {grid.label}: the {more}"
     return f"Compared {name(program.key)} of the rows where {anchors} in {grid.label}: the {more}"
 
 

@@ -235,3 +235,48 @@ def test_a_comparison_or_a_total_of_every_row_is_no_sum_of_two_rows(clinics, que
     assert best.program.op != "plus"
     if op:
         assert best.program.op == op
+
+
+FILMS = [
+    ["Harbour Lights", "2005", "Tamil", "120"],
+    ["Salt Road", "2005", "Telugu", "131"],
+    ["Monsoon", "2006", "Tamil", "98"],
+    ["Paper Kites", "2008", "Tamil", "140"],
+    ["Night Bus", "2008", "Hindi", "101"],
+    ["Ferry", "2009", "Telugu", "155"],
+]
+
+
+@pytest.fixture(scope="module")
+def films():
+    return grid(table_from_rows(["Film", "Year", "Language", "Runtime"], FILMS), "films.csv")
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("Are there more films in Tamil or Telugu?", ["Tamil"]),
+        ("Which language has fewer films, Tamil or Telugu?", ["Telugu"]),
+    ],
+)
+def test_more_of_two_named_groups_is_more_rows(films, question, values) -> None:
+    """A cell several rows hold is a group: "more" of it, asked on no column, is more rows, not
+    the ranker's likeliest numeric column compared on one row of each."""
+    best = followed(question, films)[0]
+    assert best.program.key is None and best.result.values == values
+    assert in_words(best.program, films, best.result).startswith("Counted the rows where")
+    assert sorted(best.result.rows) == [0, 1, 2, 3, 5]  # every row of both groups, cited
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which film is longer, Harbour Lights or Salt Road?",  # two rows, not two groups
+        "Does Tamil or Telugu have more runtime?",  # a column to compare on
+        "Was the runtime of Monsoon more or less than Ferry's?",  # the two words offered
+    ],
+)
+def test_two_rows_or_a_named_column_are_no_count_of_groups(films, question) -> None:
+    assert followed(question, films)[0].program.key is not None or (
+        followed(question, films)[0].program.op not in ("more", "less")
+    )
