@@ -55,14 +55,20 @@ def ordinal_answer(frame: QuestionFrame, blocks: list[SourceBlock]) -> Structure
         wanted = _wanted(asked, block.structure)
         item = list_items(block.text, block.structure or {}).get(wanted)
         if item:
-            heading = block.section[-1] if block.section else "the list"
-            item = item if item.rstrip().endswith((".", "!", "?")) else item.rstrip() + "."
-            text = f"Step {wanted} of “{heading}”: {item} [{block.index}]"
-            return StructuredAnswer(text, [block.index], [item])
+            return _step(block, wanted, item)
     structure = ranked[0][1].structure or {}
     if structure.get("numbered") and asked["number"] > int(structure.get("last") or 0) > 0:
         return StructuredAnswer("", [], confidence=0.0)
     return None
+
+
+def _step(block: SourceBlock, wanted: int, item: str) -> StructuredAnswer:
+    """Return a list's item as the answer: "Step 3 of “Onboarding”: Book the safety course. [2]"."""
+    heading = block.section[-1] if block.section else "the list"
+    item = item if item.rstrip().endswith((".", "!", "?")) else item.rstrip() + "."
+    return StructuredAnswer(
+        f"Step {wanted} of “{heading}”: {item} [{block.index}]", [block.index], [item]
+    )
 
 
 def _wanted(asked: dict, structure: dict | None) -> int:
@@ -105,8 +111,5 @@ def next_item_answer(
         for other in [block, *(b for b in lists if b.section == block.section and b is not block)]:
             item = list_items(other.text, other.structure or {}).get(wanted)
             if item:
-                heading = other.section[-1] if other.section else "the list"
-                item = item if item.rstrip().endswith((".", "!", "?")) else item.rstrip() + "."
-                text = f"Step {wanted} of “{heading}”: {item} [{other.index}]"
-                return StructuredAnswer(text, [other.index], [item])
+                return _step(other, wanted, item)
     return None
