@@ -13,6 +13,15 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from knowledge.tables.asked import (
+    AMOUNT_FILLERS,
+    compares_to_some_effect,
+    counts_what_it_names,
+    follows_the_asked_column,
+    holds_times,
+    reads_month_and_year,
+    reads_the_counted_amount,
+)
 from knowledge.tables.cells import DATE
 from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Grid, Program, display, fold, kept_rows, run
@@ -89,23 +98,11 @@ _PLACE_ORDER = {"first": -1, "last": 1}
 _TOTAL_FILLERS = frozenset("number amount of the all".split())
 
 
-def _holds_times(column) -> bool:
-    """Whether a column holds dates, or years written as numbers."""
-    if column.type == DATE:
-        return True
-    numbers = [n for n in column.numbers if n is not None]
-    return (
-        column.numeric
-        and bool(numbers)
-        and all(float(n).is_integer() and 1000 <= n <= 2100 for n in numbers)
-    )
-
-
 def _is_a_time(column) -> bool:
     """Whether a column holds dates, or years under a header that says so ("Year", "Opened"):
     an Attendance of 1,200 to 1,800 is no year."""
     words = set(fold(column.name).split())
-    return column.type == DATE or (_holds_times(column) and bool(words & _TIME_HEADERS))
+    return column.type == DATE or (holds_times(column) and bool(words & _TIME_HEADERS))
 
 
 def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -> bool:
@@ -126,9 +123,9 @@ def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -
         return True
     if "age" in fold(key.name).split():
         return True  # "the oldest player" by Age is the largest
-    if _holds_times(key):
+    if holds_times(key):
         return direction == asked.pop()
-    return not any(_holds_times(column) for column in grid.columns)
+    return not any(holds_times(column) for column in grid.columns)
 
 
 def follows_the_asked_total(words: list[str], grid: Grid, candidate: Candidate) -> bool:
@@ -140,7 +137,7 @@ def follows_the_asked_total(words: list[str], grid: Grid, candidate: Candidate) 
     after = [w for w in words[words.index("total") + 1 :][:4] if w not in _TOTAL_FILLERS][:1]
     named = [
         index for index, column in enumerate(grid.columns)
-        if after and column.numeric and not _holds_times(column)
+        if after and column.numeric and not holds_times(column)
         and stem(after[0]) in {stem(word) for word in fold(column.name).split()}
     ]  # fmt: skip
     program = candidate.program
@@ -159,8 +156,6 @@ def follows_the_asked_total(words: list[str], grid: Grid, candidate: Candidate) 
 
 # The operations that add a column up: over the kept rows, or over the two rows named.
 _ADDING = ("sum", "plus")
-# Words after "how many" that name no amount ("how many of the players", "how many more").
-_AMOUNT_FILLERS = frozenset("of the more less fewer total different distinct".split())
 # Words that ask for every row's amount added up.
 _TOTALLING = frozenset("total all together altogether combined overall".split())
 
@@ -175,10 +170,10 @@ def follows_the_asked_amount(words: list[str], grid: Grid, candidate: Candidate)
     for index, word in enumerate(words[:-1]):
         if word not in ("many", "much") or index == 0 or words[index - 1] != "how":
             continue
-        after = [w for w in words[index + 1 : index + 4] if w not in _AMOUNT_FILLERS][:1]
+        after = [w for w in words[index + 1 : index + 4] if w not in AMOUNT_FILLERS][:1]
         named = [
             number for number, column in enumerate(grid.columns)
-            if after and column.numeric and not _holds_times(column)
+            if after and column.numeric and not holds_times(column)
             and stem(after[0]) in {stem(w) for w in fold(column.name).split()}
         ]  # fmt: skip
         if named:
@@ -293,7 +288,11 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         follows_the_asked_time(words, grid, candidate)
         and follows_the_asked_total(words, grid, candidate)
         and follows_the_asked_amount(words, grid, candidate)
+        and reads_the_counted_amount(words, grid, candidate)
         and follows_the_named_doer(words, grid, candidate)
+        and follows_the_asked_column(question, grid, candidate)
+        and compares_to_some_effect(grid, candidate)
+        and counts_what_it_names(question, grid, candidate)
     )
 
 
@@ -388,7 +387,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
     """Return the parser's candidates for a question that follow it, the likeliest answer's
     programs first (`by_answer`), or the sum of two named rows when it adds them up
     (`added_pair`), or which of two named groups has more rows (`counted_options`): what the store, the model's judge and the benches read."""
-    every = ranked(question, grid, weights)
+    every = reads_month_and_year(ranked(question, grid, weights))
     found = by_answer([c for c in every if follows_the_question(question, grid, c)])
     for made in (added_pair(question, grid, every), counted_options(question, grid, every)):
         if made is not None and follows_the_question(question, grid, made):

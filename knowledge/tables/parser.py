@@ -76,11 +76,11 @@ def _names_a_row(condition: Condition, grid: Grid) -> bool:
 
 def _row_sets(conditions: list[Condition]) -> list[tuple[Condition, ...]]:
     """Return the sets of conditions a program may keep rows by: none, each one, and each pair
-    on two different columns."""
+    on two different columns, or a month and a year of one date column ("in December 1955")."""
     row_sets: list[tuple[Condition, ...]] = [()] + [(c,) for c in conditions]
     for i, first in enumerate(conditions):
         for second in conditions[i + 1 :]:
-            if first.column != second.column:
+            if first.column != second.column or {first.op, second.op} == {"month", "year"}:
                 row_sets.append((first, second))
     return row_sets
 

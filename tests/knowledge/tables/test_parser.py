@@ -280,3 +280,117 @@ def test_two_rows_or_a_named_column_are_no_count_of_groups(films, question) -> N
     assert followed(question, films)[0].program.key is not None or (
         followed(question, films)[0].program.op not in ("more", "less")
     )
+
+
+SHIPMENTS = [
+    ["101", "Maersk", "Lisbon", "March 3, 2023", "12", "Rita Lopes"],
+    ["102", "CMA CGM", "Porto", "December 9, 2022", "8", "Ana Reis"],
+    ["103", "Maersk", "Sines", "December 14, 2023", "20", "Joao Neves"],
+    ["104", "MSC", "Lisbon", "December 2, 2023", "5", "Rita Lopes"],
+    ["105", "Hapag", "Porto", "June 30, 2023", "15", "Pedro Alves"],
+    ["106", "MSC", "Sines", "December 20, 2022", "9", "Ana Reis"],
+]
+
+
+@pytest.fixture(scope="module")
+def shipments():
+    headers = ["Shipment #", "Carrier", "Port", "Shipped", "Containers", "Inspector"]
+    return grid(table_from_rows(headers, SHIPMENTS), "shipments.xlsx › 2023")
+
+
+def _program(shipments, op: str, **parts) -> Candidate:
+    program = Program(op, **parts)
+    return Candidate(program, run(program, shipments), {}, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("What is the name of the inspector of the shipment with the most containers?", 5),
+        ("Which carrier shipped the most containers?", 1),
+        ("In which port did the largest shipment land?", 2),
+        ("Name of the inspector of shipment 103?", 5),
+    ],
+)
+def test_a_what_or_which_question_answers_from_the_column_it_names(
+    shipments, question, asked
+) -> None:
+    from knowledge.tables.follows import follows_the_asked_column
+
+    for target in (1, 2, 5):
+        candidate = _program(shipments, "argmax", target=target, key=4)
+        assert follows_the_asked_column(question, shipments, candidate) is (target == asked)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who inspected the largest shipment?",  # no "what" or "which": left to the ranker
+        "Which one shipped the most containers?",  # "one" names no column
+        "What is the largest shipment?",
+    ],
+)
+def test_a_question_that_names_no_column_leaves_any_column(shipments, question) -> None:
+    from knowledge.tables.follows import follows_the_asked_column
+
+    for target in (1, 2, 5):
+        candidate = _program(shipments, "argmax", target=target, key=4)
+        assert follows_the_asked_column(question, shipments, candidate)
+
+
+def test_a_comparison_that_keeps_every_row_is_not_what_the_question_compares(shipments) -> None:
+    """ "more than 6 containers": every Shipment # is over 6, so that reading says nothing."""
+    from knowledge.tables.follows import compares_to_some_effect
+    from knowledge.tables.programs import Condition
+
+    on_ids = _program(shipments, "count", conditions=(Condition(0, "gt", 6.0, "gt 6"),))
+    on_containers = _program(shipments, "count", conditions=(Condition(4, "gt", 6.0, "gt 6"),))
+    assert on_ids.result.values == [6.0] and on_containers.result.values == [5.0]
+    assert not compares_to_some_effect(shipments, on_ids)
+    assert compares_to_some_effect(shipments, on_containers)
+    best = followed("How many shipments carried more than 6 containers?", shipments)[0]
+    assert best.result.values == [5.0], best.program
+
+
+def test_how_many_different_things_counts_the_different_cells_of_their_column(shipments) -> None:
+    from knowledge.tables.follows import counts_what_it_names
+
+    question = "How many different ports are there?"
+    rows = _program(shipments, "count")
+    ports = _program(shipments, "distinct", target=2)
+    carriers = _program(shipments, "distinct", target=1)
+    assert not counts_what_it_names(question, shipments, rows)  # six rows, three ports
+    assert counts_what_it_names(question, shipments, ports)
+    assert not counts_what_it_names(question, shipments, carriers)
+    # Without "different" a count of rows is as likely; a column that repeats no cell (every
+    # inspector once would be) counts the same either way.
+    assert counts_what_it_names("How many ports are there?", shipments, rows)
+    assert counts_what_it_names("How many different shipments are there?", shipments, rows)
+    assert followed(question, shipments)[0].result.values == [3.0]
+
+
+def test_how_many_of_an_amount_reads_that_column_and_counts_no_rows(shipments) -> None:
+    from knowledge.tables.follows import reads_the_counted_amount
+    from knowledge.tables.programs import Condition
+
+    words = "how many containers did shipment 103 carry".split()
+    row = (Condition(0, "eq", "103", "103"),)
+    assert not reads_the_counted_amount(
+        words, shipments, _program(shipments, "count", conditions=row)
+    )
+    assert reads_the_counted_amount(
+        words, shipments, _program(shipments, "values", target=4, conditions=row)
+    )
+    # A comparison on that column makes it a count of rows; an identifier ("Shipment #") or a
+    # noun no numeric column ends with is no amount.
+    over = (Condition(4, "gt", 10.0, "gt 10"),)
+    more = "how many containers over 10 were shipped".split()
+    assert reads_the_counted_amount(more, shipments, _program(shipments, "count", conditions=over))
+    for other in ("how many shipments went to porto", "how many ports are there"):
+        assert reads_the_counted_amount(other.split(), shipments, _program(shipments, "count"))
+
+
+def test_a_month_and_a_year_said_together_keep_the_rows_of_both(shipments) -> None:
+    best = followed("How many shipments were shipped in December 2023?", shipments)[0]
+    assert best.result.values == [2.0], best.program
+    assert {c.op for c in best.program.conditions} == {"month", "year"}
