@@ -13,7 +13,7 @@ from collections import defaultdict
 
 from knowledge.tables.cells import DATE
 from knowledge.tables.parser import Candidate
-from knowledge.tables.programs import Grid, Program, fold, kept_rows
+from knowledge.tables.programs import AGGREGATES, Grid, Program, fold, kept_rows
 from knowledge.tables.question import stem
 
 # Words after "how many" that name no amount ("how many of the players", "how many more").
@@ -32,8 +32,9 @@ def holds_times(column) -> bool:
     )
 
 
-# Headers of numbers that name rows, not amounts: "Boat #", "No.", "ID".
-_IDENTIFIER = re.compile(r"#|\bno\b\.?|\bid\b", re.IGNORECASE)
+# Headers of numbers that name rows, not amounts: "Boat #", "No.", "Sr. No.", "ID" (but "# of
+# prisoners" and "Weeks at No. 1" are amounts).
+_IDENTIFIER = re.compile(r"(?:^|\s)(?:#|no\.?|id)\s*$", re.IGNORECASE)
 
 
 def _last_noun(name: str) -> str:
@@ -141,29 +142,67 @@ def counts_what_it_names(question: str, grid: Grid, candidate: Candidate) -> boo
     return len({column.folded[row] for row in rows}) == len(rows)
 
 
-def _dated(program: Program) -> dict[int, set[str]]:
-    """Return, for each column a program keeps rows of by a month or a year, which of the two."""
-    said: dict[int, set[str]] = defaultdict(set)
+# Conditions that keep one column's rows together: a month with a year, a lower with an upper
+# bound.
+_KIND = {
+    "month": "date",
+    "year": "date",
+    "gt": "range",
+    "ge": "range",
+    "lt": "range",
+    "le": "range",
+}
+
+
+def _by_column(program: Program) -> dict[tuple[int, str], set]:
+    """Return the conditions a program keeps rows by that pair on one column, by column and
+    kind (a date's month and year, a range's bounds)."""
+    said: dict[tuple[int, str], set] = defaultdict(set)
     for c in program.conditions:
-        if c.op in ("month", "year"):
-            said[c.column].add(c.op)
+        if c.op in _KIND:
+            said[(c.column, _KIND[c.op])].add(c)
     return said
 
 
-def reads_month_and_year(found: list[Candidate]) -> list[Candidate]:
-    """Return the candidates without those that keep the rows of a month, or of a year, of a
-    date column when another keeps those of the month and the year the question says ("how
-    many defendants were arrested in December 1955?" is no count of 1955's rows, nor of every
-    December's)."""
-    both = {
-        column
+def reads_both_of_a_pair(found: list[Candidate]) -> list[Candidate]:
+    """Return the candidates without those that keep rows by one of two conditions the question
+    says of one column when another keeps them by both: "how many defendants were arrested in
+    December 1955?" is no count of 1955's rows, nor of every December's; "how many models
+    weighed between 100 and 200 grams?" no count of those over 100 g."""
+    pairs = {
+        place: frozenset(conditions)
         for c in found
-        for column, ops in _dated(c.program).items()
-        if ops == {"month", "year"}
+        for place, conditions in _by_column(c.program).items()
+        if len(conditions) == 2
     }
-    if not both:
+    if not pairs:
         return found
     return [
         c for c in found
-        if all(ops == {"month", "year"} for column, ops in _dated(c.program).items() if column in both)
+        if all(
+            len(conditions) == 2 or not conditions <= pairs[place]
+            for place, conditions in _by_column(c.program).items() if place in pairs
+        )
     ]  # fmt: skip
+
+
+# A question that asks for a number of things: "how many …", "what is the number of …",
+# "number of opponents faced?" (not "the most number of", which asks for a row).
+_ASKS_A_NUMBER = re.compile(
+    r"\bhow (?:many|much)\b|^(?:what|whats)(?: (?:is|are|was|were))? the (?:total )?number of\b"
+    r"|^(?:the )?(?:total )?number of\b"
+)
+
+
+def answers_with_a_number(question: str, grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program answers a question that asks how many with an amount: a count, a total
+    or another aggregate, or the cells of a numeric column that are no identifiers. "How many
+    shipments carried between 7 and 13 containers?" is no Shipment #, and "what are the number
+    of channels owned by the government?" no list of their names."""
+    program = candidate.program
+    if program.op in AGGREGATES or not _ASKS_A_NUMBER.search(fold(question)):
+        return True
+    if program.target is None:
+        return True
+    column = grid.columns[program.target]
+    return column.numeric and not _IDENTIFIER.search(column.name)

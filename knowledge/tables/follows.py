@@ -15,11 +15,12 @@ from collections import defaultdict
 
 from knowledge.tables.asked import (
     AMOUNT_FILLERS,
+    answers_with_a_number,
     compares_to_some_effect,
     counts_what_it_names,
     follows_the_asked_column,
     holds_times,
-    reads_month_and_year,
+    reads_both_of_a_pair,
     reads_the_counted_amount,
 )
 from knowledge.tables.cells import DATE
@@ -293,6 +294,7 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         and follows_the_asked_column(question, grid, candidate)
         and compares_to_some_effect(grid, candidate)
         and counts_what_it_names(question, grid, candidate)
+        and answers_with_a_number(question, grid, candidate)
     )
 
 
@@ -387,7 +389,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
     """Return the parser's candidates for a question that follow it, the likeliest answer's
     programs first (`by_answer`), or the sum of two named rows when it adds them up
     (`added_pair`), or which of two named groups has more rows (`counted_options`): what the store, the model's judge and the benches read."""
-    every = reads_month_and_year(ranked(question, grid, weights))
+    every = reads_both_of_a_pair(ranked(question, grid, weights))
     found = by_answer([c for c in every if follows_the_question(question, grid, c)])
     for made in (added_pair(question, grid, every), counted_options(question, grid, every)):
         if made is not None and follows_the_question(question, grid, made):

@@ -76,13 +76,21 @@ def _names_a_row(condition: Condition, grid: Grid) -> bool:
 
 def _row_sets(conditions: list[Condition]) -> list[tuple[Condition, ...]]:
     """Return the sets of conditions a program may keep rows by: none, each one, and each pair
-    on two different columns, or a month and a year of one date column ("in December 1955")."""
+    on two different columns, or on one column a month and a year ("in December 1955") or a
+    range ("between 100 and 200", "after 1995 but before 2000")."""
     row_sets: list[tuple[Condition, ...]] = [()] + [(c,) for c in conditions]
     for i, first in enumerate(conditions):
         for second in conditions[i + 1 :]:
-            if first.column != second.column or {first.op, second.op} == {"month", "year"}:
+            if first.column != second.column or _one_column_pair(first, second):
                 row_sets.append((first, second))
     return row_sets
+
+
+def _one_column_pair(first: Condition, second: Condition) -> bool:
+    """Whether two conditions on one column keep rows together: a month and a year, or a lower
+    and an upper bound."""
+    ops = {first.op, second.op}
+    return ops == {"month", "year"} or (bool(ops & {"gt", "ge"}) and bool(ops & {"lt", "le"}))
 
 
 def _computed(program: Program, grid: Grid) -> Iterator[tuple[Program, Result]]:

@@ -38,6 +38,9 @@ _COMPARE_CUES = [
     (re.compile(r"\b(?:less|fewer|lower|smaller|shorter|under|below)\s+(?:than\s+)?$"), "lt"),
     (re.compile(r"\b(?:before|prior\s+to|earlier\s+than)\s+$"), "lt"),
     (re.compile(r"\b(?:at\s+least|at\s+lease|minimum\s+of|no\s+less\s+than)\s+$"), "ge"),
+    # "between 100 and 200": at least the first, at most the second.
+    (re.compile(r"\bbetween\s+$"), "ge"),
+    (re.compile(r"\bbetween\s+-?\d[\d,.]*\s+and\s+$"), "le"),
     (re.compile(r"\b(?:at\s+most|no\s+more\s+than|up\s+to|maximum\s+of)\s+$"), "le"),
     # Any other comparative said before "than": "taller than 2500", "heavier than 90".
     (re.compile(r"\b(?:lighter|slower|younger|cheaper|narrower|shallower|thinner|weaker)\s+than\s+$"), "lt"),

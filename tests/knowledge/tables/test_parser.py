@@ -315,7 +315,7 @@ def _program(shipments, op: str, **parts) -> Candidate:
 def test_a_what_or_which_question_answers_from_the_column_it_names(
     shipments, question, asked
 ) -> None:
-    from knowledge.tables.follows import follows_the_asked_column
+    from knowledge.tables.asked import follows_the_asked_column
 
     for target in (1, 2, 5):
         candidate = _program(shipments, "argmax", target=target, key=4)
@@ -331,7 +331,7 @@ def test_a_what_or_which_question_answers_from_the_column_it_names(
     ],
 )
 def test_a_question_that_names_no_column_leaves_any_column(shipments, question) -> None:
-    from knowledge.tables.follows import follows_the_asked_column
+    from knowledge.tables.asked import follows_the_asked_column
 
     for target in (1, 2, 5):
         candidate = _program(shipments, "argmax", target=target, key=4)
@@ -340,7 +340,7 @@ def test_a_question_that_names_no_column_leaves_any_column(shipments, question) 
 
 def test_a_comparison_that_keeps_every_row_is_not_what_the_question_compares(shipments) -> None:
     """ "more than 6 containers": every Shipment # is over 6, so that reading says nothing."""
-    from knowledge.tables.follows import compares_to_some_effect
+    from knowledge.tables.asked import compares_to_some_effect
     from knowledge.tables.programs import Condition
 
     on_ids = _program(shipments, "count", conditions=(Condition(0, "gt", 6.0, "gt 6"),))
@@ -353,7 +353,7 @@ def test_a_comparison_that_keeps_every_row_is_not_what_the_question_compares(shi
 
 
 def test_how_many_different_things_counts_the_different_cells_of_their_column(shipments) -> None:
-    from knowledge.tables.follows import counts_what_it_names
+    from knowledge.tables.asked import counts_what_it_names
 
     question = "How many different ports are there?"
     rows = _program(shipments, "count")
@@ -370,7 +370,7 @@ def test_how_many_different_things_counts_the_different_cells_of_their_column(sh
 
 
 def test_how_many_of_an_amount_reads_that_column_and_counts_no_rows(shipments) -> None:
-    from knowledge.tables.follows import reads_the_counted_amount
+    from knowledge.tables.asked import reads_the_counted_amount
     from knowledge.tables.programs import Condition
 
     words = "how many containers did shipment 103 carry".split()
@@ -394,3 +394,41 @@ def test_a_month_and_a_year_said_together_keep_the_rows_of_both(shipments) -> No
     best = followed("How many shipments were shipped in December 2023?", shipments)[0]
     assert best.result.values == [2.0], best.program
     assert {c.op for c in best.program.conditions} == {"month", "year"}
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("How many shipments carried between 7 and 13 containers?", [3.0]),
+        ("How many shipments had between 7 and 13 containers?", [3.0]),
+        ("Which shipments carried between 7 and 13 containers?", ["101", "102", "106"]),
+    ],
+)
+def test_a_range_said_of_one_column_keeps_the_rows_within_both_bounds(
+    shipments, question, values
+) -> None:
+    best = followed(question, shipments)[0]
+    assert best.result.values == values, best.program
+    assert len(best.program.conditions) == 2
+    assert {c.column for c in best.program.conditions} == {4}
+
+
+@pytest.mark.parametrize(
+    ("target", "follows"),
+    [(0, False), (2, False), (4, True)],  # Shipment # is an identifier, Port no number
+)
+def test_a_question_that_asks_how_many_is_answered_with_an_amount(
+    shipments, target, follows
+) -> None:
+    from knowledge.tables.asked import answers_with_a_number
+
+    candidate = _program(shipments, "argmin", target=target, key=4)
+    for question in (
+        "How many shipments carried the fewest containers?",
+        "What is the number of shipments with the fewest containers?",
+    ):
+        assert answers_with_a_number(question, shipments, candidate) is follows
+    assert answers_with_a_number(
+        "Which shipment carried the fewest containers?", shipments, candidate
+    )
+    assert answers_with_a_number(question, shipments, _program(shipments, "count"))
