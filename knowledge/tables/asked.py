@@ -13,8 +13,8 @@ from collections import defaultdict
 
 from knowledge.tables.cells import DATE
 from knowledge.tables.parser import Candidate
-from knowledge.tables.programs import AGGREGATES, Grid, Program, fold, kept_rows
-from knowledge.tables.question import stem
+from knowledge.tables.programs import AGGREGATES, Grid, Program, fold, kept_rows, run
+from knowledge.tables.question import STOPWORDS, mentions, read_question, stem
 
 # Words after "how many" that name no amount ("how many of the players", "how many more").
 AMOUNT_FILLERS = frozenset("of the more less fewer total different distinct".split())
@@ -206,3 +206,55 @@ def answers_with_a_number(question: str, grid: Grid, candidate: Candidate) -> bo
         return True
     column = grid.columns[program.target]
     return column.numeric and not _IDENTIFIER.search(column.name)
+
+
+def counts_some_rows(found: list[Candidate]) -> list[Candidate]:
+    """Return the candidates without the counts of no row when another count keeps some: a
+    condition that keeps nothing ("held in June" read as a month of a column no date parses in)
+    more often misreads the question than answers it with 0."""
+    if not any(c.program.op == "count" and c.result.rows for c in found):
+        return found
+    return [c for c in found if c.program.op != "count" or c.result.rows]
+
+
+def same_as(question: str, grid: Grid, found: list[Candidate]) -> Candidate | None:
+    """Return the other rows that share a cell with the row the question names, when it asks
+    for "the same <column> as <row>" ("which track has the same producer as 'Say Something'?",
+    "how many clinics have the same manager as Faro?"), or None. The ranker proposes no such
+    program; the column is the one the words after "same" name, the answer the column a
+    "what"/"which" question names, else the named row's own column (a count for "how many")."""
+    folded = fold(question)
+    words = folded.split()
+    if "same" not in words:
+        return None
+    after = words[words.index("same") + 1 :]
+    said = [w for w in after[: after.index("as")] if w not in STOPWORDS] if "as" in after else []
+    named = [
+        c for c in mentions(read_question(question), grid)
+        if c.op == "eq" and f" {c.value} " in f" {' '.join(after)} "
+    ]  # fmt: skip
+    if not said or not named:
+        return None
+    anchor = max(named, key=lambda c: len(str(c.value)))
+    stems = {stem(w) for w in said}
+    keys = [
+        index for index, column in enumerate(grid.columns)
+        if index != anchor.column and stems & {stem(w) for w in fold(column.name).split()}
+    ]  # fmt: skip
+    if len(keys) != 1:
+        return None
+    target: int | None = anchor.column
+    asked = _ASKED_NOUN.match(folded)
+    if _ASKS_A_NUMBER.search(folded):
+        target = None
+    elif asked:
+        noun = stem(asked.group(1) or asked.group(2))
+        columns = [
+            i for i, c in enumerate(grid.columns) if noun in {stem(w) for w in fold(c.name).split()}
+        ]
+        target = columns[0] if len(columns) == 1 and columns[0] != keys[0] else target
+    program = Program("same", target=target, key=keys[0], anchors=(anchor,))
+    result = run(program, grid)
+    if result is None:
+        return None
+    return Candidate(program, result, {}, max((c.score for c in found), default=0.0))

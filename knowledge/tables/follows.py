@@ -17,11 +17,13 @@ from knowledge.tables.asked import (
     AMOUNT_FILLERS,
     answers_with_a_number,
     compares_to_some_effect,
+    counts_some_rows,
     counts_what_it_names,
     follows_the_asked_column,
     holds_times,
     reads_both_of_a_pair,
     reads_the_counted_amount,
+    same_as,
 )
 from knowledge.tables.cells import DATE
 from knowledge.tables.parser import Candidate, ranked
@@ -389,9 +391,14 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
     """Return the parser's candidates for a question that follow it, the likeliest answer's
     programs first (`by_answer`), or the sum of two named rows when it adds them up
     (`added_pair`), or which of two named groups has more rows (`counted_options`): what the store, the model's judge and the benches read."""
-    every = reads_both_of_a_pair(ranked(question, grid, weights))
+    every = counts_some_rows(reads_both_of_a_pair(ranked(question, grid, weights)))
     found = by_answer([c for c in every if follows_the_question(question, grid, c)])
-    for made in (added_pair(question, grid, every), counted_options(question, grid, every)):
+    made_by_rules = (
+        added_pair(question, grid, every),
+        counted_options(question, grid, every),
+        same_as(question, grid, every),
+    )
+    for made in made_by_rules:
         if made is not None and follows_the_question(question, grid, made):
             return [made, *found]
     return found

@@ -12,6 +12,7 @@ A program reads the rows a condition keeps (all rows when it has none) and compu
 | `next`, `previous` | the target column of the row after / before the anchor row |
 | `diff` | the key column of the anchor row minus that of the second anchor row |
 | `plus` | the key column of the two anchor rows added ("Braga and Faro combined") |
+| `same` | the target column of the other rows whose key cell is the anchor row's ("the same producer as …"); with no target, how many they are |
 | `more`, `less` | which of the two anchor rows has the more / less key: its anchor cell (with no key: which anchor cell more / fewer rows hold) |
 | `mode` | the target column's most frequent value among the kept rows (group and count) |
 | `top` | the target column of the `k` kept rows with the most key (`ascending`: least) |
@@ -36,11 +37,11 @@ from knowledge.tables.cells import DATE, DURATION, MISSING, NUMBER, clean
 
 OPS = (
     "values", "count", "sum", "avg", "max", "min", "argmax", "argmin", "first", "last",
-    "next", "previous", "diff", "more", "less", "mode", "top", "distinct", "plus",
+    "next", "previous", "diff", "more", "less", "mode", "top", "distinct", "plus", "same",
 )  # fmt: skip
 AGGREGATES = frozenset({"count", "sum", "avg", "max", "min", "diff", "distinct", "plus"})
 # The operations on the rows a question names (its anchors), not on the rows conditions keep.
-ANCHORED = ("next", "previous", "diff", "more", "less", "plus")
+ANCHORED = ("next", "previous", "diff", "more", "less", "plus", "same")
 # Condition operators: text equal / contained, numbers compared.
 COMPARISONS = ("eq", "contains", "gt", "lt", "ge", "le", "ne", "month", "year")
 _LEADING_NUMBER = re.compile(r"^\s*[$€£¥₹#~≈]?\s*([-−–]?\d[\d,]*(?:\.\d+)?)")
@@ -361,6 +362,8 @@ def _run_anchored(program: Program, grid: Grid) -> Result | None:
         if not 0 <= row < grid.size:
             return None
         return Result([target.texts[row]], [rows[0], row])
+    if op == "same":
+        return _same(program, grid, rows[0])
     if len(rows) != 2 or rows[0] == rows[1]:
         return None
     if program.key is None:
@@ -381,6 +384,27 @@ def _run_anchored(program: Program, grid: Grid) -> Result | None:
     return Result([grid.columns[anchor.column].texts[winner]], rows)
 
 
+def _same(program: Program, grid: Grid, anchor: int) -> Result | None:
+    """Return the target cells of the other rows whose key cell is the anchor row's (a number
+    equal in value, a text equal once folded), or how many they are with no target."""
+    key = grid.columns[program.key]
+    said, number = key.folded[anchor], key.numbers[anchor]
+    if not said:
+        return None
+    rows = [
+        row for row in range(grid.size)
+        if row != anchor and (
+            key.numbers[row] == number if key.numeric and number is not None
+            else key.folded[row] == said
+        )
+    ]  # fmt: skip
+    if program.target is None:
+        return Result([float(len(rows))], [anchor, *rows], computed=True)
+    values = [grid.columns[program.target].texts[row] for row in rows]
+    values = [value for value in values if value]
+    return Result(values, [anchor, *rows]) if values else None
+
+
 def _more_rows(program: Program, grid: Grid) -> Result | None:
     """Return which of the two anchors' cells more (`less`: fewer) rows hold, as the cell of
     its first row ("are there more films in Tamil or Telugu?"), reading the rows of both."""
@@ -391,80 +415,6 @@ def _more_rows(program: Program, grid: Grid) -> Result | None:
     first = counts[0] > counts[1] if program.op == "more" else counts[0] < counts[1]
     anchor, rows = (program.anchors[0], kept[0]) if first else (program.anchors[1], kept[1])
     return Result([grid.columns[anchor.column].texts[rows[0]]], kept[0] + kept[1])
-
-
-def _said_condition(grid: Grid, c: Condition) -> str:
-    """Return a condition in words: "Status is not Done", "Staff > 50"."""
-    symbol = {"eq": "is", "contains": "contains", "ne": "is not", "gt": ">", "lt": "<",
-              "ge": "≥", "le": "≤", "month": "is in", "year": "is in"}[c.op]  # fmt: skip
-    if c.op in ("ne", "month", "year") and c.said:
-        value = c.said
-    elif isinstance(c.value, str):
-        value = c.said if c.op == "eq" and c.said else c.value
-    else:
-        value = f"{c.value:g}"
-    return f"{grid.columns[c.column].name} {symbol} {value}"
-
-
-def _rows_read(program: Program, grid: Grid, result: Result) -> str:
-    """Return the rows a program read in words: "12 rows of sites.xlsx where Staff > 50"."""
-    where = (
-        " where " + " and ".join(_said_condition(grid, c) for c in program.conditions)
-        if program.conditions
-        else ""
-    )
-    # The rows the program read: those its conditions keep (all rows without one).
-    n = (
-        len(result.rows)
-        if program.op in ("count", "values", "sum", "avg")
-        else len(kept_rows(grid, program.conditions))
-    )
-    return f"{n} row{'s' if n != 1 else ''} of {grid.label}{where}"
-
-
-def in_words(program: Program, grid: Grid, result: Result) -> str:
-    """Return the program as a sentence: what it did, over which rows of which table."""
-    columns = grid.columns
-
-    def name(index: int | None) -> str:
-        return columns[index].name if index is not None else ""
-
-    rows = _rows_read(program, grid, result)
-    op = program.op
-    if op == "count":
-        return f"Counted {rows}"
-    if op == "values":
-        return f"Read {name(program.target)} of {rows}"
-    if op in ("sum", "avg", "max", "min"):
-        verb = {"sum": "Added up", "avg": "Averaged", "max": "Took the largest",
-                "min": "Took the smallest"}[op]  # fmt: skip
-        return f"{verb} {name(program.key)} over {rows}"
-    if op in ("argmax", "argmin"):
-        most = "most" if op == "argmax" else "least"
-        return f"Took {name(program.target)} of the row with the {most} {name(program.key)} among {rows}"
-    if op in ("first", "last"):
-        return f"Took {name(program.target)} of the {op} of {rows}"
-    if op == "top":
-        order = "least" if program.ascending else "most"
-        return f"Took {name(program.target)} of the {program.k} rows with the {order} {name(program.key)} among {rows}"
-    if op == "distinct":
-        return f"Counted the different {name(program.target)} values among {rows}"
-    if op == "mode":
-        return f"Took the most frequent {name(program.target)} among {rows}"
-    anchors = " and ".join(_said_condition(grid, a) for a in program.anchors)
-    if op in ("next", "previous"):
-        side = "after" if op == "next" else "before"
-        return (
-            f"Took {name(program.target)} of the row {side} the one where {anchors} in {grid.label}"
-        )
-    if op == "diff":
-        return f"Subtracted {name(program.key)} of the rows where {anchors} in {grid.label}"
-    if op == "plus":
-        return f"Added {name(program.key)} of the rows where {anchors} in {grid.label}"
-    more = "more" if op == "more" else "less"
-    if program.key is None:
-        return f"Counted the rows where {anchors} in {grid.label}: the {more}"
-    return f"Compared {name(program.key)} of the rows where {anchors} in {grid.label}: the {more}"
 
 
 def display(value: str | float) -> str:

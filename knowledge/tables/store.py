@@ -40,7 +40,7 @@ from knowledge.tables.cells import NUMBER, read_cell
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import followed
 from knowledge.tables.judge import probability
-from knowledge.tables.programs import Grid, display, in_words
+from knowledge.tables.programs import Grid, display
 from knowledge.tables.rules import (
     asks_for_its_operation,
     fitness,
@@ -57,6 +57,7 @@ from knowledge.tables.steps import (
     same_row_step,
     split_two_step,
 )
+from knowledge.tables.wording import in_words
 from providers.tokenize import bm25_tokens
 
 logger = logging.getLogger(__name__)

@@ -9,7 +9,8 @@ import pytest
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.follows import by_answer, followed
 from knowledge.tables.parser import Candidate, load_weights, ranked
-from knowledge.tables.programs import Program, Result, in_words, run
+from knowledge.tables.programs import Program, Result, run
+from knowledge.tables.wording import in_words
 
 HEADERS = ["Clinic", "Beds", "Opened", "Manager", "Region"]
 ROWS = [
@@ -120,8 +121,9 @@ def _projects():
     ],
 )  # fmt: skip
 def test_a_negated_cell_and_a_month_are_conditions(question, kind, rows) -> None:
-    from knowledge.tables.programs import Program, in_words, kept_rows
+    from knowledge.tables.programs import Program, kept_rows
     from knowledge.tables.question import mentions, read_question
+    from knowledge.tables.wording import in_words
 
     projects = _projects()
     said = [c for c in mentions(read_question(question), projects) if c.op == kind]
@@ -432,3 +434,49 @@ def test_a_question_that_asks_how_many_is_answered_with_an_amount(
         "Which shipment carried the fewest containers?", shipments, candidate
     )
     assert answers_with_a_number(question, shipments, _program(shipments, "count"))
+
+
+def test_a_count_of_no_row_yields_to_a_count_that_keeps_some(shipments) -> None:
+    from knowledge.tables.asked import counts_some_rows
+    from knowledge.tables.programs import Condition
+
+    nothing = _program(shipments, "count", conditions=(Condition(2, "eq", "faro", "Faro"),))
+    some = _program(shipments, "count", conditions=(Condition(2, "eq", "porto", "Porto"),))
+    largest = _program(shipments, "argmax", target=2, key=4)
+    assert nothing.result.values == [0.0] and some.result.values == [2.0]
+    assert counts_some_rows([nothing, largest, some]) == [largest, some]
+    # When every count keeps nothing, none misreads more than another: 0 may be the answer.
+    assert counts_some_rows([nothing, largest]) == [nothing, largest]
+
+
+@pytest.mark.parametrize(
+    ("question", "values", "words"),
+    [
+        ("Which shipments have the same carrier as shipment 101?", ["103"], "Took Shipment #"),
+        ("What carrier has the same port as shipment 105?", ["CMA CGM"], "Took Carrier"),
+        ("How many shipments have the same inspector as shipment 104?", [1.0], "Counted"),
+    ],
+)
+def test_the_same_column_as_a_named_row_reads_the_other_rows_that_share_its_cell(
+    shipments, question, values, words
+) -> None:
+    best = followed(question, shipments)[0]
+    assert best.program.op == "same" and best.result.values == values, best.program
+    said = in_words(best.program, shipments, best.result)
+    assert said.startswith(words) and "the other rows with the same" in said
+    assert best.result.rows[0] == 0 + int(question.rsplit(" ", 1)[1].rstrip("?")) - 101
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which carrier shipped from Porto?",  # no "same"
+        "Is shipment 101 the same as shipment 103?",  # no column named after "same"
+        "Which shipments have the same colour as shipment 101?",  # a column the table lacks
+    ],
+)
+def test_no_same_column_or_no_named_row_builds_no_same_program(shipments, question) -> None:
+    from knowledge.tables.asked import same_as
+    from knowledge.tables.parser import ranked
+
+    assert same_as(question, shipments, ranked(question, shipments)) is None

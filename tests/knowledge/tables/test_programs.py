@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from knowledge.tables.build import grid, table_from_rows
-from knowledge.tables.programs import Condition, Program, display, in_words, run
+from knowledge.tables.programs import Condition, Program, display, run
+from knowledge.tables.wording import in_words
 
 HEADERS = ["Office", "Staff", "Opened", "Lead"]
 ROWS = [

@@ -1,0 +1,83 @@
+"""A program in words, as the answer shows it: what it did ("Counted", "Took … of the row with
+the most …"), over which rows of which table, with its conditions said ("Staff > 50")."""
+
+from __future__ import annotations
+
+from knowledge.tables.programs import Condition, Grid, Program, Result, kept_rows
+
+
+def _said_condition(grid: Grid, c: Condition) -> str:
+    """Return a condition in words: "Status is not Done", "Staff > 50"."""
+    symbol = {"eq": "is", "contains": "contains", "ne": "is not", "gt": ">", "lt": "<",
+              "ge": "≥", "le": "≤", "month": "is in", "year": "is in"}[c.op]  # fmt: skip
+    if c.op in ("ne", "month", "year") and c.said:
+        value = c.said
+    elif isinstance(c.value, str):
+        value = c.said if c.op == "eq" and c.said else c.value
+    else:
+        value = f"{c.value:g}"
+    return f"{grid.columns[c.column].name} {symbol} {value}"
+
+
+def _rows_read(program: Program, grid: Grid, result: Result) -> str:
+    """Return the rows a program read in words: "12 rows of sites.xlsx where Staff > 50"."""
+    where = (
+        " where " + " and ".join(_said_condition(grid, c) for c in program.conditions)
+        if program.conditions
+        else ""
+    )
+    # The rows the program read: those its conditions keep (all rows without one).
+    n = (
+        len(result.rows)
+        if program.op in ("count", "values", "sum", "avg")
+        else len(kept_rows(grid, program.conditions))
+    )
+    return f"{n} row{'s' if n != 1 else ''} of {grid.label}{where}"
+
+
+def in_words(program: Program, grid: Grid, result: Result) -> str:
+    """Return the program as a sentence: what it did, over which rows of which table."""
+    columns = grid.columns
+
+    def name(index: int | None) -> str:
+        return columns[index].name if index is not None else ""
+
+    rows = _rows_read(program, grid, result)
+    op = program.op
+    if op == "count":
+        return f"Counted {rows}"
+    if op == "values":
+        return f"Read {name(program.target)} of {rows}"
+    if op in ("sum", "avg", "max", "min"):
+        verb = {"sum": "Added up", "avg": "Averaged", "max": "Took the largest",
+                "min": "Took the smallest"}[op]  # fmt: skip
+        return f"{verb} {name(program.key)} over {rows}"
+    if op in ("argmax", "argmin"):
+        most = "most" if op == "argmax" else "least"
+        return f"Took {name(program.target)} of the row with the {most} {name(program.key)} among {rows}"
+    if op in ("first", "last"):
+        return f"Took {name(program.target)} of the {op} of {rows}"
+    if op == "top":
+        order = "least" if program.ascending else "most"
+        return f"Took {name(program.target)} of the {program.k} rows with the {order} {name(program.key)} among {rows}"
+    if op == "distinct":
+        return f"Counted the different {name(program.target)} values among {rows}"
+    if op == "mode":
+        return f"Took the most frequent {name(program.target)} among {rows}"
+    anchors = " and ".join(_said_condition(grid, a) for a in program.anchors)
+    if op in ("next", "previous"):
+        side = "after" if op == "next" else "before"
+        return (
+            f"Took {name(program.target)} of the row {side} the one where {anchors} in {grid.label}"
+        )
+    if op == "diff":
+        return f"Subtracted {name(program.key)} of the rows where {anchors} in {grid.label}"
+    if op == "plus":
+        return f"Added {name(program.key)} of the rows where {anchors} in {grid.label}"
+    if op == "same":
+        what = f"Took {name(program.target)} of" if program.target is not None else "Counted"
+        return f"{what} the other rows with the same {name(program.key)} as the row where {anchors} in {grid.label}"
+    more = "more" if op == "more" else "less"
+    if program.key is None:
+        return f"Counted the rows where {anchors} in {grid.label}: the {more}"
+    return f"Compared {name(program.key)} of the rows where {anchors} in {grid.label}: the {more}"
