@@ -38,6 +38,8 @@ _COMPARE_CUES = [
     (re.compile(r"\b(?:less|fewer|lower|smaller|shorter|under|below)\s+(?:than\s+)?$"), "lt"),
     (re.compile(r"\b(?:before|prior\s+to|earlier\s+than)\s+$"), "lt"),
     (re.compile(r"\b(?:at\s+least|at\s+lease|minimum\s+of|no\s+less\s+than)\s+$"), "ge"),
+    # "in the top 10", "the top three": placed 10th or better.
+    (re.compile(r"\btop\s+$"), "le"),
     # "between 100 and 200": at least the first, at most the second.
     (re.compile(r"\bbetween\s+$"), "ge"),
     (re.compile(r"\bbetween\s+-?\d[\d,.]*\s+and\s+$"), "le"),

@@ -480,3 +480,17 @@ def test_no_same_column_or_no_named_row_builds_no_same_program(shipments, questi
     from knowledge.tables.parser import ranked
 
     assert same_as(question, shipments, ranked(question, shipments)) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "numbers"),
+    [
+        ("How many drivers finished in the top ten?", [(10.0, "le")]),
+        ("Which clinics are in the top 3 by beds?", [(3.0, "le")]),
+        ("How many clinics have between 30 and 90 beds?", [(30.0, "ge"), (90.0, "le")]),
+    ],
+)
+def test_the_top_n_and_a_range_are_bounds(question, numbers) -> None:
+    from knowledge.tables.question import read_question
+
+    assert read_question(question).numbers == numbers
