@@ -13,7 +13,7 @@ from collections import defaultdict
 
 from knowledge.tables.cells import DATE
 from knowledge.tables.parser import Candidate
-from knowledge.tables.programs import AGGREGATES, Grid, Program, fold, kept_rows, run
+from knowledge.tables.programs import AGGREGATES, Grid, Program, display, fold, kept_rows, run
 from knowledge.tables.question import STOPWORDS, mentions, read_question, stem
 
 # Words after "how many" that name no amount ("how many of the players", "how many more").
@@ -258,3 +258,46 @@ def same_as(question: str, grid: Grid, found: list[Candidate]) -> Candidate | No
     if result is None:
         return None
     return Candidate(program, result, {}, max((c.score for c in found), default=0.0))
+
+
+def offered_cells(question: str, grid: Grid) -> tuple[list[str], int | None]:
+    """Return the two cells of one column a question offers as its answers, said "A or B" ("did
+    Alain Prost have McLaren-Honda or Ferrari as the constructor in 1988?"), and that column;
+    ([], None) when it offers none."""
+    padded = f" {fold(question)} "
+    said = [c for c in mentions(read_question(question), grid) if c.op == "eq"]
+    for i, first in enumerate(said):
+        for second in said[i + 1 :]:
+            if first.column != second.column:
+                continue
+            for one, other in ((first, second), (second, first)):
+                if any(f" {one.value} or {the}{other.value} " in padded for the in ("", "the ")):
+                    return [str(one.value), str(other.value)], first.column
+    return [], None
+
+
+def picks_an_offered_cell(question: str, grid: Grid, found: list[Candidate]) -> list[Candidate]:
+    """Return the candidates that answer with one of the two cells the question offers first,
+    when some do: the answer to "A or B?" is A or B. Those that read it from the row the
+    question names by another cell come before those comparing A's row with B's ("did Jason
+    Leffler race for Braun Racing or Michael Waltrip Racing?" is his row's Team)."""
+    options, column = offered_cells(question, grid)
+    if not options:
+        return found
+
+    def picks(candidate: Candidate) -> bool:
+        values = candidate.result.values
+        said = fold(display(values[0])) if len(values) == 1 else ""
+        return bool(said) and said in options
+
+    def reads_its_row(candidate: Candidate) -> bool:
+        program = candidate.program
+        return (
+            program.target == column
+            and bool(program.conditions)
+            and all(c.column != column for c in program.conditions)
+        )
+
+    picking = [c for c in found if picks(c)]
+    first = [c for c in picking if reads_its_row(c)] or picking
+    return first + [c for c in found if c not in first]

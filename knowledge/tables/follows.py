@@ -21,6 +21,7 @@ from knowledge.tables.asked import (
     counts_what_it_names,
     follows_the_asked_column,
     holds_times,
+    picks_an_offered_cell,
     reads_both_of_a_pair,
     reads_the_counted_amount,
     same_as,
@@ -393,6 +394,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
     (`added_pair`), or which of two named groups has more rows (`counted_options`): what the store, the model's judge and the benches read."""
     every = counts_some_rows(reads_both_of_a_pair(ranked(question, grid, weights)))
     found = by_answer([c for c in every if follows_the_question(question, grid, c)])
+    found = picks_an_offered_cell(question, grid, found)
     made_by_rules = (
         added_pair(question, grid, every),
         counted_options(question, grid, every),

@@ -494,3 +494,20 @@ def test_the_top_n_and_a_range_are_bounds(question, numbers) -> None:
     from knowledge.tables.question import read_question
 
     assert read_question(question).numbers == numbers
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("Did shipment 104 land in Porto or Lisbon?", ["Lisbon"]),
+        ("Was shipment 105 carried by MSC or Hapag?", ["Hapag"]),
+        ("Was shipment 102 inspected by Rita Lopes or the Ana Reis?", ["Ana Reis"]),
+    ],
+)
+def test_a_or_b_is_answered_with_the_one_the_named_row_holds(shipments, question, values) -> None:
+    from knowledge.tables.asked import offered_cells
+
+    assert len(offered_cells(question, shipments)[0]) == 2
+    best = followed(question, shipments)[0]
+    assert best.result.values == values, best.program
+    assert best.program.conditions and best.program.op != "more"
