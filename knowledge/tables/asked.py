@@ -217,12 +217,19 @@ def counts_some_rows(found: list[Candidate]) -> list[Candidate]:
     return [c for c in found if c.program.op != "count" or c.result.rows]
 
 
+# The probability a "same <column> as <row>" program is right: on the dev fifth of
+# WikiTableQuestions' training split it was right 12 times in 14 on the half the judge is fitted
+# on, 13 in 16 on the other. The ranker, which never proposes it, gives it none.
+SAME_AS_RIGHT = 0.8
+
+
 def same_as(question: str, grid: Grid, found: list[Candidate]) -> Candidate | None:
     """Return the other rows that share a cell with the row the question names, when it asks
     for "the same <column> as <row>" ("which track has the same producer as 'Say Something'?",
     "how many clinics have the same manager as Faro?"), or None. The ranker proposes no such
-    program; the column is the one the words after "same" name, the answer the column a
-    "what"/"which" question names, else the named row's own column (a count for "how many")."""
+    program: its probability is SAME_AS_RIGHT. The column compared is the one the words after
+    "same" name; the answer is the column a "what"/"which" question names, else the named row's
+    own column (a count for "how many")."""
     folded = fold(question)
     words = folded.split()
     if "same" not in words:
@@ -257,7 +264,7 @@ def same_as(question: str, grid: Grid, found: list[Candidate]) -> Candidate | No
     result = run(program, grid)
     if result is None:
         return None
-    return Candidate(program, result, {}, max((c.score for c in found), default=0.0))
+    return Candidate(program, result, {}, SAME_AS_RIGHT)
 
 
 def offered_cells(question: str, grid: Grid) -> tuple[list[str], int | None]:
