@@ -354,10 +354,15 @@ def _run_anchored(program: Program, grid: Grid) -> Result | None:
         return None
     op = program.op
     if op in ("next", "previous"):
+        # The row after (before) the anchor's with a value ("-" is none): another than the
+        # anchor's own when it reads the anchor's column ("the next name after X" is not X).
         step = 1 if op == "next" else -1
         row = rows[0] + step
         target = grid.columns[program.target]
-        while 0 <= row < grid.size and not target.texts[row]:
+        said = target.folded[rows[0]] if program.target == program.anchors[0].column else None
+        while 0 <= row < grid.size and (
+            target.texts[row].strip().lower() in MISSING or target.folded[row] == said
+        ):
             row += step
         if not 0 <= row < grid.size:
             return None

@@ -190,3 +190,29 @@ def test_a_column_of_numbers_and_dashes_is_numeric_and_its_dashes_hold_no_number
     # A column of words with a dash or two stays text.
     words = grid(table_from_rows(["Nation", "Coach"], [["Chile", "Ana"], ["Peru", "-"]]), "c")
     assert not words.columns[1].numeric
+
+
+def test_the_next_row_is_another_with_a_value() -> None:
+    """ "The next division after X" is not X said again on the following row, nor a "-"."""
+    seasons = grid(
+        table_from_rows(
+            ["Season", "Division", "Coach"],
+            [
+                ["2001", "Primera", "Rui"],
+                ["2002", "Primera", "-"],
+                ["2003", "Segunda", "Ana"],
+                ["2004", "-", "Ana"],
+                ["2005", "Tercera", "Ana"],
+            ],
+        ),  # fmt: skip
+        "seasons.csv",
+    )
+    first = (Condition(1, "eq", "primera"),)
+    assert run(Program("next", target=1, anchors=first), seasons).values == ["Segunda"]
+    segunda = (Condition(1, "eq", "segunda"),)
+    assert run(Program("next", target=1, anchors=segunda), seasons).values == ["Tercera"]
+    assert run(Program("previous", target=1, anchors=segunda), seasons).values == ["Primera"]
+    # Another column's next value may repeat the anchor row's: Ana coached 2003 and 2004.
+    ana = (Condition(0, "eq", "2003"),)
+    assert run(Program("next", target=2, anchors=ana), seasons).values == ["Ana"]
+    assert run(Program("previous", target=2, anchors=ana), seasons).values == ["Rui"]
