@@ -32,6 +32,19 @@ def holds_times(column) -> bool:
     )
 
 
+# Header words of a column of years.
+_TIME_HEADERS = frozenset(
+    "year years season date opened founded established built released started began".split()
+)
+
+
+def is_a_time(column) -> bool:
+    """Whether a column holds dates, or years under a header that says so ("Year", "Opened"):
+    an Attendance of 1,200 to 1,800 is no year."""
+    words = set(fold(column.name).split())
+    return column.type == DATE or (holds_times(column) and bool(words & _TIME_HEADERS))
+
+
 # Headers of numbers that name rows, not amounts: "Boat #", "No.", "Sr. No.", "ID" (but "# of
 # prisoners" and "Weeks at No. 1" are amounts).
 _IDENTIFIER = re.compile(r"(?:^|\s)(?:#|no\.?|id)\s*$", re.IGNORECASE)
@@ -308,3 +321,26 @@ def picks_an_offered_cell(question: str, grid: Grid, found: list[Candidate]) -> 
     picking = [c for c in found if picks(c)]
     first = [c for c in picking if reads_its_row(c)] or picking
     return first + [c for c in found if c not in first]
+
+
+# A year said as a time: "built after 1915", "since 2009", "before 1990".
+_YEAR_AS_TIME = re.compile(
+    r"\b(?:after|before|since|until|till|prior to|earlier than|later than) (1[0-9]{3}|20[0-9]{2})\b"
+)
+
+
+def compares_years_with_times(question: str, grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program compares a year the question says as a time ("which locomotive was built
+    after 1915?") with a column of dates or years, when the table has one, not with another
+    number that happens to be larger (a Works number over 1915)."""
+    years = {float(y) for y in _YEAR_AS_TIME.findall(fold(question))}
+    if not years:
+        return True
+    times = {index for index, column in enumerate(grid.columns) if is_a_time(column)}
+    if not times:
+        return True
+    return all(
+        c.column in times
+        for c in candidate.program.conditions
+        if c.op in _COMPARISONS and c.value in years
+    )

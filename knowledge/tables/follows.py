@@ -17,10 +17,12 @@ from knowledge.tables.asked import (
     AMOUNT_FILLERS,
     answers_with_a_number,
     compares_to_some_effect,
+    compares_years_with_times,
     counts_some_rows,
     counts_what_it_names,
     follows_the_asked_column,
     holds_times,
+    is_a_time,
     picks_an_offered_cell,
     reads_both_of_a_pair,
     reads_the_counted_amount,
@@ -92,21 +94,10 @@ def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate)
 
 # Words that order rows in time: 1 asks for the later, -1 for the earlier.
 _TIME_ORDER = {"newest": 1, "latest": 1, "recent": 1, "earliest": -1, "oldest": -1}
-# Header words of a column of years.
-_TIME_HEADERS = frozenset(
-    "year years season date opened founded established built released started began".split()
-)
 # Words that order rows in time when the rows are ordered by a date or a year.
 _PLACE_ORDER = {"first": -1, "last": 1}
 # Words after "total" that name no column ("the total number of wins").
 _TOTAL_FILLERS = frozenset("number amount of the all".split())
-
-
-def _is_a_time(column) -> bool:
-    """Whether a column holds dates, or years under a header that says so ("Year", "Opened"):
-    an Attendance of 1,200 to 1,800 is no year."""
-    words = set(fold(column.name).split())
-    return column.type == DATE or (holds_times(column) and bool(words & _TIME_HEADERS))
 
 
 def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -> bool:
@@ -121,7 +112,7 @@ def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -
         return True
     key = grid.columns[program.key]
     placed = {_PLACE_ORDER[word] for word in words if word in _PLACE_ORDER}
-    if not asked and len(placed) == 1 and not asked_direction(words) and _is_a_time(key):
+    if not asked and len(placed) == 1 and not asked_direction(words) and is_a_time(key):
         return direction == placed.pop()  # "due first" is the earliest Due date
     if len(asked) != 1:
         return True
@@ -298,6 +289,7 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         and compares_to_some_effect(grid, candidate)
         and counts_what_it_names(question, grid, candidate)
         and answers_with_a_number(question, grid, candidate)
+        and compares_years_with_times(question, grid, candidate)
     )
 
 

@@ -511,3 +511,30 @@ def test_a_or_b_is_answered_with_the_one_the_named_row_holds(shipments, question
     best = followed(question, shipments)[0]
     assert best.result.values == values, best.program
     assert best.program.conditions and best.program.op != "more"
+
+
+def test_a_year_said_as_a_time_is_compared_with_a_column_of_years() -> None:
+    from knowledge.tables.asked import compares_years_with_times
+    from knowledge.tables.programs import Condition
+
+    engines = grid(
+        table_from_rows(
+            ["Locomotive", "Works number", "Built"],
+            [["Dot", "1920", "1887"], ["Jubilee", "2050", "1911"], ["No.774", "1870", "1921"]],
+        ),
+        "engines.csv",
+    )
+    question = "Which locomotive was built after 1915?"
+    on_works = Candidate(
+        Program("values", target=0, conditions=(Condition(1, "gt", 1915.0, "gt 1915"),)),
+        Result(["Dot", "Jubilee"], [0, 1]), {}, 0.5,
+    )  # fmt: skip
+    on_built = Candidate(
+        Program("values", target=0, conditions=(Condition(2, "gt", 1915.0, "gt 1915"),)),
+        Result(["No.774"], [2]), {}, 0.5,
+    )  # fmt: skip
+    assert not compares_years_with_times(question, engines, on_works)
+    assert compares_years_with_times(question, engines, on_built)
+    # A number said as an amount is any column's to compare.
+    assert compares_years_with_times("Which works number is over 1915?", engines, on_works)
+    assert followed(question, engines)[0].result.values == ["No.774"]
