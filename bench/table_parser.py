@@ -51,9 +51,9 @@ def main() -> None:
             grids[table] = training.read_csv_table(WTQ / table, table)
         grid, target = grids[table], target_items(question["target"])
         found = ranked(question["question"], grid, weights) if grid is not None else []
-        follows = shape.by_answer(
-            [c for c in found if shape.follows_the_question(question["question"], grid, c)]
-        )
+        # As the store reads them: the programs that follow the question, the likeliest
+        # answer's first, with those the rules build (a sum, a count of groups, the same as).
+        follows = shape.followed(question["question"], grid, weights) if grid is not None else []
         first = bool(follows) and right(follows[0].result.values, target)
         reachable = any(right(c.result.values, target) for c in found)
         half = training.half(table)
