@@ -1,9 +1,15 @@
-"""What the question's words name, read against a candidate program: the column a "what" or
-"which" question asks for, the different things "how many different" counts, the amount "how
-many <amount>" reads, comparisons that set some rows aside, and a month and a year said
-together. Each sets aside candidates that answer another question, as knowledge/tables/follows.py
-does for the question's order, direction and totals; each was measured on the dev fifth of
-WikiTableQuestions' training split, both halves, before it was kept.
+"""What the question's words name, read against the parser's candidate programs.
+
+Per candidate (`follows.follows_the_question` calls them): the column a "what" or "which"
+question asks for, the different things "how many different" counts, the amount "how many
+<amount>" reads, an amount for any "how many", comparisons that set some rows aside, a year said
+as a time compared with dates or years. Over the list (`follows.followed`): one of a month and a
+year, or one bound of a range, yields to both; a count of no row yields to one that keeps some;
+"A or B?" puts first the programs answering A or B from the row the question names. And one
+program the ranker never proposes: "the same <column> as <row>" (`same_as`, the `same`
+operation). Each sets aside or builds candidates as knowledge/tables/follows.py does for the
+question's order, direction and totals; each came from half a of the dev fifth of
+WikiTableQuestions' training split and was measured on both halves before it was kept.
 """
 
 from __future__ import annotations
