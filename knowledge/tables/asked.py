@@ -94,23 +94,28 @@ _ASKED_NOUN = re.compile(
 )
 
 
+def _header_stems(column) -> set[str]:
+    return {stem(word) for word in fold(column.name).split()}
+
+
+def asked_column(question: str, grid: Grid) -> int | None:
+    """Return the column a "what" or "which" question names by its first noun ("what is the name
+    of the trainer of …" names Trainer), when that noun names one column's header, else None."""
+    match = _ASKED_NOUN.match(fold(question))
+    if not match:
+        return None
+    asked = stem(match.group(1) or match.group(2))
+    named = [i for i, column in enumerate(grid.columns) if asked in _header_stems(column)]
+    return named[0] if len(named) == 1 else None
+
+
 def follows_the_asked_column(question: str, grid: Grid, candidate: Candidate) -> bool:
     """Whether a program that answers with a column's cells answers with the column a "what" or
     "which" question names: "what is the name of the trainer of the first place horse?" is the
-    Trainer, not the Horse; "which nfl team picked the first player" the NFL team. Only when
-    that word names one column's header."""
+    Trainer, not the Horse; "which nfl team picked the first player" the NFL team."""
     target = candidate.program.target
-    if target is None:
-        return True
-    match = _ASKED_NOUN.match(fold(question))
-    if not match:
-        return True
-    asked = stem(match.group(1) or match.group(2))
-    named = [
-        index for index, column in enumerate(grid.columns)
-        if asked in {stem(word) for word in fold(column.name).split()}
-    ]  # fmt: skip
-    return len(named) != 1 or target == named[0]
+    asked = asked_column(question, grid) if target is not None else None
+    return asked is None or target == asked
 
 
 _COMPARISONS = ("gt", "lt", "ge", "le")
@@ -148,7 +153,7 @@ def counts_what_it_names(question: str, grid: Grid, candidate: Candidate) -> boo
     asked = stem(match.group(1))
     named = [
         index for index, column in enumerate(grid.columns)
-        if not column.numeric and asked in {stem(word) for word in fold(column.name).split()}
+        if not column.numeric and asked in _header_stems(column)
     ]  # fmt: skip
     if len(named) != 1:
         return True
@@ -265,20 +270,16 @@ def same_as(question: str, grid: Grid, found: list[Candidate]) -> Candidate | No
     stems = {stem(w) for w in said}
     keys = [
         index for index, column in enumerate(grid.columns)
-        if index != anchor.column and stems & {stem(w) for w in fold(column.name).split()}
+        if index != anchor.column and stems & _header_stems(column)
     ]  # fmt: skip
     if len(keys) != 1:
         return None
     target: int | None = anchor.column
-    asked = _ASKED_NOUN.match(folded)
+    asked = asked_column(question, grid)
     if _ASKS_A_NUMBER.search(folded):
         target = None
-    elif asked:
-        noun = stem(asked.group(1) or asked.group(2))
-        columns = [
-            i for i, c in enumerate(grid.columns) if noun in {stem(w) for w in fold(c.name).split()}
-        ]
-        target = columns[0] if len(columns) == 1 and columns[0] != keys[0] else target
+    elif asked is not None and asked != keys[0]:
+        target = asked
     program = Program("same", target=target, key=keys[0], anchors=(anchor,))
     result = run(program, grid)
     if result is None:
