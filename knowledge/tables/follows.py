@@ -18,6 +18,7 @@ from knowledge.tables.asked import (
     answers_with_a_number,
     compares_to_some_effect,
     compares_years_with_times,
+    consecutive_rows,
     counts_some_rows,
     counts_what_it_names,
     follows_the_asked_column,
@@ -391,6 +392,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         added_pair(question, grid, every),
         counted_options(question, grid, every),
         same_as(question, grid, every),
+        consecutive_rows(question, grid, every),
     )
     for made in made_by_rules:
         if made is not None and follows_the_question(question, grid, made):

@@ -37,6 +37,7 @@ from knowledge.tables.question import (
     Question,
     header_overlap,
     header_words,
+    is_outcome,
     mentions,
     read_question,
     stem,
@@ -71,7 +72,11 @@ def _names_a_row(condition: Condition, grid: Grid) -> bool:
     or a word only one row holds ("who finished before Lakmali?" of "Nadeeka Lakmali")."""
     if condition.op == "eq":
         return True
-    return condition.op == "contains" and len(kept_rows(grid, (condition,))) == 1
+    return (
+        condition.op == "contains"
+        and not is_outcome(condition)
+        and len(kept_rows(grid, (condition,))) == 1
+    )
 
 
 def _row_sets(conditions: list[Condition]) -> list[tuple[Condition, ...]]:

@@ -38,8 +38,9 @@ from knowledge.tables.cells import DATE, DURATION, MISSING, NUMBER, clean
 OPS = (
     "values", "count", "sum", "avg", "max", "min", "argmax", "argmin", "first", "last",
     "next", "previous", "diff", "more", "less", "mode", "top", "distinct", "plus", "same",
+    "streak",
 )  # fmt: skip
-AGGREGATES = frozenset({"count", "sum", "avg", "max", "min", "diff", "distinct", "plus"})
+AGGREGATES = frozenset({"count", "sum", "avg", "max", "min", "diff", "distinct", "plus", "streak"})
 # The operations on the rows a question names (its anchors), not on the rows conditions keep.
 ANCHORED = ("next", "previous", "diff", "more", "less", "plus", "same")
 # Condition operators: text equal / contained, numbers compared.
@@ -283,9 +284,24 @@ def run(program: Program, grid: Grid) -> Result | None:
         return Result([0.0], [], computed=True) if op == "count" and program.conditions else None
     if op == "count":
         return Result([float(len(rows))], rows, computed=True)
+    if op == "streak":
+        longest = _longest_run(rows)
+        return Result([float(len(longest))], longest, computed=True)
     if op in ("values", "first", "last", "distinct", "mode"):
         return _run_on_target(program, grid, rows)
     return _run_on_key(program, grid, rows)
+
+
+def _longest_run(rows: list[int]) -> list[int]:
+    """Return the longest run of rows that follow one another in the table (the first of
+    equal runs): "how many consecutive wins" is the longest run of rows that are wins."""
+    longest: list[int] = []
+    current: list[int] = []
+    for row in rows:
+        current = [*current, row] if current and row == current[-1] + 1 else [row]
+        if len(current) > len(longest):
+            longest = current
+    return longest
 
 
 def _run_on_target(program: Program, grid: Grid, rows: list[int]) -> Result | None:

@@ -193,6 +193,67 @@ def header_overlap(name: str, question: Question) -> float:
     return said / len(words)
 
 
+# The outcomes a results column codes in a letter or a word ("W 21–7", "L", "Won", "Draw"),
+# and the question's words that ask for each.
+_OUTCOMES = {
+    "win": ("win wins won winning victory victories beat beats beaten", ("w", "win", "won")),
+    "loss": ("lose loses lost losing loss losses defeat defeats defeated", ("l", "loss", "lost")),
+    "draw": ("draw draws drawn tie ties tied", ("d", "t", "draw", "tie", "drawn", "tied")),
+}
+_OUTCOME_OF = {word: codes for words, codes in _OUTCOMES.values() for word in words.split()}
+_ALL_CODES = frozenset(code for _, codes in _OUTCOMES.values() for code in codes)
+
+
+def outcome_codes(word: str, grid: Grid) -> list[tuple[int, str]]:
+    """Return the columns that code the outcome a word asks for ("how many games did they
+    *lose*?" over a Result column of "W 21–7" and "L 3–10"), each with the code its cells
+    open with: a column most of whose filled cells open with an outcome's letter or word."""
+    codes = _OUTCOME_OF.get(word)
+    if codes is None:
+        return []
+    found = []
+    for index, column in enumerate(grid.columns):
+        if column.numeric:
+            continue
+        firsts = [value.split()[0] for value in column.folded if value]
+        coded = [first for first in firsts if first in _ALL_CODES]
+        if not firsts or len(coded) < 0.6 * len(firsts):
+            continue
+        mine = [first for first in coded if first in codes]
+        if mine and word not in {first for first in firsts}:
+            found.append((index, max(set(mine), key=mine.count)))
+    return found
+
+
+def is_outcome(condition: Condition) -> bool:
+    """Whether a condition keeps the rows of an outcome a word asks for (`outcome_codes`): it
+    names rows of a kind, never one row ("the game before the loss" is no anchor)."""
+    return (
+        condition.op == "contains"
+        and condition.said in _OUTCOME_OF
+        and condition.value != condition.said
+    )
+
+
+def _word_conditions(
+    content: list[str], said: str, grid: Grid, found: dict[tuple[int, str], Condition]
+) -> None:
+    """Add the conditions of the content words the question shares with cells (contains) but
+    not in a cell it says whole, and of the outcomes its words ask for (`outcome_codes`)."""
+    for word in content:
+        if f" {word} " in f" {said} ":
+            continue
+        for index, column in enumerate(grid.columns):
+            if column.numeric:
+                continue
+            hits = sum(f" {word} " in f" {value} " for value in column.folded)
+            if 0 < hits < max(2, grid.size):
+                found.setdefault((index, word), Condition(index, "contains", word, word))
+    for word in dict.fromkeys(content):
+        for index, code in outcome_codes(word, grid):
+            found.setdefault((index, code), Condition(index, "contains", code, word))
+
+
 def mentions(question: Question, grid: Grid) -> list[Condition]:
     """Return the conditions the question names: cells it says whole (eq), a content word or
     two it shares with cells (contains), numbers it compares a numeric column against."""
@@ -210,15 +271,7 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
                 spans.append((index, value))
     said = " ".join(value for _, value in spans)
     content = [w for w in question.words if w not in STOPWORDS and not w.isdigit() and len(w) > 2]
-    for word in content:
-        if f" {word} " in f" {said} ":
-            continue
-        for index, column in enumerate(grid.columns):
-            if column.numeric:
-                continue
-            hits = sum(f" {word} " in f" {value} " for value in column.folded)
-            if 0 < hits < max(2, grid.size):
-                found.setdefault((index, word), Condition(index, "contains", word, word))
+    _word_conditions(content, said, grid, found)
     # "Which orders are not shipped?", "other than Porto": the rows whose cell is not the one said.
     for index, value in spans:
         before = " ".join(padded[: padded.index(f" {value} ")].split()[-3:])

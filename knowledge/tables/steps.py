@@ -128,6 +128,45 @@ def offered_word_step(query: str, choice: TableChoice) -> Step | None:
     return Step("word", "", word, words, None, grid.row_numbers[rows[first]])
 
 
+# A question answered yes or no: it opens with a verb ("is K2 taller than Kangchenjunga?",
+# "did Oakley play more minutes than Parish?").
+_POLAR = re.compile(r"^(is|was|were|are|did|does|do|has|have|had)\b")
+
+
+def yes_or_no_step(query: str, choice: TableChoice) -> Step | None:
+    """Whether the row a question names first has the more (the less) of what a comparison of
+    two named rows weighs, said yes or no when the question asks it so ("is the C-5's range
+    greater than the C-1's?": yes), not the row that has more. A question that offers two
+    answers ("Tamil or Telugu?") is left to the comparison."""
+    program, result = choice.best.program, choice.best.result
+    if program.op not in ("more", "less") or program.key is None or len(result.rows) != 2:
+        return None
+    text = fold(query)
+    values = [anchor.value for anchor in program.anchors]
+    if (
+        not _POLAR.match(text)
+        or " or " in text
+        or not all(isinstance(v, str) and v for v in values)
+    ):
+        return None
+    said_at = _said_at(text, values)
+    if said_at is None:
+        return None
+    first, other = (0, 1) if said_at[0] < said_at[1] else (1, 0)
+    rows, grid, key = result.rows, choice.grid, choice.grid.columns[program.key]
+    mine, theirs = key.numbers[rows[first]], key.numbers[rows[other]]
+    if mine is None or theirs is None or mine == theirs:
+        return None
+    word = "yes" if (mine > theirs) == (program.op == "more") else "no"
+    name = grid.columns[program.anchors[first].column].texts[rows[first]]
+    other_name = grid.columns[program.anchors[other].column].texts[rows[other]]
+    words = (
+        f"then compared {key.name} of {name} ({key.texts[rows[first]]}) with that of "
+        f"{other_name} ({key.texts[rows[other]]}): {word}"
+    )
+    return Step("word", "", word, words, None, grid.row_numbers[rows[first]])
+
+
 def _said_at(text: str, values: list[str]) -> tuple[int, int] | None:
     """Return where the question says each of two names, as whole words, the longer found
     first so that "Bergen" is not found inside "Bergen North"; None unless both are found

@@ -56,6 +56,7 @@ from knowledge.tables.steps import (
     offered_word_step,
     same_row_step,
     split_two_step,
+    yes_or_no_step,
 )
 from knowledge.tables.wording import in_words
 from providers.tokenize import bm25_tokens
@@ -263,7 +264,11 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
             return None  # the second step finds nothing: the passages answer, or nothing does
         best.steps.append(step)
     else:
-        step = offered_word_step(query, best) or joined_step(query, best)
+        step = (
+            offered_word_step(query, best)
+            or yes_or_no_step(query, best)
+            or joined_step(query, best)
+        )
         if step is not None:
             best.steps.append(step)
     return best

@@ -46,6 +46,8 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
     op = program.op
     if op == "count":
         return f"Counted {rows}"
+    if op == "streak":
+        return f"Counted the longest run of consecutive rows among {rows}"
     if op == "values":
         return f"Read {name(program.target)} of {rows}"
     if op in ("sum", "avg", "max", "min"):

@@ -538,3 +538,67 @@ def test_a_year_said_as_a_time_is_compared_with_a_column_of_years() -> None:
     # A number said as an amount is any column's to compare.
     assert compares_years_with_times("Which works number is over 1915?", engines, on_works)
     assert followed(question, engines)[0].result.values == ["No.774"]
+
+
+SEASON = grid(
+    table_from_rows(
+        ["Week", "Opponent", "Result", "Attendance"],
+        [
+            ["1", "Otters", "W 21–7", "41,200"],
+            ["2", "Comets", "W 14–10", "38,900"],
+            ["3", "Harriers", "L 3–17", "45,100"],
+            ["4", "Falcons", "W 28–0", "40,300"],
+            ["5", "Otters", "W 10–9", "39,800"],
+            ["6", "Ravens", "W 24–13", "42,000"],
+            ["7", "Comets", "T 7–7", "37,600"],
+        ],
+    ),
+    "season.csv",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # A results column codes each outcome in a letter: "lose" is its L, "wins" its W.
+        ("How many games did the team lose?", [1.0]),
+        ("What was the total number of wins?", [5.0]),
+        ("How many games ended in a tie?", [1.0]),
+        # Consecutive: the longest run of wins (weeks 4 to 6), not every win.
+        ("How many consecutive wins did the team have?", [3.0]),
+        ("What was the longest winning streak?", [3.0]),
+    ],
+)
+def test_outcomes_coded_in_a_letter_are_counted_and_runs_of_them_measured(question, values) -> None:
+    best = followed(question, SEASON)[0]
+    assert best.result.values == pytest.approx(values), best.program
+    assert run(best.program, SEASON).values == best.result.values
+
+
+def test_the_longest_run_reads_its_rows_and_says_so() -> None:
+    best = followed("How many consecutive wins did the team have?", SEASON)[0]
+    assert best.program.op == "streak"
+    assert best.result.rows == [3, 4, 5]
+    assert in_words(best.program, SEASON, best.result) == (
+        "Counted the longest run of consecutive rows among 5 rows of season.csv where Result "
+        "contains w"
+    )
+
+
+def test_a_month_and_a_year_said_together_are_read_by_a_count() -> None:
+    games = grid(
+        table_from_rows(
+            ["Date", "Opponent", "Goals"],
+            [
+                ["2 August 1998", "Fulham", "1"],
+                ["9 August 1998", "Wigan", "2"],
+                ["16 September 1998", "Stoke", "0"],
+                ["23 September 1998", "Luton", "3"],
+                ["30 September 1998", "Bury", "1"],
+                ["7 August 1999", "Reading", "2"],
+            ],
+        ),
+        "fixtures.csv",
+    )
+    best = followed("How many games were played in September 1998?", games)[0]
+    assert best.result.values == [3.0], best.program

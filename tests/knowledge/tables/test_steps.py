@@ -1,5 +1,5 @@
 """The steps after a table's program that need no database: the word a question offers for a
-comparison of two named rows."""
+comparison of two named rows, and the yes or no a question asks of one."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.parser import Candidate, ranked
-from knowledge.tables.programs import Condition, Program, run
-from knowledge.tables.steps import offered_word_step
+from knowledge.tables.programs import Condition, Program, fold, run
+from knowledge.tables.steps import offered_word_step, yes_or_no_step
 
 SITES = grid(
     table_from_rows(
@@ -113,3 +113,42 @@ def test_rows_named_by_numbers_are_compared() -> None:
     choice = TableChoice(1, 1, weeks.label, weeks, Candidate(program, result, {}), relevance=1.0)
     step = offered_word_step(question, choice)
     assert step is not None and step.value == "above"
+
+
+def _pair(op: str, key: int, first: str, second: str) -> TableChoice:
+    """The choice of a comparison of two named sites on column `key`, as the parser builds it."""
+    anchors = (Condition(0, "eq", fold(first), first), Condition(0, "eq", fold(second), second))
+    program = Program(op=op, key=key, anchors=anchors)
+    result = run(program, SITES)
+    assert result is not None
+    return TableChoice(1, 1, SITES.label, SITES, Candidate(program, result, {}), relevance=1.0)
+
+
+@pytest.mark.parametrize(
+    ("question", "op", "key", "word"),
+    [
+        ("Does Bergen have more staff than Vigo?", "more", 1, "yes"),
+        ("Does Vigo have more staff than Bergen?", "more", 1, "no"),
+        # The row said first is asked about, whichever the parser anchored first.
+        ("Is Vigo's staff larger than Bergen's?", "more", 1, "no"),
+        ("Did Vigo open before Gdansk?", "less", 2, "no"),
+        ("Was Gdansk opened earlier than Vigo?", "less", 2, "yes"),
+    ],
+)
+def test_a_comparison_asked_yes_or_no_is_answered_yes_or_no(question, op, key, word) -> None:
+    choice = _pair(op, key, "Vigo", "Bergen") if key == 1 else _pair(op, key, "Vigo", "Gdansk")
+    step = yes_or_no_step(question, choice)
+    assert step is not None and step.kind == "word"
+    assert step.value == word
+    assert step.words.endswith(f": {word}")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which site has more staff, Bergen or Vigo?",  # asks which, not whether
+        "Does Bergen or Vigo have more staff?",  # offers two answers: the row is the answer
+    ],
+)
+def test_a_comparison_not_asked_yes_or_no_keeps_the_row_that_wins(question) -> None:
+    assert yes_or_no_step(question, _pair("more", 1, "Bergen", "Vigo")) is None

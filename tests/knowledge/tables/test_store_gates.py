@@ -339,3 +339,70 @@ def test_who_does_something_is_answered_by_the_column_named_for_the_doer(
     words = question.lower().rstrip("?").split()
     candidate = Candidate(Program("argmin", target=target, key=2), Result(["x"], [1]), {}, 0.5)
     assert follows_the_named_doer(words, PROJECTS, candidate) is follows
+
+
+LEADS = grid(
+    table_from_rows(
+        ["Site", "Staff", "Opened", "Lead"],
+        [
+            ["Bergen", "212", "1998", "Kari Nilsen"],
+            ["Gdansk", "64", "2015", "Piotr Nowak"],
+            ["Vigo", "38", "2021", "Kari Nilsen"],
+            ["Braga", "64", "2017", "Ola Berg"],
+        ],
+    ),
+    "sites.xlsx › Sites",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "column", "value", "left"),
+    [
+        # A word the program does not account for ("runs"): the row's chunk answers.
+        ("Which site does Piotr Nowak run?", 3, "piotr nowak", True),
+        # The only one: that no other row holds it is the table's to say.
+        ("Which is the only site Piotr Nowak runs?", 3, "piotr nowak", False),
+    ],
+)
+def test_the_only_row_a_condition_keeps_is_read_from_the_table(
+    question, column, value, left
+) -> None:
+    from knowledge.tables.programs import Condition, kept_rows
+    from knowledge.tables.rules import left_to_its_row
+
+    program = Program("values", target=0, conditions=(Condition(column, "eq", value, value),))
+    rows = kept_rows(LEADS, program.conditions)
+    result = Result([LEADS.columns[0].texts[row] for row in rows], rows)
+    choice = TableChoice(0, 0, LEADS.label, LEADS, Candidate(program, result, {}, 0.5), 1.0)
+    assert left_to_its_row(question, choice, "") is left
+
+
+def test_no_only_row_when_the_condition_keeps_two() -> None:
+    from knowledge.tables.programs import Condition
+    from knowledge.tables.rules import asks_for_the_only_row
+
+    program = Program("values", target=0, conditions=(Condition(1, "eq", "64", "64"),))
+    result = Result(["Gdansk", "Braga"], [1, 3])
+    choice = TableChoice(0, 0, LEADS.label, LEADS, Candidate(program, result, {}, 0.5), 1.0)
+    assert not asks_for_the_only_row("Which is the only site that employs 64?", choice)
+    one = Program("values", target=0, conditions=(Condition(1, "eq", "212", "212"),))
+    choice.best = Candidate(one, Result(["Bergen"], [0]), {}, 0.5)
+    assert asks_for_the_only_row("Which is the only site that employs 212?", choice)
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("Which lead is listed twice?", True),
+        ("Which lead runs more sites than the others?", True),
+        ("Which lead is named most often?", True),
+        ("Which lead runs Vigo?", False),
+    ],
+)
+def test_how_often_a_cell_comes_asks_for_the_most_frequent(question, asks) -> None:
+    from knowledge.tables.rules import asks_for_its_operation
+
+    program = Program("mode", target=3)
+    result = Result(["Kari Nilsen"], [0, 2])
+    choice = TableChoice(0, 0, LEADS.label, LEADS, Candidate(program, result, {}, 0.5), 1.0)
+    assert asks_for_its_operation(question, choice) is asks
