@@ -99,6 +99,7 @@ def reads_the_counted_amount(words: list[str], grid: Grid, candidate: Candidate)
 # the word that names what is asked for.
 _ASKED_NOUN = re.compile(
     r"^(?:(?:in|on|at|for|during|from|to) )?(?:what|which)(?: (?:is|was|are|were))?(?: the)?"
+    r"(?: only)?(?: (?:two|three|four|five|\d+))?"
     r"(?: name of(?: the)?)? (\w+)|^(?:what (?:is|was) )?(?:the )?name of(?: the)? (\w+)"
 )
 

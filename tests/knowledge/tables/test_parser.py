@@ -312,6 +312,8 @@ def _program(shipments, op: str, **parts) -> Candidate:
         ("Which carrier shipped the most containers?", 1),
         ("In which port did the largest shipment land?", 2),
         ("Name of the inspector of shipment 103?", 5),
+        ("What is the only carrier that shipped the most containers?", 1),
+        ("Which two carrier lines shipped the most containers?", 1),
     ],
 )
 def test_a_what_or_which_question_answers_from_the_column_it_names(
