@@ -196,8 +196,14 @@ def header_overlap(name: str, question: Question) -> float:
 # The outcomes a results column codes in a letter or a word ("W 21–7", "L", "Won", "Draw"),
 # and the question's words that ask for each.
 _OUTCOMES = {
-    "win": ("win wins won winning victory victories beat beats beaten", ("w", "win", "won")),
-    "loss": ("lose loses lost losing loss losses defeat defeats defeated", ("l", "loss", "lost")),
+    "win": (
+        "win wins won winning victory victories beat beats beaten",
+        ("w", "win", "won", "winner"),
+    ),
+    "loss": (
+        "lose loses lost losing loss losses defeat defeats defeated",
+        ("l", "loss", "lost", "runner-up"),  # a final's loser is its runner-up
+    ),
     "draw": ("draw draws drawn tie ties tied", ("d", "t", "draw", "tie", "drawn", "tied")),
 }
 _OUTCOME_OF = {word: codes for words, codes in _OUTCOMES.values() for word in words.split()}

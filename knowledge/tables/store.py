@@ -56,6 +56,7 @@ from knowledge.tables.steps import (
     offered_word_step,
     same_row_step,
     split_two_step,
+    years_apart_step,
     yes_or_no_step,
 )
 from knowledge.tables.wording import in_words
@@ -267,6 +268,7 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
         step = (
             offered_word_step(query, best)
             or yes_or_no_step(query, best)
+            or years_apart_step(query, best)
             or joined_step(query, best)
         )
         if step is not None:

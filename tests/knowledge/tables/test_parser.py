@@ -577,6 +577,26 @@ def test_outcomes_coded_in_a_letter_are_counted_and_runs_of_them_measured(questi
     assert run(best.program, SEASON).values == best.result.values
 
 
+def test_a_final_won_is_its_winner_and_one_lost_its_runner_up() -> None:
+    from knowledge.tables.question import outcome_codes
+
+    finals = grid(
+        table_from_rows(
+            ["Outcome", "Date", "Tournament", "Opponent"],
+            [
+                ["Runner-up", "2009", "Bogotá", "A. Koch"],
+                ["Winner", "2010", "Lima", "M. Herazo"],
+                ["Winner", "2011", "Quito", "C. Perez"],
+                ["Runner-up", "2012", "Cali", "M. Herazo"],
+            ],
+        ),
+        "finals.csv",
+    )
+    assert outcome_codes("won", finals) == [(0, "winner")]
+    assert outcome_codes("lost", finals) == [(0, "runner-up")]
+    assert followed("How many finals did she win?", finals)[0].result.values == [2.0]
+
+
 def test_the_longest_run_reads_its_rows_and_says_so() -> None:
     best = followed("How many consecutive wins did the team have?", SEASON)[0]
     assert best.program.op == "streak"

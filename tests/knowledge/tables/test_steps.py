@@ -9,7 +9,7 @@ from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Condition, Program, fold, run
-from knowledge.tables.steps import offered_word_step, yes_or_no_step
+from knowledge.tables.steps import offered_word_step, years_apart_step, yes_or_no_step
 
 SITES = grid(
     table_from_rows(
@@ -152,3 +152,22 @@ def test_a_comparison_asked_yes_or_no_is_answered_yes_or_no(question, op, key, w
 )
 def test_a_comparison_not_asked_yes_or_no_keeps_the_row_that_wins(question) -> None:
     assert yes_or_no_step(question, _pair("more", 1, "Bergen", "Vigo")) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "key", "said"),
+    [
+        ("What is the difference in opening year between Bergen and Gdansk?", 2, "17 years"),
+        # "How many years" asks for the number alone.
+        ("How many years after Bergen did Gdansk open?", 2, None),
+        # Staff are no years.
+        ("What is the difference in staff between Bergen and Gdansk?", 1, None),
+    ],
+)
+def test_a_difference_of_years_is_said_in_years(question, key, said) -> None:
+    anchors = (Condition(0, "eq", "bergen", "Bergen"), Condition(0, "eq", "gdansk", "Gdansk"))
+    program = Program(op="diff", key=key, anchors=anchors)
+    result = run(program, SITES)
+    choice = TableChoice(1, 1, SITES.label, SITES, Candidate(program, result, {}), relevance=1.0)
+    step = years_apart_step(question, choice)
+    assert (step.value if step else None) == said
