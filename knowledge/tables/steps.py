@@ -123,6 +123,16 @@ def offered_word_step(query: str, choice: TableChoice) -> Step | None:
         word = larger if above else smaller
     else:
         word = larger if mine > theirs else smaller
+    return _compared(choice, first, other, word)
+
+
+def _compared(choice: TableChoice, first: int, other: int, word: str) -> Step:
+    """The step that answers a comparison of two named rows with a word, said of the row the
+    question names first ("then compared Staff of Vigo (38) with that of Bergen (212): less")."""
+    program, rows, grid = choice.best.program, choice.best.result.rows, choice.grid
+    key = grid.columns[program.key]
+    name = grid.columns[program.anchors[first].column].texts[rows[first]]
+    other_name = grid.columns[program.anchors[other].column].texts[rows[other]]
     words = (
         f"then compared {key.name} of {name} ({key.texts[rows[first]]}) with that of "
         f"{other_name} ({key.texts[rows[other]]}): {word}"
@@ -155,18 +165,13 @@ def yes_or_no_step(query: str, choice: TableChoice) -> Step | None:
     if said_at is None:
         return None
     first, other = (0, 1) if said_at[0] < said_at[1] else (1, 0)
-    rows, grid, key = result.rows, choice.grid, choice.grid.columns[program.key]
+    rows, key = result.rows, choice.grid.columns[program.key]
     mine, theirs = key.numbers[rows[first]], key.numbers[rows[other]]
     if mine is None or theirs is None or mine == theirs:
         return None
-    word = "yes" if (mine > theirs) == (program.op == "more") else "no"
-    name = grid.columns[program.anchors[first].column].texts[rows[first]]
-    other_name = grid.columns[program.anchors[other].column].texts[rows[other]]
-    words = (
-        f"then compared {key.name} of {name} ({key.texts[rows[first]]}) with that of "
-        f"{other_name} ({key.texts[rows[other]]}): {word}"
+    return _compared(
+        choice, first, other, "yes" if (mine > theirs) == (program.op == "more") else "no"
     )
-    return Step("word", "", word, words, None, grid.row_numbers[rows[first]])
 
 
 # Words that ask for a number of years as a number ("how many years after", "how old").
