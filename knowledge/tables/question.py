@@ -231,6 +231,14 @@ def outcome_codes(word: str, grid: Grid) -> list[tuple[int, str]]:
     return found
 
 
+def outcome_of(condition: Condition) -> str:
+    """Return the outcome a condition keeps the rows of ("win", "loss", "draw"), or ""."""
+    if not is_outcome(condition):
+        return ""
+    codes = _OUTCOME_OF[condition.said]
+    return next(kind for kind, (_, kind_codes) in _OUTCOMES.items() if kind_codes == codes)
+
+
 def is_outcome(condition: Condition) -> bool:
     """Whether a condition keeps the rows of an outcome a word asks for (`outcome_codes`): it
     names rows of a kind, never one row ("the game before the loss" is no anchor)."""

@@ -381,7 +381,12 @@ def computed_text(choice: TableChoice) -> tuple[str, str]:
         words += ": " + ", ".join(read) + (" …" if len(result.rows) > CITED_ROWS else "")
     for step in choice.steps:
         # A second question's answer follows the first's; a join's value is the answer.
-        said = f"{said}; {step.header}: {step.value}" if step.kind == "row" else step.value
+        # A word that answers ("yes", "more") opens the sentence as a word does.
+        said = (
+            f"{said}; {step.header}: {step.value}" if step.kind == "row"
+            else step.value[:1].upper() + step.value[1:] if step.kind == "word"
+            else step.value
+        )  # fmt: skip
         words = f"{words}; {step.words}"
     return said, words
 

@@ -4,10 +4,14 @@ the most …"), over which rows of which table, with its conditions said ("Staff
 from __future__ import annotations
 
 from knowledge.tables.programs import Condition, Grid, Program, Result, kept_rows
+from knowledge.tables.question import outcome_of
 
 
 def _said_condition(grid: Grid, c: Condition) -> str:
-    """Return a condition in words: "Status is not Done", "Staff > 50"."""
+    """Return a condition in words: "Status is not Done", "Staff > 50", "Result is a win (W)"."""
+    outcome = outcome_of(c)
+    if outcome:
+        return f"{grid.columns[c.column].name} is a {outcome} ({str(c.value).upper()})"
     symbol = {"eq": "is", "contains": "contains", "ne": "is not", "gt": ">", "lt": "<",
               "ge": "≥", "le": "≤", "month": "is in", "year": "is in"}[c.op]  # fmt: skip
     if c.op in ("ne", "month", "year") and c.said:

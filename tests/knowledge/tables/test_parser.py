@@ -603,7 +603,7 @@ def test_the_longest_run_reads_its_rows_and_says_so() -> None:
     assert best.result.rows == [3, 4, 5]
     assert in_words(best.program, SEASON, best.result) == (
         "Counted the longest run of consecutive rows among 5 rows of season.csv where Result "
-        "contains w"
+        "is a win (W)"
     )
 
 
