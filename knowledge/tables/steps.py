@@ -174,6 +174,30 @@ def yes_or_no_step(query: str, choice: TableChoice) -> Step | None:
     )
 
 
+def same_yes_or_no_step(query: str, choice: TableChoice) -> Step | None:
+    """Whether the row a question names before "the same … as <row>" is one of the rows that
+    share that row's cell, said yes or no when the question asks it so ("does Vigo have the
+    same manager as Faro?"), not the rows that share it."""
+    program, result = choice.best.program, choice.best.result
+    text = fold(query)
+    if program.op != "same" or not _POLAR.match(text) or " or " in text or " same " not in text:
+        return None
+    grid, anchor = choice.grid, program.anchors[0]
+    column = grid.columns[anchor.column]
+    before = text[: text.index(" same ")]
+    named = [
+        row for row in range(grid.size)
+        if row != result.rows[0] and len(column.folded[row]) > 1
+        and re.search(rf"(?<!\w){re.escape(column.folded[row])}(?!\w)", before)
+    ]  # fmt: skip
+    if not named:
+        return None
+    row = max(named, key=lambda r: len(column.folded[r]))  # "Bergen North", not "Bergen"
+    word = "yes" if row in result.rows[1:] else "no"
+    words = f"then looked for {column.texts[row]} among them: {word}"
+    return Step("word", "", word, words, grid.chunk_ids[row], grid.row_numbers[row])
+
+
 # Words that ask for a number of years as a number ("how many years after", "how old").
 _ASKS_HOW_MANY = re.compile(r"\bhow (?:many|much|old)\b|\bnumber of\b")
 

@@ -55,6 +55,7 @@ from knowledge.tables.steps import (
     joined_step,
     offered_word_step,
     same_row_step,
+    same_yes_or_no_step,
     split_two_step,
     years_apart_step,
     yes_or_no_step,
@@ -268,6 +269,7 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
         step = (
             offered_word_step(query, best)
             or yes_or_no_step(query, best)
+            or same_yes_or_no_step(query, best)
             or years_apart_step(query, best)
             or joined_step(query, best)
         )

@@ -9,7 +9,12 @@ from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Condition, Program, fold, run
-from knowledge.tables.steps import offered_word_step, years_apart_step, yes_or_no_step
+from knowledge.tables.steps import (
+    offered_word_step,
+    same_yes_or_no_step,
+    years_apart_step,
+    yes_or_no_step,
+)
 
 SITES = grid(
     table_from_rows(
@@ -171,3 +176,29 @@ def test_a_difference_of_years_is_said_in_years(question, key, said) -> None:
     choice = TableChoice(1, 1, SITES.label, SITES, Candidate(program, result, {}), relevance=1.0)
     step = years_apart_step(question, choice)
     assert (step.value if step else None) == said
+
+
+LEADS = grid(
+    table_from_rows(
+        ["Site", "Lead"],
+        [["Bergen", "Kari Nilsen"], ["Gdansk", "Piotr Nowak"], ["Vigo", "Kari Nilsen"]],
+    ),
+    "sites.xlsx › Leads",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("Does Vigo have the same lead as Bergen?", "yes"),
+        ("Does Gdansk have the same lead as Bergen?", "no"),
+        ("Which site has the same lead as Bergen?", None),  # asks which, not whether
+    ],
+)
+def test_the_same_as_asked_yes_or_no_is_answered_yes_or_no(question, word) -> None:
+    program = Program("same", target=0, key=1, anchors=(Condition(0, "eq", "bergen", "Bergen"),))
+    result = run(program, LEADS)
+    assert result is not None and result.values == ["Vigo"]
+    choice = TableChoice(1, 1, LEADS.label, LEADS, Candidate(program, result, {}), relevance=1.0)
+    step = same_yes_or_no_step(question, choice)
+    assert (step.value if step else None) == word
