@@ -7,7 +7,8 @@ as a time compared with dates or years. Over the list (`follows.followed`): one 
 year, or one bound of a range, yields to both; a count of no row yields to one that keeps some;
 "A or B?" puts first the programs answering A or B from the row the question names. And two
 programs the ranker never proposes: "the same <column> as <row>" (`same_as`, the `same`
-operation) and the longest run of consecutive rows a count keeps (`consecutive_rows`, `streak`). Each sets aside or builds candidates as knowledge/tables/follows.py does for the
+operation) and the longest run of consecutive rows a count keeps (`consecutive_rows`, the
+`streak` operation). Each sets aside or builds candidates as knowledge/tables/follows.py does for the
 question's order, direction and totals; each came from half a of the dev fifth of
 WikiTableQuestions' training split and was measured on both halves before it was kept.
 """
@@ -281,17 +282,18 @@ def consecutive_rows(question: str, grid: Grid, found: list[Candidate]) -> Candi
     counts = [c for c in found if c.program.op == "count" and c.program.conditions]
     if not counts:
         return None
+
+    def of_an_outcome(candidate: Candidate) -> bool:
+        return any(is_outcome(condition) for condition in candidate.program.conditions)
+
     # A count of an outcome's rows first: the ranker, which never met one, ranks it low.
-    likeliest = max(
-        counts,
-        key=lambda c: (any(is_outcome(x) for x in c.program.conditions), c.score),
-    )
+    likeliest = max(counts, key=lambda c: (of_an_outcome(c), c.score))
     program = Program("streak", conditions=likeliest.program.conditions)
     result = run(program, grid)
     if result is None:
         return None
-    outcome = any(is_outcome(condition) for condition in program.conditions)
-    return Candidate(program, result, {}, STREAK_RIGHT if outcome else likeliest.score)
+    score = STREAK_RIGHT if of_an_outcome(likeliest) else likeliest.score
+    return Candidate(program, result, {}, score)
 
 
 # The probability a "same <column> as <row>" program is right: on the dev fifth of

@@ -172,7 +172,8 @@ _NEEDS = {
     "count": _ASKS_AGGREGATE, "sum": _ASKS_AGGREGATE, "avg": _ASKS_AGGREGATE,
     "distinct": _ASKS_AGGREGATE, "mode": _ASKS_AGGREGATE | _ASKS_OFTEN,
     "diff": _ASKS_AGGREGATE | _ASKS_ORDER,
-    "plus": _ASKS_AGGREGATE, "streak": _ASKS_AGGREGATE | {"consecutive", "straight", "streak"},
+    "plus": _ASKS_AGGREGATE,
+    # "streak" is built only when the question asks for consecutive rows (asked.consecutive_rows).
 }  # fmt: skip
 
 

@@ -624,3 +624,17 @@ def test_a_month_and_a_year_said_together_are_read_by_a_count() -> None:
     )
     best = followed("How many games were played in September 1998?", games)[0]
     assert best.result.values == [3.0], best.program
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How many consecutive wins did the team have?", "How many wins in a row did they have?"],
+)
+def test_a_run_of_rows_asked_for_is_the_operation_the_question_asks_for(question) -> None:
+    from knowledge.tables.choice import TableChoice
+    from knowledge.tables.rules import asks_for_its_operation
+
+    best = followed(question, SEASON)[0]
+    assert best.program.op == "streak" and best.result.values == [3.0]
+    choice = TableChoice(0, 0, SEASON.label, SEASON, best, 1.0)
+    assert asks_for_its_operation(question, choice)
