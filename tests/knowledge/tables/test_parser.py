@@ -628,7 +628,10 @@ def test_a_month_and_a_year_said_together_are_read_by_a_count() -> None:
 
 @pytest.mark.parametrize(
     "question",
-    ["How many consecutive wins did the team have?", "How many wins in a row did they have?"],
+    [
+        "How many consecutive wins did the team have?",
+        "What was their run of wins in a row?",
+    ],
 )
 def test_a_run_of_rows_asked_for_is_the_operation_the_question_asks_for(question) -> None:
     from knowledge.tables.choice import TableChoice
