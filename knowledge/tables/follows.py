@@ -24,6 +24,7 @@ from knowledge.tables.asked import (
     follows_the_asked_column,
     holds_times,
     is_a_time,
+    offered_row,
     picks_an_offered_cell,
     reads_both_of_a_pair,
     reads_the_counted_amount,
@@ -393,6 +394,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         counted_options(question, grid, every),
         same_as(question, grid, every),
         consecutive_rows(question, grid, every),
+        offered_row(question, grid, every),
     )
     for made in made_by_rules:
         if made is not None and follows_the_question(question, grid, made):

@@ -28,15 +28,13 @@ from knowledge.tables.rules import asks_for_a_computation, relevance, signals
 from knowledge.tables.sql import ProgramRefused, ProgramStopped
 from knowledge.tables.steps import split_two_step
 from knowledge.tables.store import (
-    CITED_ROWS,
-    answer_values,
     candidate_tables,
     computed_hits,
     document_tables,
     load_grid,
-    said_values,
     supported,
 )
+from knowledge.tables.wording import CITED_ROWS, answer_values, said_values
 
 
 def _main_table(sql: str, schema) -> int:

@@ -36,11 +36,10 @@ from knowledge.retrieval.db import retrieval_alias
 from knowledge.retrieval.filters import as_filter
 from knowledge.retrieval.hits import SOURCE_TABLE, Hit, hydrate
 from knowledge.tables import finding
-from knowledge.tables.cells import NUMBER, read_cell
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import followed
 from knowledge.tables.judge import probability
-from knowledge.tables.programs import Grid, display
+from knowledge.tables.programs import Grid
 from knowledge.tables.rules import (
     asks_for_its_operation,
     fitness,
@@ -60,7 +59,7 @@ from knowledge.tables.steps import (
     years_apart_step,
     yes_or_no_step,
 )
-from knowledge.tables.wording import in_words
+from knowledge.tables.wording import CITED_ROWS, computed_text, step_values
 from providers.tokenize import bm25_tokens
 
 logger = logging.getLogger(__name__)
@@ -77,8 +76,6 @@ ALL_TABLES_UP_TO = 3
 VOTING_CHUNKS = 300
 VOTING_ROWS = 2
 TABLES_SHORTLISTED = 10
-# Rows of a result cited as sources, at most.
-CITED_ROWS = 8
 
 
 def _label(file_name: str, caption: str, section: list[str]) -> str:
@@ -95,15 +92,11 @@ def candidate_tables(kb_ids: list[int], query: str, filters) -> list[int]:
     return list(table_votes(kb_ids, query, filters))
 
 
-def table_votes(
-    kb_ids: list[int], query: str, filters, loaded_grids: dict | None = None
-) -> dict[int, float]:
-    """Return the tables to try, most likely first, each with its share of their votes (how
-    likely the question is about it; 1.0 for each when the searched documents hold so few
-    tables that all are tried). The tables it reads are kept in `loaded_grids`."""
+def _searched_tables(kb_ids: list[int], filters):
+    """The tables the store computes on: the searched documents' tables of at most
+    TABLE_MAX_ROWS rows (a longer one is left to its row chunks: the parser runs every
+    candidate program over every row, about 0.4 s per 1,000 rows here)."""
     document_filter = as_filter(filters)
-    # A table over TABLE_MAX_ROWS is left to its row chunks: the parser runs every candidate
-    # program over every row, about 0.4 s per 1,000 rows here.
     tables = Table.objects.using(retrieval_alias()).filter(
         knowledge_base_id__in=kb_ids, row_count__lte=settings.TABLE_MAX_ROWS
     )
@@ -111,6 +104,21 @@ def table_votes(
         tables = tables.filter(document_id__in=document_filter.documents)
     if document_filter.file_types:
         tables = tables.filter(document__file_type__in=document_filter.matched_file_types())
+    return tables
+
+
+def the_only_table(kb_ids: list[int], filters) -> bool:
+    """Whether the searched documents hold one table the store computes on."""
+    return _searched_tables(kb_ids, filters).count() == 1
+
+
+def table_votes(
+    kb_ids: list[int], query: str, filters, loaded_grids: dict | None = None
+) -> dict[int, float]:
+    """Return the tables to try, most likely first, each with its share of their votes (how
+    likely the question is about it; 1.0 for each when the searched documents hold so few
+    tables that all are tried). The tables it reads are kept in `loaded_grids`."""
+    tables = _searched_tables(kb_ids, filters)
     ids = list(tables.order_by("id").values_list("id", flat=True)[: ALL_TABLES_UP_TO + 1])
     if len(ids) <= ALL_TABLES_UP_TO:
         return dict.fromkeys(ids, 1.0)
@@ -316,13 +324,21 @@ def _admitted(
     # TABLE_TENTATIVE_MIN (TABLE_ANSWER_MIN when no word asks for its operation, or for a
     # lookup of a column the question does not name): the answer when the passages find
     # nothing, never verified.
-    if (
-        best.relevance < settings.TABLE_RELEVANCE_MIN
-        and not supported(kb_ids, query, filters, [best.table_id])
-    ) or not uses_its_names(first, best):
+    if not uses_its_names(first, best):
         return False
     left = left_to_its_row(first, best, second)
     unasked = not asks_for_its_operation(first, best)
+    if best.relevance < settings.TABLE_RELEVANCE_MIN and not supported(
+        kb_ids, query, filters, [best.table_id]
+    ):
+        # A question that says nothing the table holds ("who came in first?") may still be
+        # about the only table searched: its likeliest reading when a word asks for it.
+        best.tentative = True
+        return (
+            not (left or unasked)
+            and best.confidence >= settings.TABLE_ANSWER_MIN
+            and the_only_table(kb_ids, filters)
+        )
     best.tentative = (
         left
         or unasked
@@ -359,54 +375,6 @@ def document_tables(document_id: int) -> list[tuple[int, Grid]]:
         if loaded is not None:
             out.append((table_id, loaded[0]))
     return out
-
-
-def answer_values(values: list) -> list:
-    """Return a result's values as data: numbers as numbers, the rest as text."""
-    return [int(v) if isinstance(v, float) and v.is_integer() else v for v in values]
-
-
-def said_values(values: list) -> str:
-    """Return a result's values as the answer says them: "Braga, Faro and Evora"."""
-    shown = [display(value) for value in values]
-    return ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else shown[0]
-
-
-def computed_text(choice: TableChoice) -> tuple[str, str]:
-    """Return the computed passage's result sentence and its program in words."""
-    result = choice.best.result
-    said = said_values(result.values)
-    words = in_words(choice.best.program, choice.grid, result)
-    read = [choice.grid.columns[0].texts[row] for row in result.rows[:CITED_ROWS]]
-    read = [text for text in read if text]
-    if read and choice.best.program.op in ("count", "sum", "avg"):
-        words += ": " + ", ".join(read) + (" …" if len(result.rows) > CITED_ROWS else "")
-    for step in choice.steps:
-        # A second question's answer follows the first's; a join's value is the answer.
-        # A word that answers ("yes", "more") opens the sentence as a word does.
-        said = (
-            f"{said}; {step.header}: {step.value}" if step.kind == "row"
-            else step.value[:1].upper() + step.value[1:] if step.kind == "word"
-            else step.value
-        )  # fmt: skip
-        words = f"{words}; {step.words}"
-    return said, words
-
-
-def step_values(choice: TableChoice) -> list:
-    """Return the values the answer asserts: the program's, then each step's."""
-    values = answer_values(choice.best.result.values)
-    if not choice.steps:
-        return values
-    if choice.steps[-1].kind == "row":
-        return values + [step.value for step in choice.steps]
-    return answer_values([_typed(choice.steps[-1].value)])
-
-
-def _typed(text: str):
-    """Return a cell's text as a number when it is one ("4,250,000" 4250000.0)."""
-    cell = read_cell(text)
-    return cell.value if cell.type == NUMBER else text
 
 
 def table_search(q) -> list[Hit]:

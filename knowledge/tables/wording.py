@@ -1,9 +1,12 @@
 """A program in words, as the answer shows it: what it did ("Counted", "Took … of the row with
-the most …"), over which rows of which table, with its conditions said ("Staff > 50")."""
+the most …"), over which rows of which table, with its conditions said ("Staff > 50"); and its
+result as the answer says it ("Braga, Faro and Evora") and asserts it as data (`answer_values`)."""
 
 from __future__ import annotations
 
-from knowledge.tables.programs import Condition, Grid, Program, Result, kept_rows
+from knowledge.tables.cells import NUMBER, read_cell
+from knowledge.tables.choice import TableChoice
+from knowledge.tables.programs import Condition, Grid, Program, Result, display, kept_rows
 from knowledge.tables.question import outcome_of
 
 
@@ -87,3 +90,55 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
     if program.key is None:
         return f"Counted the rows where {anchors} in {grid.label}: the {more}"
     return f"Compared {name(program.key)} of the rows where {anchors} in {grid.label}: the {more}"
+
+
+# Rows of a result cited as sources, at most.
+CITED_ROWS = 8
+
+
+def answer_values(values: list) -> list:
+    """Return a result's values as data: numbers as numbers, the rest as text."""
+    return [int(v) if isinstance(v, float) and v.is_integer() else v for v in values]
+
+
+def said_values(values: list) -> str:
+    """Return a result's values as the answer says them: "Braga, Faro and Evora"."""
+    shown = [display(value) for value in values]
+    return ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else shown[0]
+
+
+def computed_text(choice: TableChoice) -> tuple[str, str]:
+    """Return the computed passage's result sentence and its program in words."""
+    result = choice.best.result
+    said = said_values(result.values)
+    words = in_words(choice.best.program, choice.grid, result)
+    read = [choice.grid.columns[0].texts[row] for row in result.rows[:CITED_ROWS]]
+    read = [text for text in read if text]
+    if read and choice.best.program.op in ("count", "sum", "avg"):
+        words += ": " + ", ".join(read) + (" …" if len(result.rows) > CITED_ROWS else "")
+    for step in choice.steps:
+        # A second question's answer follows the first's; a join's value is the answer.
+        # A word that answers ("yes", "more") opens the sentence as a word does.
+        said = (
+            f"{said}; {step.header}: {step.value}" if step.kind == "row"
+            else step.value[:1].upper() + step.value[1:] if step.kind == "word"
+            else step.value
+        )  # fmt: skip
+        words = f"{words}; {step.words}"
+    return said, words
+
+
+def step_values(choice: TableChoice) -> list:
+    """Return the values the answer asserts: the program's, then each step's."""
+    values = answer_values(choice.best.result.values)
+    if not choice.steps:
+        return values
+    if choice.steps[-1].kind == "row":
+        return values + [step.value for step in choice.steps]
+    return answer_values([_typed(choice.steps[-1].value)])
+
+
+def _typed(text: str):
+    """Return a cell's text as a number when it is one ("4,250,000" 4250000.0)."""
+    cell = read_cell(text)
+    return cell.value if cell.type == NUMBER else text

@@ -641,3 +641,36 @@ def test_a_run_of_rows_asked_for_is_the_operation_the_question_asks_for(question
     assert best.program.op == "streak" and best.result.values == [3.0]
     choice = TableChoice(0, 0, SEASON.label, SEASON, best, 1.0)
     assert asks_for_its_operation(question, choice)
+
+
+SEASONS = grid(
+    table_from_rows(
+        ["Year", "Driver", "Constructor"],
+        [
+            ["1987", "Alain Prost", "Ferrari"],
+            ["1988", "Alain Prost", "McLaren"],
+            ["1988", "Ayrton Senna", "Ferrari"],
+            ["1989", "Nigel Mansell", "Williams"],
+        ],
+    ),
+    "drivers.csv",
+)
+
+
+def test_a_or_b_is_the_one_a_row_holds_with_every_other_name_said() -> None:
+    # Prost alone reads his Ferrari year, 1988 alone reads both: only McLaren is in a row with
+    # both names.
+    from knowledge.tables.asked import OFFERED_RIGHT, offered_row
+
+    question = "Did Alain Prost drive for McLaren or Ferrari in 1988?"
+    made = offered_row(question, SEASONS, [])
+    assert made is not None and made.result.values == ["McLaren"] and made.result.rows == [1]
+    assert made.score == OFFERED_RIGHT
+    assert run(made.program, SEASONS).values == ["McLaren"]
+    assert followed(question, SEASONS)[0].program == made.program  # the store reads it first
+    # Both are his, in some year: the question's names keep no one of them.
+    assert offered_row("Did Alain Prost drive for McLaren or Ferrari?", SEASONS, []) is None
+    # Neither is in a row with both names.
+    assert (
+        offered_row("Did Nigel Mansell drive for McLaren or Ferrari in 1988?", SEASONS, []) is None
+    )

@@ -186,3 +186,28 @@ def test_rebuild_tables_builds_them_again_from_the_row_chunks(kb, user) -> None:
     call_command("rebuild_tables", stdout=out)
     assert {t.document_id: (t.row_count, t.dropped) for t in Table.objects.all()} == written
     assert set(TableRow.objects.values_list("chunk_id", "number")) == rows
+
+
+@pytest.mark.django_db
+def test_a_question_that_says_nothing_of_the_only_table_is_its_likeliest_reading(kb, user) -> None:
+    """ "Who came in first?" says no word of a results table (Pos, Driver, Team): when it is the
+    only table searched, its first row is the likeliest reading, answered only when the passages
+    find nothing and never verified; beside another table it could be about either, and the
+    store gives nothing."""
+    from knowledge.tables.store import choose
+
+    results = "Pos,Driver,Team\n1,Ana Lopes,Braga Racing\n2,Bo Chen,Faro Motors\n3,Cy Dunn,Evora GP"
+    document, _ = services.document_upload(
+        kb=kb, file_name="results.csv", data=results.encode(), user=user
+    )
+    run_ingestion(document.id)
+    question = "Who came in first?"
+    choice = choose([kb.id], question)
+    assert choice is not None and choice.tentative
+    assert choice.best.result.values == ["Ana Lopes"]
+    kits = "Season,Colour\n2021,Red\n2022,Blue"
+    other, _ = services.document_upload(kb=kb, file_name="kits.csv", data=kits.encode(), user=user)
+    run_ingestion(other.id)
+    assert choose([kb.id], question) is None
+    # A search narrowed to the results file has one table again.
+    assert choose([kb.id], question, {"documents": [document.id]}).tentative
