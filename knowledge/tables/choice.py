@@ -19,7 +19,9 @@ class Step:
     """A second step after the program: a column read from the row it found, in its own table
     or in another table joined on a shared key column."""
 
-    kind: str  # "row": a second question about the row; "join": the same row in another table
+    # "row": a second question about the row; "join": the same row in another table; "word": a
+    # word that answers ("yes", "more"); "one": the first of the cells read, when one is asked for
+    kind: str
     header: str
     value: str
     words: str

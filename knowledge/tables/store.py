@@ -53,9 +53,12 @@ from knowledge.tables.rules import (
 from knowledge.tables.steps import (
     joined_step,
     offered_word_step,
+    one_of_them_step,
     same_row_step,
     same_yes_or_no_step,
     split_two_step,
+    threshold_question,
+    threshold_step,
     years_apart_step,
     yes_or_no_step,
 )
@@ -262,14 +265,22 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
     """Return the best program over the question's tables, with the steps after it, or None
     when none fits."""
     first, second = split_two_step(query)
+    # "Are there at least 10 songs?" asks how many there are first, then measures it.
+    threshold = None if second else threshold_question(first)
+    if threshold is not None:
+        first = threshold[0]
     grids: dict[int, tuple | None] = {}
     votes = table_votes(kb_ids, query, filters, grids)
     best, loaded_grids = _best_of_tables(query, first, votes, grids)
     if best is None or not _admitted(kb_ids, query, filters, first, second, best):
         return None
     best.others = _other_tables(best, loaded_grids)
-    if second:
-        step = same_row_step(second, best)
+    if second or threshold is not None:
+        step = (
+            same_row_step(second, best)
+            if second
+            else threshold_step(threshold[1], threshold[2], best)
+        )
         if step is None:
             return None  # the second step finds nothing: the passages answer, or nothing does
         best.steps.append(step)
@@ -280,6 +291,7 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
             or same_yes_or_no_step(query, best)
             or years_apart_step(query, best)
             or joined_step(query, best)
+            or one_of_them_step(query, best)
         )
         if step is not None:
             best.steps.append(step)
@@ -414,7 +426,7 @@ def table_search(q) -> list[Hit]:
         "ms": round((time.perf_counter() - started) * 1000, 1),
         # Answers only when the passages find nothing, and is never verified.
         "tentative": choice.tentative,
-        # The kind of the last step after the program ("row", "join", "word"), "" for none.
+        # The kind of the last step after the program ("row", "join", "word", "one"), "" for none.
         "step": choice.steps[-1].kind if choice.steps else "",
     }
     return computed_hits(structure, choice.document_id, choice.file_name)

@@ -1,5 +1,6 @@
 """The steps after a table's program that need no database: the word a question offers for a
-comparison of two named rows, and the yes or no a question asks of one."""
+comparison of two named rows, the yes or no a question asks of one, and the one of several rows
+a question asks for."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ import pytest
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.parser import Candidate, ranked
-from knowledge.tables.programs import Condition, Program, fold, run
+from knowledge.tables.programs import Condition, Program, Result, fold, run
 from knowledge.tables.steps import (
     offered_word_step,
+    one_of_them_step,
     same_yes_or_no_step,
+    threshold_question,
+    threshold_step,
     years_apart_step,
     yes_or_no_step,
 )
@@ -202,3 +206,65 @@ def test_the_same_as_asked_yes_or_no_is_answered_yes_or_no(question, word) -> No
     choice = TableChoice(1, 1, LEADS.label, LEADS, Candidate(program, result, {}), relevance=1.0)
     step = same_yes_or_no_step(question, choice)
     assert (step.value if step else None) == word
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("Name a site with 64 staff.", "Gdansk"),
+        ("What is one site with 64 staff?", "Gdansk"),
+        ("Which sites have 64 staff?", None),  # every one of them is asked for
+        ("Name the sites with 64 staff.", None),
+    ],
+)
+def test_one_of_several_rows_asked_for_is_the_first(question, named) -> None:
+    program = Program("values", target=0, conditions=(Condition(1, "eq", "64"),))
+    result = run(program, SITES)
+    assert result.values == ["Gdansk", "Bergen North"]
+    choice = TableChoice(1, 1, SITES.label, SITES, Candidate(program, result, {}, 0.9), 1.0)
+    step = one_of_them_step(question, choice)
+    if named is None:
+        assert step is None
+        return
+    assert step.value == named and step.row_number == SITES.row_numbers[1]
+    assert step.words == "then named the first of them: Gdansk"
+    from knowledge.tables.wording import computed_text, step_values
+
+    choice.steps.append(step)
+    assert computed_text(choice)[0] == "Gdansk" and step_values(choice) == ["Gdansk"]
+    # A count is one number already.
+    counted = Candidate(Program("count", conditions=program.conditions), run(Program(
+        "count", conditions=program.conditions), SITES), {}, 0.9)  # fmt: skip
+    assert one_of_them_step(question, TableChoice(1, 1, "", SITES, counted, 1.0)) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("Are there at least 4 sites?", "yes"),
+        ("Are there more than 4 sites?", "no"),
+        ("Are there more or less than 3 sites?", "more"),
+        ("Does Bergen have more than 200 staff?", "yes"),
+        ("Does Vigo have above or below 40 staff?", "below"),
+        ("Did Gdansk have fewer than 50 staff?", "no"),
+    ],
+)
+def test_a_yes_or_no_measured_against_a_number_asks_its_amount_first(question, word) -> None:
+    from knowledge.tables.follows import followed
+
+    first, words, number = threshold_question(question)
+    assert str(int(number)) not in first  # the number measures the answer, keeps no rows
+    best = followed(first, SITES)[0]
+    step = threshold_step(words, number, TableChoice(1, 1, SITES.label, SITES, best, 1.0))
+    assert step is not None and step.value == word, (first, best.program, best.result)
+    assert step.words.startswith("then compared ")
+
+
+def test_no_number_to_measure_against_asks_nothing_first() -> None:
+    assert threshold_question("Is K2 taller than Kangchenjunga?") is None
+    assert threshold_question("How many sites have more than 50 staff?") is None  # no yes or no
+    # Equal to the number: neither of two offered words is said.
+    best = Candidate(Program("count"), Result([4.0], [0, 1, 2, 3], computed=True), {}, 0.9)
+    choice = TableChoice(1, 1, SITES.label, SITES, best, 1.0)
+    assert threshold_step("more or less", 4.0, choice) is None
+    assert threshold_step("at least", 4.0, choice).value == "yes"
