@@ -26,7 +26,7 @@ from knowledge.tables.model_sql import (
 )
 from knowledge.tables.rules import asks_for_a_computation, relevance, signals
 from knowledge.tables.sql import ProgramRefused, ProgramStopped
-from knowledge.tables.steps import split_two_step
+from knowledge.tables.steps import asks_for_one, split_two_step
 from knowledge.tables.store import (
     candidate_tables,
     computed_hits,
@@ -112,6 +112,8 @@ def model_table_search(
     why = misfit(split_two_step(query)[0], values)
     if why:
         return parser_hits, {"outcome": "unfit", "reason": why, "sql": sql}
+    if asks_for_one(query) and not any(isinstance(value, int | float) for value in values):
+        values = values[:1]  # "name a nation that won no gold": any of them, the first listed
     return _model_hits(query, sql, values, schema.tables[_main_table(sql, schema)]), None
 
 

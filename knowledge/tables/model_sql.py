@@ -53,6 +53,10 @@ _START = re.compile(r"\b(WITH|SELECT)\b", re.IGNORECASE)
 _ASKS_NUMBER = re.compile(
     r"\b(how many|how much|number of|total|sum of|average|mean|count of)\b", re.IGNORECASE
 )
+# "Which is the only driver from France?" asks for one row ("the only two" for two).
+_ASKS_THE_ONLY = re.compile(
+    r"\b(?:is|was) the only\b(?! (?:two|three|four|five|\d))", re.IGNORECASE
+)
 
 
 @dataclass
@@ -157,6 +161,8 @@ def misfit(question: str, values: list) -> str:
         len(present) == 1 and isinstance(present[0], int | float)
     ):
         return "The question asks for a number and the query did not return one."
+    if _ASKS_THE_ONLY.search(question) and len({fold(str(v)) for v in present}) > 1:
+        return "The question asks for the only one and the query returned several."
     if _ASKS_NUMBER.search(question) and present[0] == 0:
         # A small model's condition often spells a value as no cell does ("NED" for
         # "Netherlands"): a count of nothing is more often that than the answer.

@@ -291,6 +291,11 @@ _ASKS_FOR_ONE = re.compile(
 )
 
 
+def asks_for_one(query: str) -> bool:
+    """Whether a question asks for one of the rows that answer it ("name a city in Portugal")."""
+    return bool(_ASKS_FOR_ONE.search(fold(query)))
+
+
 def one_of_them_step(query: str, choice: TableChoice) -> Step | None:
     """The first of the cells a program reads when the question asks for one of them ("name a
     city from the same country as Bangalore"): any is an answer, and the first listed is the
@@ -298,7 +303,7 @@ def one_of_them_step(query: str, choice: TableChoice) -> Step | None:
     (2 on the dev fifth, 2 on the rest), none right as the whole list."""
     result = choice.best.result
     values = list(dict.fromkeys(display(value) for value in result.values))
-    if result.computed or len(values) < 2 or not _ASKS_FOR_ONE.search(fold(query)):
+    if result.computed or len(values) < 2 or not asks_for_one(query):
         return None
     row = result.rows[0]
     words = f"then named the first of them: {values[0]}"

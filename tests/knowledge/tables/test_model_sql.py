@@ -81,6 +81,10 @@ def test_the_values_are_the_first_column_that_is_not_the_row_number() -> None:
         ("Which office opened in 1990?", [], False),
         ("Which office opened in 1990?", [None], False),
         ("List every row", list(range(21)), False),
+        # "the only" asks for one row; "the only two" for two.
+        ("Which is the only office in Spain?", ["Vigo", "Madrid"], False),
+        ("Which is the only office in Spain?", ["Vigo"], True),
+        ("Who are the only two leads in Spain?", ["Lucia Vidal", "Ana Ruiz"], True),
     ],
 )
 def test_a_result_is_judged_against_what_the_question_asks(question, values, fits) -> None:

@@ -194,3 +194,15 @@ def test_a_two_part_question_gets_both_values_and_whole_numbers_are_said_as_such
     assert retrieval["program"]["program"]["by"] == "model"
     assert outcome.metadata["answer_values"] == ["Lisbon", 120]
     assert outcome.answer.startswith("Lisbon and 120 [")
+
+
+def test_a_question_that_asks_for_one_of_the_rows_gets_the_first_the_query_returns(
+    clinics_kb,
+) -> None:
+    outcome, retrieval, _, _ = _ask(
+        [clinics_kb.id],
+        "Name one clinic that opened after 2019.",
+        "SELECT clinic FROM clinics WHERE opened > 2019 ORDER BY opened",
+    )
+    assert retrieval["program"]["program"]["by"] == "model"
+    assert outcome.metadata["answer_values"] == ["Braga"]
