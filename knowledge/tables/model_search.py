@@ -112,8 +112,6 @@ def model_table_search(
     why = misfit(split_two_step(query)[0], values)
     if why:
         return parser_hits, {"outcome": "unfit", "reason": why, "sql": sql}
-    if asks_for_one(query) and not any(isinstance(value, int | float) for value in values):
-        values = values[:1]  # "name a nation that won no gold": any of them, the first listed
     return _model_hits(query, sql, values, schema.tables[_main_table(sql, schema)]), None
 
 
@@ -123,6 +121,8 @@ def _model_hits(query: str, sql: str, values: list, shown) -> list[Hit]:
     the rows holding the result's text."""
     started = time.perf_counter()
     grid = shown.grid
+    if asks_for_one(query) and not any(isinstance(value, int | float) for value in values):
+        values = values[:1]  # "name a nation that won no gold": any of them, the first listed
     found = followed(query, grid)
     agreeing = [c for c in found if same_values(c.result.values, values)]
     # The judge's probability that the parser's likeliest program computing the same is right:
