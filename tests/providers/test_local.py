@@ -183,6 +183,30 @@ def test_a_prompt_that_starts_like_the_last_one_reads_only_the_rest(local, gguf_
     assert evaluated == rest and llm.n_tokens == len(shared) + len(rest)
 
 
+def test_the_prompt_batch_settles_and_no_longer_follows_the_load(local, gguf_model, monkeypatch):
+    """The model's arithmetic depends on how a prompt is batched: once its first batches have set
+    the size, a load that makes reading look faster or slower changes nothing."""
+    from providers.llm import local as module
+
+    llm = module.load_model(gguf_model)
+    tokens = llm.tokenize("\n".join([CONTEXT] * 24).encode())
+    llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+    llm.n_tokens = 0
+    module.read_prompt(llm, tokens, lambda: False)  # enough batches to settle
+    assert module._batches_read[id(llm)] >= module.PROMPT_BATCH_SETTLE
+    settled = module._batch_tokens[id(llm)]
+    # A clock that makes reading look as slow as can be (each call 10 s on), which would size
+    # the next batch at PROMPT_BATCH_MIN if the size still followed it; or, when it already is
+    # that, one that stands still (infinitely fast: PROMPT_BATCH_MAX).
+    ticks = iter(range(0, 10**6, 10))
+    clock = (lambda: float(next(ticks))) if settled > module.PROMPT_BATCH_MIN else (lambda: 1.0)
+    monkeypatch.setattr(module.time, "perf_counter", clock)
+    llm.n_tokens = 0
+    llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+    module.read_prompt(llm, tokens, lambda: False)
+    assert module._batch_tokens[id(llm)] == settled
+
+
 def test_warm_up_loads_the_model_and_reads_the_answer_prompt_s_start(local, gguf_model):
     from providers.llm.chat import ChatRequest
     from providers.llm.local import load_model, prompt_tokens
