@@ -406,8 +406,10 @@ def offered_row(question: str, grid: Grid, found: list[Candidate]) -> Candidate 
         if condition.column == column or any(value in o or o in value for o in options):
             continue
         groups.setdefault(f"{condition.op} {value}", []).append(condition)
-    # A name inside a longer one ("prost" in "alain prost") is the same name.
-    names = [n for n in groups if not any(n != m and n[n.index(" ") :] in m for m in groups)]
+    # A name inside a longer one ("prost" in "alain prost") is the same name; "19" is not in
+    # "1975".
+    said = {key: f" {key.split(' ', 1)[1]} " for key in groups}
+    names = [n for n in groups if not any(n != m and said[n] in said[m] for m in groups)]
     if not names:
         return None
     kept = {}
