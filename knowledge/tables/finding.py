@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,8 @@ FINDING_PATH = Path(__file__).with_name("finding_weights.json")
 SIGNALS = (
     "row_vote",
     "log_row_vote",
+    "dense_vote",
+    "dense_rank",
     "idf_share",
     "cells_share",
     "idf",
@@ -42,6 +45,17 @@ SIGNALS = (
 )
 # The longest phrase of the question looked for as a whole cell, in words.
 LONGEST_CELL = 6
+# A table the embedder shortlists that BM25 gave no row vote reads as this share of the best.
+LEAST_SHARE = 0.01
+
+
+@dataclass
+class Votes:
+    """The tables' row votes for a question: BM25's (the sum of its two best rows' scores) and
+    the embedder's (the sum of its two nearest rows' cosines)."""
+
+    lexical: dict[int, float] = field(default_factory=dict)
+    dense: dict[int, float] = field(default_factory=dict)
 
 
 @functools.cache
@@ -86,14 +100,14 @@ def named_cells(question: str, names: set[str], idfs: dict[str, float]) -> float
 def signals(
     question: str,
     shortlist: list[int],
-    row_votes: dict[int, float],
+    row_votes: Votes,
     grids: dict[int, Grid],
     votes: dict[int, float],
     idfs: dict[str, float],
 ) -> np.ndarray:
-    """Return one row of SIGNALS per shortlisted table (ordered by its row vote, best first):
-    `votes` are the shares by votes and relevance the store gives without this model, `idfs`
-    the question's terms' BM25 idf in the searched knowledge bases."""
+    """Return one row of SIGNALS per shortlisted table (ordered by its BM25 row vote, best
+    first): `votes` are the shares by votes and relevance the store gives without this model,
+    `idfs` the question's terms' BM25 idf in the searched knowledge bases."""
     terms = set(bm25_tokens(question))
     found = []
     for table_id in shortlist:
@@ -101,16 +115,21 @@ def signals(
         words = table_words(grid)
         held = sum(idfs.get(term, 0.0) for term in terms & words)
         found.append((held, named_cells(question, cell_names(grid), idfs), len(words)))
-    top = row_votes[shortlist[0]]
+    top = max(row_votes.lexical.get(shortlist[0], 0.0), 1e-9)
+    nearest = max(row_votes.dense.values(), default=0.0) or 1.0
+    dense_order = sorted(row_votes.dense, key=row_votes.dense.__getitem__, reverse=True)
     most_held = max(held for held, _, _ in found) or 1.0
     most_named = max(named for _, named, _ in found) or 1.0
     rows = []
     for rank, (table_id, (held, named, size)) in enumerate(zip(shortlist, found, strict=True)):
-        share = row_votes[table_id] / top
+        share = row_votes.lexical.get(table_id, 0.0) / top
+        dense_rank = dense_order.index(table_id) + 1 if table_id in row_votes.dense else 0
         rows.append(
             [
                 share,
-                math.log(share),
+                math.log(max(share, LEAST_SHARE)),
+                row_votes.dense.get(table_id, 0.0) / nearest,
+                1.0 / dense_rank if dense_rank else 0.0,
                 held / most_held,
                 named / most_named,
                 held,

@@ -46,12 +46,15 @@ IDFS = {
 
 
 def test_the_table_holding_the_cells_a_question_names_reads_higher_on_them() -> None:
-    votes = {1: 8.0, 2: 10.0}  # the medal table's rows outvote the clubs' by BM25
+    # The medal table's rows outvote the clubs' by BM25; the clubs' are nearer by the embedder.
+    votes = finding.Votes({1: 8.0, 2: 10.0}, {1: 1.5, 2: 1.2})
     matrix = finding.signals(QUESTION, [2, 1], votes, {1: CLUBS, 2: MEDALS}, {2: 0.6, 1: 0.4}, IDFS)
     signal = dict(zip(finding.SIGNALS, matrix.T, strict=True))
     medals, clubs = 0, 1
     assert signal["row_vote"][medals] == 1.0 and signal["row_vote"][clubs] == 0.8
     assert signal["row_rank"].tolist() == [1.0, 0.5]
+    assert signal["dense_vote"][clubs] == 1.0 and signal["dense_vote"][medals] == pytest.approx(0.8)
+    assert signal["dense_rank"].tolist() == [0.5, 1.0]
     # "daegu fc" and "k league classic" are whole cells of the clubs' table, none of the medals'.
     assert signal["cells"][clubs] > 0 and signal["cells"][medals] == 0
     assert signal["cells_share"][clubs] == 1.0
@@ -97,9 +100,11 @@ def test_weights_round_trip_and_other_signals_are_not_read(tmp_path) -> None:
 
 def test_the_shipped_weights_read_what_the_bench_fitted() -> None:
     """The weights in the repository are `bench/table_finding.py --fit`'s: a cell the question
-    names and the row votes raise a table, a large vocabulary lowers it."""
+    names and the row votes (BM25's and the embedder's) raise a table, a large vocabulary
+    lowers it."""
     model = finding.load_finding()
     assert model is not None
     weight = dict(zip(finding.SIGNALS, model["weights"], strict=True))
-    assert weight["cells"] > 0 and weight["log_row_vote"] > 0 and weight["vote"] > 0
+    assert weight["cells"] > 0 and weight["row_vote"] > 0 and weight["vote"] > 0
+    assert weight["dense_vote"] > 0
     assert weight["log_vocabulary"] < 0
