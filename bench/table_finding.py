@@ -5,7 +5,7 @@
 Every table of the training split's dev fifth (`training.part`: 340 tables the parser's ranker
 never trained on) is ingested into one knowledge base (`wtq-dev-all`, as `bench/tables.py
 --split dev --mode open` does, and reused). For each question the table store shortlists the
-tables by their rows' BM25 votes (`store.shortlisted`); printed is how often the question's
+tables by their rows' votes, BM25's and the embedder's (`store.shortlisted`); printed is how often the question's
 own table is first and among the TABLES_PER_QUESTION tried, ordered by votes and by the
 fitted finding model (knowledge/tables/finding.py), on the held-out questions (the `--sample
 300` of `bench/tables.py --split dev`, seed 7, so that its end-to-end figures are held out

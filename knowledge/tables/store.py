@@ -33,7 +33,6 @@ from knowledge.chunk_kinds import KIND_TABLE, SECTION_SEPARATOR
 from knowledge.models import Chunk, Table, TableRow
 from knowledge.retrieval.bm25 import bm25_scores, corpus_stats, term_idfs
 from knowledge.retrieval.db import retrieval_alias
-from knowledge.retrieval.dense import dense_scores
 from knowledge.retrieval.filters import as_filter
 from knowledge.retrieval.hits import SOURCE_TABLE, Hit, hydrate
 from knowledge.tables import finding
@@ -64,8 +63,8 @@ from knowledge.tables.steps import (
     years_apart_step,
     yes_or_no_step,
 )
+from knowledge.tables.votes import dense_votes, lexical_votes
 from knowledge.tables.wording import CITED_ROWS, computed_text, step_values
-from providers.embedder import embed_query
 from providers.tokenize import bm25_tokens
 
 logger = logging.getLogger(__name__)
@@ -77,10 +76,7 @@ KIND_COMPUTED = "computed"
 TABLES_PER_QUESTION = 4
 # A knowledge base with at most this many tables (in the searched documents) has each tried.
 ALL_TABLES_UP_TO = 3
-# Else the passages BM25 ranks highest for the question vote for their tables: this many, and
-# each table by its best rows, this many; the tables with the most votes are shortlisted.
-VOTING_CHUNKS = 300
-VOTING_ROWS = 2
+# Else the tables their rows' votes put first are shortlisted (knowledge/tables/votes.py).
 TABLES_SHORTLISTED = 10
 
 
@@ -138,7 +134,7 @@ def shortlisted(
     """Return the tables' row votes, the shortlisted tables' grids, and the tables to try by
     votes: the best TABLES_PER_QUESTION of the shortlist, each with its share."""
     votes = Votes(
-        _row_votes(kb_ids, query, filters, tables), _dense_votes(kb_ids, query, filters, tables)
+        lexical_votes(kb_ids, query, filters, tables), dense_votes(kb_ids, query, filters, tables)
     )
     # The tables BM25's rows vote for most, then those the embedder's do that it left out
     # ("which country won the most medals?" names no cell, and its rows are near a medal
@@ -202,41 +198,6 @@ def _found(
         return None
     shortlist, matrix = finding_signals(kb_ids, query, votes, grids, by_votes)
     return finding.likeliest(shortlist, matrix, model, TABLES_PER_QUESTION)
-
-
-def _row_votes(kb_ids: list[int], query: str, filters, tables) -> dict[int, float]:
-    """Return each table's vote: the BM25 scores of its two best rows for the question. A
-    question names a row or two; a sum over every row that matches would favour long tables,
-    whose every row repeats the header a question says (measured on the dev fifth's 340 tables
-    in one knowledge base: the question's table first for 151 of 300 questions, against 109)."""
-    scored = bm25_scores(kb_ids=kb_ids, query=query, top_k=VOTING_CHUNKS, filters=filters)
-    return _table_votes(dict(scored), tables) if scored else {}
-
-
-def _dense_votes(kb_ids: list[int], query: str, filters, tables) -> dict[int, float]:
-    """Return each table's vote by the embedder: the cosines of its two rows nearest the
-    question, among the VOTING_CHUNKS nearest chunks."""
-    nearest = dense_scores(
-        kb_ids=kb_ids, query_vector=embed_query(query), top_k=VOTING_CHUNKS, filters=filters
-    )
-    return _table_votes(dict(nearest), tables)
-
-
-def _table_votes(by_chunk: dict[int, float], tables) -> dict[int, float]:
-    """Return each table's vote: the sum of its VOTING_ROWS best rows' scores."""
-    rows: dict[int, list[float]] = {}
-    for table_id, chunk_id in (
-        TableRow.objects.using(retrieval_alias())
-        .filter(chunk_id__in=by_chunk)
-        .values_list("table_id", "chunk_id")
-    ):
-        rows.setdefault(table_id, []).append(by_chunk[chunk_id])
-    allowed = set(tables.filter(id__in=rows).values_list("id", flat=True))
-    return {
-        table_id: sum(sorted(scores)[-VOTING_ROWS:])
-        for table_id, scores in rows.items()
-        if table_id in allowed
-    }
 
 
 def load_grid(table_id: int, loaded: dict | None = None) -> tuple[Grid, int, str, int] | None:
