@@ -117,6 +117,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None)
     # Leave out the first N of them: a slow provider's next share, run apart from the first.
     parser.add_argument("--skip", type=int, default=0)
+    # Only the questions whose ids a file lists, one a line (those a change can touch, e.g. the
+    # ones a model was asked in an earlier run), in the sample's order.
+    parser.add_argument("--ids", default="")
     parser.add_argument("--provider", default="extractive")
     parser.add_argument("--model", default=None)
     parser.add_argument("--out", default="")
@@ -136,6 +139,9 @@ def main() -> None:
     questions = questions[args.skip :]
     if args.limit:
         questions = questions[: args.limit]
+    if args.ids:
+        wanted = set(Path(args.ids).read_text(encoding="utf-8").split())
+        questions = [item for item in questions if item["id"] in wanted]
     # Open mode holds every table of the split, whichever questions are asked.
     tables = sorted({item["table"] for item in (every if args.mode == "open" else questions)})
     user = bench_user()

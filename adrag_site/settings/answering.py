@@ -134,6 +134,9 @@ TABLE_MAX_ROWS = env_int("TABLE_MAX_ROWS", 5000)
 # this many rows; past either it is stopped or refused and the parser's program answers.
 TABLE_QUERY_TIMEOUT_MS = env_int("TABLE_QUERY_TIMEOUT_MS", 2000)
 TABLE_QUERY_ROW_LIMIT = env_int("TABLE_QUERY_ROW_LIMIT", 200)
+# A model's table query that fails as written or finds no answer (empty, not the number asked)
+# is shown to the model with its problem this many times for a corrected one.
+TABLE_QUERY_RETRIES = env_int("TABLE_QUERY_RETRIES", 1)
 # A model is not asked for a table query when the judge gives the parser's program at least
 # this (by default, enough to answer: on 100 WikiTableQuestions test questions the local model's
 # queries were right 9 times in 36, the parser's answers from 0.5 about 3 times in 5).

@@ -23,7 +23,8 @@ from knowledge.tables.model_search import model_table_search
 from providers.reranker import Reranker
 
 # Writes a table query: (the tables' schema as text, the question) -> the model's reply.
-TableQueryWriter = Callable[[str, str], str]
+# (schema text, question, the problem of a query written before: "" at first) -> the reply.
+TableQueryWriter = Callable[[str, str, str], str]
 
 
 class StoreRegistry(Protocol):

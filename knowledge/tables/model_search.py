@@ -17,15 +17,18 @@ from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import followed
 from knowledge.tables.judge import probability
 from knowledge.tables.model_sql import (
+    as_written,
     build_schema,
     extract_sql,
     misfit,
+    query_misfit,
     rows_holding,
     run_program,
     same_values,
+    without_the_named,
 )
 from knowledge.tables.rules import asks_for_a_computation, relevance, signals
-from knowledge.tables.sql import ProgramRefused, ProgramStopped
+from knowledge.tables.sql import ProgramFailed, ProgramRefused, ProgramStopped
 from knowledge.tables.steps import asks_for_one, split_two_step
 from knowledge.tables.store import (
     candidate_tables,
@@ -57,10 +60,12 @@ def model_table_search(
     kb_ids: list[int], query: str, filters, write, parser_hits: list[Hit]
 ) -> tuple[list[Hit], dict | None]:
     """The table store's search with a model: the model writes a query over the question's
-    tables (`write(schema_text, question)` returns its reply); it is checked, run and judged
-    (knowledge/tables/model_sql.py). Returns the hits (the model's result, or the parser's
-    when the model declined or its query was refused, stopped or unfit) and, in those cases,
-    what happened to the query ({"outcome", "reason", "sql"}), else None."""
+    tables (`write(schema_text, question, problem)` returns its reply); it is checked, run and
+    judged (knowledge/tables/model_sql.py), and a query that failed as written or found no
+    answer is shown to the model again with its problem (TABLE_QUERY_RETRIES times). Returns
+    the hits (the model's result, or the parser's when the model declined or its query was
+    refused, stopped or unfit) and, in those cases, what happened to the last query
+    ({"outcome", "reason", "sql"}), else None."""
     if not asks_for_a_computation(query):
         # A lookup of a row is quoted from its chunk, or read by the parser's program when it
         # accounts for the whole question: a model call would cost seconds for the same cell.
@@ -89,13 +94,29 @@ def model_table_search(
         if table_id not in shown:
             loaded.append((table_id, grid, document_id, file_name))
     schema = build_schema(loaded)
-    sql = extract_sql(write(schema.text(), query))
-    if sql is None:
-        return parser_hits, {
-            "outcome": "declined",
-            "reason": "The model wrote no query.",
-            "sql": "",
-        }
+    shown_schema, problem, outcome = schema.text(query), "", None
+    for _ in range(1 + max(0, settings.TABLE_QUERY_RETRIES)):
+        sql = extract_sql(write(shown_schema, query, problem))
+        if sql is None:
+            return parser_hits, outcome or {
+                "outcome": "declined",
+                "reason": "The model wrote no query.",
+                "sql": "",
+            }
+        values, outcome = _run(sql, schema, query)
+        if outcome is None:
+            return _model_hits(query, sql, values, schema.tables[_main_table(sql, schema)]), None
+        if not outcome.pop("correctable"):
+            break
+        # The query failed as written or found no answer: the model sees it with its problem.
+        problem = f"{sql}\n-- {outcome['reason']}"
+    return parser_hits, outcome
+
+
+def _run(sql: str, schema, query: str) -> tuple[list, dict | None]:
+    """Run a model's query: its values, or what became of it ({"outcome", "reason", "sql",
+    "correctable"}: a query that fails as written or is unfit may be corrected, one refused
+    for what it does or stopped by its timeout may not)."""
     try:
         values = run_program(
             sql,
@@ -106,13 +127,14 @@ def model_table_search(
             whole_row=bool(split_two_step(query)[1]),
         )
     except ProgramRefused as exc:
-        return parser_hits, {"outcome": "refused", "reason": str(exc), "sql": sql}
+        failed = isinstance(exc, ProgramFailed)
+        return [], {"outcome": "refused", "reason": str(exc), "sql": sql, "correctable": failed}
     except ProgramStopped as exc:
-        return parser_hits, {"outcome": "stopped", "reason": str(exc), "sql": sql}
-    why = misfit(split_two_step(query)[0], values)
+        return [], {"outcome": "stopped", "reason": str(exc), "sql": sql, "correctable": False}
+    why = misfit(split_two_step(query)[0], values) or query_misfit(sql, schema)
     if why:
-        return parser_hits, {"outcome": "unfit", "reason": why, "sql": sql}
-    return _model_hits(query, sql, values, schema.tables[_main_table(sql, schema)]), None
+        return [], {"outcome": "unfit", "reason": why, "sql": sql, "correctable": True}
+    return values, None
 
 
 def _model_hits(query: str, sql: str, values: list, shown) -> list[Hit]:
@@ -121,6 +143,7 @@ def _model_hits(query: str, sql: str, values: list, shown) -> list[Hit]:
     the rows holding the result's text."""
     started = time.perf_counter()
     grid = shown.grid
+    values = without_the_named(query, as_written(values, grid))
     if asks_for_one(query) and not any(isinstance(value, int | float) for value in values):
         values = values[:1]  # "name a nation that won no gold": any of them, the first listed
     found = followed(query, grid)

@@ -18,13 +18,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+import sqlglot
+from sqlglot import exp
 
 from knowledge.tables.cells import DATE, DURATION, NUMBER
-from knowledge.tables.programs import Grid, fold
+from knowledge.tables.programs import Grid, date_number, fold
+from knowledge.tables.question import STOPWORDS
 from knowledge.tables.sql import NamedTable, execute, named_table, sql_name
 
-# Rows of each table shown to the model.
+# Rows of each table shown to the model: its first ones, then those holding the most of the
+# question's words (the row it names shows how its cells are written: 'Loss', '14th (q)').
 SAMPLE_ROWS = 3
+MATCHED_ROWS = 3
+# A text column of at most this many different values lists them ("result: W, L"), so that a
+# condition spells a value as the cells do.
+LISTED_VALUES = 8
 # Characters of a sample cell shown, at most.
 SAMPLE_CHARS = 40
 # Values an answer may hold: more is a page of rows, not an answer.
@@ -42,11 +52,19 @@ Rules:
 - If the tables cannot answer the question, reply NONE.
 Reply with the SQL query only."""
 
+# Column types that hold amounts.
+_AMOUNTS = (NUMBER, DURATION)
 _TYPE_NAMES = {
     NUMBER: "number",
     DURATION: "number (seconds)",
     DATE: "date as text 'YYYY-MM-DD' (unknown parts xx)",
 }
+# A date as the tables' SQL holds it ("2010-02-26", "1998-xx-xx").
+_SQL_DATE = re.compile(r"^-?\d{1,4}-(?:\d\d|xx)-(?:\d\d|xx)$")
+# Questions asking for rows beside one they name.
+_ASKS_OTHERS = re.compile(
+    r"\b(?:other|others|besides|except|excluding|apart from|aside from|same)\b", re.IGNORECASE
+)
 _FENCE = re.compile(r"```(?:sql)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 _START = re.compile(r"\b(WITH|SELECT)\b", re.IGNORECASE)
 # Questions whose answer is one number.
@@ -77,8 +95,9 @@ class Schema:
     def named(self) -> list[NamedTable]:
         return [table.named for table in self.tables]
 
-    def text(self) -> str:
-        """Return the schema as the model reads it: each table, its columns and a few rows."""
+    def text(self, question: str = "") -> str:
+        """Return the schema as the model reads it: each table, its columns, the values of its
+        columns of few values, its first rows and those the question names."""
         parts = []
         for shown in self.tables:
             named, grid = shown.named, shown.grid
@@ -88,15 +107,34 @@ class Schema:
             lines = [
                 f"Table {named.name} — {grid.label}, {len(grid.row_numbers)} rows",
                 "Columns: " + ", ".join(columns),
-                "Rows:",
             ]
-            for row in range(min(SAMPLE_ROWS, len(grid.row_numbers))):
+            for (name, kind), column in zip(named.columns, grid.columns, strict=True):
+                values = list(dict.fromkeys(text for text in column.texts if text.strip()))
+                if kind not in _TYPE_NAMES and len(values) <= LISTED_VALUES < grid.size:
+                    lines.append(f"Values of {name}: " + ", ".join(map(_sample, values)))
+            lines.append("Rows:")
+            rows = list(range(min(SAMPLE_ROWS, grid.size)))
+            rows += [row for row in named_rows(question, grid) if row not in rows][:MATCHED_ROWS]
+            for row in rows:
                 cells = [str(grid.row_numbers[row])] + [
                     _sample(column.texts[row]) for column in grid.columns
                 ]
                 lines.append("  " + " | ".join(cells))
             parts.append("\n".join(lines))
         return "\n\n".join(parts)
+
+
+def named_rows(question: str, grid: Grid) -> list[int]:
+    """Return the rows holding any of the question's words (not its stop words), those holding
+    the most first."""
+    words = {word for word in fold(question).split() if word not in STOPWORDS and len(word) > 1}
+    held = {}
+    for row in range(grid.size):
+        cells = " ".join(f" {column.folded[row]} " for column in grid.columns)
+        count = sum(f" {word} " in cells for word in words)
+        if count:
+            held[row] = count
+    return sorted(held, key=lambda row: (-held[row], row))
 
 
 def _sample(text: str) -> str:
@@ -170,6 +208,31 @@ def misfit(question: str, values: list) -> str:
     return ""
 
 
+def query_misfit(sql: str, schema: Schema) -> str:
+    """Return why a query cannot compute what it seems to ("" when it may): COUNT over a column
+    of numbers counts the rows holding one ("how many sacks" is their SUM), and row_number is a
+    row's place in the table, not an amount to add."""
+    try:
+        tree = sqlglot.parse_one(sql, read="postgres")
+    except sqlglot.errors.SqlglotError:
+        return ""  # the checks before it ran said why
+    numeric = {
+        name for table in schema.tables for name, kind in table.named.columns if kind in _AMOUNTS
+    }
+    for node in tree.find_all(exp.Count):
+        column = node.this
+        if isinstance(column, exp.Column) and column.name.lower() in numeric:
+            return (
+                f"COUNT({column.name}) counts the rows that hold a {column.name}; "
+                f"their total is SUM({column.name})."
+            )
+    for node in tree.find_all(exp.Sum, exp.Avg):
+        column = node.this
+        if isinstance(column, exp.Column) and column.name.lower() == "row_number":
+            return "row_number is a row's place in the table, not an amount to add up."
+    return ""
+
+
 def run_program(
     sql: str,
     schema: Schema,
@@ -185,6 +248,51 @@ def run_program(
         sql, schema.named, row_limit=row_limit, timeout_ms=timeout_ms, using=using
     )
     return result_values(columns, rows, whole_row=whole_row)
+
+
+def as_written(values: list, grid: Grid) -> list:
+    """Return a result's dates as the table writes them: the query reads a date column as
+    'YYYY-MM-DD', and "26 February 2010" is the answer the document gives (and cites)."""
+    dates = [column for column in grid.columns if column.type == DATE]
+    out = []
+    for value in values:
+        if isinstance(value, str) and dates and _SQL_DATE.match(value):
+            number = date_number(value)
+            value = next(
+                (
+                    column.texts[row]
+                    for column in dates
+                    for row, held in enumerate(column.numbers)
+                    if held == number and column.texts[row].strip()
+                ),
+                value,
+            )
+        out.append(value)
+    return out
+
+
+def without_the_named(question: str, values: list) -> list:
+    """Return a list the question asks for beside a row it names ("besides Tikamgarh, what is
+    the other district?", "the same score as Bergamo") without that row's value, which a
+    query's condition lets through. A value is named when each of its words is one the
+    question says, or nearly (a misspelt name)."""
+    if not _ASKS_OTHERS.search(question) or len(values) < 2:
+        return values
+    said = fold(question).split()
+
+    def named(value) -> bool:
+        words = fold(str(value)).split()
+        return bool(words) and all(
+            any(
+                word == other
+                or (len(word) > 4 and SequenceMatcher(None, word, other).ratio() >= 0.85)
+                for other in said
+            )
+            for word in words
+        )
+
+    kept = [value for value in values if isinstance(value, int | float) or not named(value)]
+    return kept or values
 
 
 def same_values(left: list, right: list) -> bool:

@@ -86,7 +86,7 @@ def leading_number(text: str) -> float | None:
         return None
 
 
-def _date_number(value: str) -> float | None:
+def date_number(value: str) -> float | None:
     """Return an ISO date with "xx" parts as a number that sorts as the date does."""
     parts = value.split("-")
     if len(parts) != 3 or not parts[0].lstrip("-").isdigit():
@@ -146,7 +146,7 @@ class Grid:
                 if column["type"] in (NUMBER, DURATION) and isinstance(value, int | float):
                     numbers.append(float(value))
                 elif column["type"] == DATE and isinstance(value, str):
-                    numbers.append(_date_number(value))
+                    numbers.append(date_number(value))
                 else:
                     numbers.append(leading_number(text))
             # A cell that holds no value ("-", "n/a") says nothing of the column's type: a medal

@@ -231,8 +231,14 @@ class ModelStrategy(Strategy):
 
     writes_table_queries = True
 
-    def write_table_query(self, question: str, schema: str, ctx: CallContext) -> str:
+    def write_table_query(
+        self, question: str, schema: str, ctx: CallContext, *, problem: str = ""
+    ) -> str:
         user = prompts.fence("TABLES", schema) + "\n\n" + prompts.fence("QUESTION", question)
+        if problem:
+            # A query written before did not answer: the model sees it with why.
+            user += "\n\n" + prompts.fence("A QUERY THAT DID NOT ANSWER", problem)
+            user += "\n\nWrite a corrected query."
         return self._ask(chat.TABLE_QUERY, "retrieval", TABLE_QUERY_SYSTEM, user, ctx)
 
     def rewrite_query(self, frame: QuestionFrame, feedback: str, ctx: CallContext) -> str:

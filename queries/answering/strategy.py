@@ -98,9 +98,11 @@ class Strategy:
     # one, the offline parser's program answers.
     writes_table_queries: ClassVar[bool] = False
 
-    def write_table_query(self, question: str, schema: str, ctx: CallContext) -> str:
+    def write_table_query(
+        self, question: str, schema: str, ctx: CallContext, *, problem: str = ""
+    ) -> str:
         """Return the model's reply to a question over the tables of `schema`: one SQL SELECT,
-        or NONE."""
+        or NONE; `problem` is a query written before that did not answer, and why."""
         raise NotImplementedError
 
     # Reported by GET /api/providers and used to fill a run's model.

@@ -112,8 +112,8 @@ def _model_table_query(run, query: str, result) -> dict | None:
     query that did not answer, or None."""
     started = time.perf_counter()
 
-    def write(schema: str, question: str) -> str:
-        return run.strategy.write_table_query(question, schema, run.call)
+    def write(schema: str, question: str, problem: str) -> str:
+        return run.strategy.write_table_query(question, schema, run.call, problem=problem)
 
     try:
         hits, outcome = run.stores.table_query(

@@ -8,12 +8,15 @@ import pytest
 
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.model_sql import (
+    as_written,
     build_schema,
     extract_sql,
     misfit,
+    query_misfit,
     result_values,
     rows_holding,
     same_values,
+    without_the_named,
 )
 
 HEADERS = ["Office", "Staff (FTE)", "Opened", "Lead"]
@@ -107,3 +110,61 @@ def test_a_question_asking_two_things_of_one_row_gets_every_column_of_it() -> No
     # Several rows are a list of the first column, whatever the question.
     two = [("Skagerrak", "Jon Eide"), ("Biscaya", "Ana Pardo")]
     assert result_values(columns, two, whole_row=True) == ["Skagerrak", "Biscaya"]
+
+
+def test_a_date_the_query_returns_is_given_as_the_table_writes_it(offices) -> None:
+    # The query reads the Opened column as ISO text; the answer quotes the cell.
+    assert as_written(["2015-03-12", "2019-06-01"], offices) == ["12 March 2015", "2019-06-01"]
+    # A date no cell holds, a number and other text stay as the query returned them.
+    assert as_written(["2020-01-01", 85, "Porto"], offices) == ["2020-01-01", 85, "Porto"]
+
+
+@pytest.mark.parametrize(
+    ("sql", "said"),
+    [
+        # "How many staff?" is their total: COUNT of a number column counts its rows.
+        ("SELECT COUNT(staff_fte) FROM offices", "SUM(staff_fte)"),
+        ("SELECT AVG(row_number) FROM offices", "row_number"),
+        ("SELECT SUM(row_number) FROM offices WHERE lead ILIKE 'ana reis'", "row_number"),
+        ("SELECT COUNT(*) FROM offices", ""),
+        ("SELECT COUNT(DISTINCT lead) FROM offices", ""),
+        ("SELECT COUNT(lead) FROM offices", ""),  # a text column's count counts its rows
+        ("SELECT SUM(staff_fte) FROM offices", ""),
+        ("SELECT MAX(row_number) FROM offices", ""),
+    ],
+)
+def test_a_query_that_cannot_compute_what_it_seems_to_is_unfit(offices, sql, said) -> None:
+    reason = query_misfit(sql, build_schema([(7, offices, 1, "offices.xlsx")]))
+    assert (said in reason) if said else reason == ""
+    assert bool(reason) == bool(said)
+
+
+@pytest.mark.parametrize(
+    ("question", "values", "kept"),
+    [
+        (
+            "Besides Tikamgarh, what is the other district?",
+            ["Chhatarpur", "Tikamgarh"],
+            ["Chhatarpur"],
+        ),
+        # A misspelt name is still the row the question names.
+        (
+            "besides tikamgarth, what is the other district?",
+            ["Chhatarpur", "Tikamgarh"],
+            ["Chhatarpur"],
+        ),
+        ("Which office has the same lead as Lisbon?", ["Lisbon", "Braga"], ["Braga"]),
+        # Without a word asking for the others, every value stays.
+        (
+            "Which offices are led by Ana Reis, Lisbon or Porto?",
+            ["Lisbon", "Braga"],
+            ["Lisbon", "Braga"],
+        ),
+        # One value, or only the named ones: the result stays as it is.
+        ("Besides Lisbon, which office opened first?", ["Lisbon"], ["Lisbon"]),
+        ("Other than Porto and Faro, which are open?", ["Porto", "Faro"], ["Porto", "Faro"]),
+        ("How many offices other than Porto?", [3, 4], [3, 4]),
+    ],
+)
+def test_a_list_asked_beside_a_named_row_leaves_that_row_out(question, values, kept) -> None:
+    assert without_the_named(question, values) == kept

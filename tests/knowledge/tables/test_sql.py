@@ -10,7 +10,14 @@ from django.db import connection
 
 from knowledge import services
 from knowledge.models import Table, TableRow
-from knowledge.tables.sql import ProgramRefused, ProgramStopped, check, execute, named_table
+from knowledge.tables.sql import (
+    RESERVED,
+    ProgramRefused,
+    ProgramStopped,
+    check,
+    execute,
+    named_table,
+)
 from tests.knowledge.conftest import FILES, run_ingestion
 
 
@@ -105,3 +112,16 @@ def test_a_runaway_query_is_stopped_by_its_timeout_and_leaves_no_trace(budgets) 
         cursor.execute("SHOW statement_timeout")
         assert cursor.fetchone()[0] != "300ms"
     assert TableRow.objects.filter(table_id=budgets.table_id).update(cells=["x"]) == 2
+
+
+@pytest.mark.django_db
+def test_a_header_that_is_a_reserved_word_gets_a_name_a_query_can_write(budgets) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT word FROM pg_get_keywords() WHERE catcode IN ('R', 'T')")
+        assert RESERVED == {word for (word,) in cursor.fetchall()}
+    table = named_table(
+        "terms", budgets.table_id, [{"name": "From", "type": "text"}, {"name": "", "type": "text"}]
+    )
+    assert [name for name, _ in table.columns] == ["c_from", "c_column"]
+    columns, rows = execute("SELECT c_from, c_column FROM terms LIMIT 1", [table])
+    assert columns == ["c_from", "c_column"] and len(rows) == 1

@@ -129,18 +129,39 @@ def test_a_runaway_query_is_stopped_by_its_timeout(clinics_kb, settings) -> None
 
 
 @pytest.mark.parametrize(
-    ("reply", "outcome_kind"),
+    ("replies", "outcome_kind"),
     [
-        ("NONE", "declined"),
-        ("SELECT clinic FROM clinics WHERE opened > 2019", "unfit"),  # names, not a count
-        ("SELECT clinic FROM clinics WHERE opened > 2090", "unfit"),  # nothing
+        (["NONE"], "declined"),
+        # Names, not a count; then nothing: each is shown to the model again with its problem.
+        (["SELECT clinic FROM clinics WHERE opened > 2019"] * 2, "unfit"),
+        (["SELECT clinic FROM clinics WHERE opened > 2090"] * 2, "unfit"),
     ],
 )
 def test_a_declined_or_unfit_query_leaves_the_parser_s_program(
-    clinics_kb, reply, outcome_kind
+    clinics_kb, replies, outcome_kind
 ) -> None:
-    outcome, retrieval, _, _ = _ask([clinics_kb.id], COUNT, reply)
+    outcome, retrieval, script, _ = _ask([clinics_kb.id], COUNT, *replies)
     assert retrieval["table_query"]["outcome"] == outcome_kind
+    assert outcome.metadata["answer_values"] == [3]
+    asked = [prompt for stage, prompt in script.prompts if stage == "retrieval"]
+    assert len(asked) == len(replies)
+    if len(asked) > 1:
+        # The second prompt holds the first query and why it did not answer.
+        assert "A QUERY THAT DID NOT ANSWER" in asked[1][1] and replies[0] in asked[1][1]
+        assert retrieval["table_query"]["reason"] in asked[1][1]
+
+
+def test_a_query_that_fails_as_written_is_corrected_by_the_model(clinics_kb) -> None:
+    # The database rejects the first query (a column outside its aggregate); the model sees
+    # the error and its second query answers.
+    failing = "SELECT COUNT(*) FROM clinics WHERE opened > 2019 ORDER BY clinic"
+    outcome, retrieval, script, _ = _ask(
+        [clinics_kb.id], COUNT, failing, "SELECT COUNT(*) FROM clinics WHERE opened > 2019"
+    )
+    asked = [prompt[1] for stage, prompt in script.prompts if stage == "retrieval"]
+    assert len(asked) == 2 and failing in asked[1] and "The query failed" in asked[1]
+    assert "table_query" not in retrieval
+    assert retrieval["program"]["program"]["by"] == "model"
     assert outcome.metadata["answer_values"] == [3]
 
 
