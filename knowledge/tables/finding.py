@@ -116,14 +116,15 @@ def signals(
         held = sum(idfs.get(term, 0.0) for term in terms & words)
         found.append((held, named_cells(question, cell_names(grid), idfs), len(words)))
     top = max(row_votes.lexical.get(shortlist[0], 0.0), 1e-9)
-    nearest = max(row_votes.dense.values(), default=0.0) or 1.0
+    nearest = max(max(row_votes.dense.values(), default=0.0), 1e-9)
     dense_order = sorted(row_votes.dense, key=row_votes.dense.__getitem__, reverse=True)
+    dense_ranks = {table_id: rank for rank, table_id in enumerate(dense_order, start=1)}
     most_held = max(held for held, _, _ in found) or 1.0
     most_named = max(named for _, named, _ in found) or 1.0
     rows = []
     for rank, (table_id, (held, named, size)) in enumerate(zip(shortlist, found, strict=True)):
         share = row_votes.lexical.get(table_id, 0.0) / top
-        dense_rank = dense_order.index(table_id) + 1 if table_id in row_votes.dense else 0
+        dense_rank = dense_ranks.get(table_id, 0)
         rows.append(
             [
                 share,

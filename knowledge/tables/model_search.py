@@ -98,11 +98,10 @@ def model_table_search(
     for _ in range(1 + max(0, settings.TABLE_QUERY_RETRIES)):
         sql = extract_sql(write(shown_schema, query, problem))
         if sql is None:
-            return parser_hits, outcome or {
-                "outcome": "declined",
-                "reason": "The model wrote no query.",
-                "sql": "",
-            }
+            reason = "The model wrote no query."
+            if outcome:  # it declined to correct its first query
+                reason = f"The model wrote no corrected query after: {outcome['reason']}"
+            return parser_hits, {"outcome": "declined", "reason": reason, "sql": ""}
         values, outcome = _run(sql, schema, query)
         if outcome is None:
             return _model_hits(query, sql, values, schema.tables[_main_table(sql, schema)]), None

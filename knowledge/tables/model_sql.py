@@ -216,21 +216,33 @@ def query_misfit(sql: str, schema: Schema) -> str:
         tree = sqlglot.parse_one(sql, read="postgres")
     except sqlglot.errors.SqlglotError:
         return ""  # the checks before it ran said why
-    numeric = {
-        name for table in schema.tables for name, kind in table.named.columns if kind in _AMOUNTS
-    }
+    amounts, others = set(), set()
+    for table in schema.tables:
+        for (name, kind), column in zip(table.named.columns, table.grid.columns, strict=True):
+            (amounts if kind in _AMOUNTS and _is_amount(column.numbers) else others).add(name)
     for node in tree.find_all(exp.Count):
         column = node.this
-        if isinstance(column, exp.Column) and column.name.lower() in numeric:
+        name = column.name.lower() if isinstance(column, exp.Column) else ""
+        if name in amounts - others and not node.find_ancestor(exp.Having):
             return (
-                f"COUNT({column.name}) counts the rows that hold a {column.name}; "
-                f"their total is SUM({column.name})."
+                f"COUNT({column.name}) counts the rows that hold a {column.name}; if the "
+                f"question asks for the total of {column.name}, that is SUM({column.name})."
             )
     for node in tree.find_all(exp.Sum, exp.Avg):
         column = node.this
         if isinstance(column, exp.Column) and column.name.lower() == "row_number":
             return "row_number is a row's place in the table, not an amount to add up."
     return ""
+
+
+def _is_amount(numbers: list[float | None]) -> bool:
+    """Whether a column of numbers holds amounts to add, not years ("how many seasons" counts
+    the rows of a Season column) nor places in an order (a different number on each row)."""
+    held = [number for number in numbers if number is not None]
+    whole = all(float(number).is_integer() for number in held)
+    years = whole and all(1000 <= number <= 2100 for number in held)
+    places = whole and len(set(held)) == len(held) and max(held) <= len(held) + 1
+    return bool(held) and not years and not places
 
 
 def run_program(
@@ -272,23 +284,27 @@ def as_written(values: list, grid: Grid) -> list:
 
 
 def without_the_named(question: str, values: list) -> list:
-    """Return a list the question asks for beside a row it names ("besides Tikamgarh, what is
-    the other district?", "the same score as Bergamo") without that row's value, which a
-    query's condition lets through. A value is named when each of its words is one the
-    question says, or nearly (a misspelt name)."""
-    if not _ASKS_OTHERS.search(question) or len(values) < 2:
+    """Return a list the question asks for beside a row it names ("besides Braga, which office
+    …?", "the same lead as Lisbon") without that row's value, which a query's condition lets
+    through. A value is named when its words are said together after the word asking for the
+    others, or it is one word said there nearly (a misspelt name: one letter more or less)."""
+    asked = _ASKS_OTHERS.search(question)
+    if not asked or len(values) < 2:
         return values
-    said = fold(question).split()
+    after = fold(question[asked.end() :])
+    said = after.split()
 
     def named(value) -> bool:
-        words = fold(str(value)).split()
-        return bool(words) and all(
-            any(
-                word == other
-                or (len(word) > 4 and SequenceMatcher(None, word, other).ratio() >= 0.85)
-                for other in said
-            )
-            for word in words
+        text = fold(str(value))
+        if not text:
+            return False
+        if f" {text} " in f" {after} ":
+            return True
+        return " " not in text and any(
+            len(text) > 4
+            and abs(len(text) - len(other)) <= 1
+            and SequenceMatcher(None, text, other).ratio() >= 0.85
+            for other in said
         )
 
     kept = [value for value in values if isinstance(value, int | float) or not named(value)]

@@ -44,6 +44,15 @@ class ProgramRefused(Exception):
     """A query that may not run; the message says why, as a user may read it."""
 
 
+# SQLSTATE classes of a query wrong as written (42: syntax or access rule, 22: data), but 42501
+# (no privilege); 57014: cancelled by the statement timeout.
+_CORRECTABLE = ("42", "22")
+_PRIVILEGE = "42501"
+_CANCELLED = "57014"
+# The terminal colours sqlglot's parse errors underline with.
+_ESCAPES = re.compile(r"\x1b\[[0-9;]*m")
+
+
 class ProgramFailed(ProgramRefused):
     """A query that is allowed but fails as written (it does not parse, or the database rejects
     it): its writer may correct it."""
@@ -113,7 +122,8 @@ def check(sql: str, tables: list[NamedTable]) -> str:
     try:
         statements = sqlglot.parse(sql.strip().rstrip(";"), read="postgres")
     except sqlglot.errors.SqlglotError as exc:  # its parser's errors and its tokenizer's
-        raise ProgramFailed(f"The query could not be parsed: {str(exc)[:200]}") from exc
+        said = _ESCAPES.sub("", str(exc)).splitlines()[0][:200]
+        raise ProgramFailed(f"The query could not be parsed: {said}") from exc
     statements = [statement for statement in statements if statement is not None]
     if len(statements) != 1:
         raise ProgramRefused("A table query is one SELECT statement.")
@@ -203,14 +213,21 @@ def execute(
             raise _RolledBack
     except _RolledBack:
         pass
-    except OperationalError as exc:
-        if "statement timeout" in str(exc) or "canceling statement" in str(exc):
+    except Exception as exc:  # noqa: BLE001 - a model's query fails in many ways
+        state = getattr(exc.__cause__, "sqlstate", None) or getattr(exc, "sqlstate", None) or ""
+        if state == _CANCELLED or (
+            isinstance(exc, OperationalError) and "statement timeout" in str(exc)
+        ):
             raise ProgramStopped(
                 f"The query ran longer than {timeout_ms} ms and was stopped."
             ) from exc
-        raise ProgramFailed(f"The query failed: {str(exc).splitlines()[0][:200]}") from exc
-    except Exception as exc:  # noqa: BLE001 - a model's query fails in many ways
-        raise ProgramFailed(f"The query failed: {str(exc).splitlines()[0][:200]}") from exc
+        said = f"The query failed: {str(exc).splitlines()[0][:200]}"
+        # A query the database rejects as written (a syntax error, a column it does not know, a
+        # value of the wrong type) may be corrected; a lost connection or a write it refused
+        # may not.
+        if state[:2] in _CORRECTABLE and state != _PRIVILEGE:
+            raise ProgramFailed(said) from exc
+        raise ProgramRefused(said) from exc
     columns, rows = read["columns"], read["rows"]
     if len(rows) > row_limit:
         raise ProgramRefused(f"The query returned more than {row_limit} rows.")

@@ -96,7 +96,9 @@ def test_a_model_s_answer_the_parser_does_not_compute_is_not_verified(clinics_kb
     ],
 )
 def test_a_harmful_query_is_refused_and_the_parser_answers(clinics_kb, sql, said) -> None:
-    outcome, retrieval, _, sink = _ask([clinics_kb.id], COUNT, sql)
+    outcome, retrieval, script, sink = _ask([clinics_kb.id], COUNT, sql)
+    # Refused for what it does: the model is not asked to correct it.
+    assert [stage for stage, _ in script.prompts].count("retrieval") == 1
     assert retrieval["table_query"]["outcome"] == "refused"
     assert said in retrieval["table_query"]["reason"]
     assert retrieval["program"]["program"]["by"] == "parser"
@@ -122,7 +124,8 @@ def test_a_runaway_query_is_stopped_by_its_timeout(clinics_kb, settings) -> None
     runaway = (
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n"
     )
-    outcome, retrieval, _, _ = _ask([clinics_kb.id], COUNT, runaway)
+    outcome, retrieval, script, _ = _ask([clinics_kb.id], COUNT, runaway)
+    assert [stage for stage, _ in script.prompts].count("retrieval") == 1
     assert retrieval["table_query"]["outcome"] == "stopped"
     assert "300 ms" in retrieval["table_query"]["reason"]
     assert outcome.metadata["answer_values"] == [3]
@@ -162,6 +165,16 @@ def test_a_query_that_fails_as_written_is_corrected_by_the_model(clinics_kb) -> 
     assert len(asked) == 2 and failing in asked[1] and "The query failed" in asked[1]
     assert "table_query" not in retrieval
     assert retrieval["program"]["program"]["by"] == "model"
+    assert outcome.metadata["answer_values"] == [3]
+
+
+def test_a_model_that_writes_no_corrected_query_leaves_the_parser_s_program(clinics_kb) -> None:
+    failing = "SELECT COUNT(*) FROM clinics WHERE opened > 2019 ORDER BY clinic"
+    outcome, retrieval, _, _ = _ask([clinics_kb.id], COUNT, failing, "NONE")
+    assert retrieval["table_query"]["outcome"] == "declined"
+    assert retrieval["table_query"]["reason"].startswith("The model wrote no corrected query")
+    assert "The query failed" in retrieval["table_query"]["reason"]
+    assert set(retrieval["table_query"]) == {"outcome", "reason", "sql"}
     assert outcome.metadata["answer_values"] == [3]
 
 
