@@ -239,10 +239,12 @@ def _is_amount(numbers: list[float | None]) -> bool:
     """Whether a column of numbers holds amounts to add, not years ("how many seasons" counts
     the rows of a Season column) nor places in an order (a different number on each row)."""
     held = [number for number in numbers if number is not None]
+    if not held:
+        return False
     whole = all(float(number).is_integer() for number in held)
     years = whole and all(1000 <= number <= 2100 for number in held)
     places = whole and len(set(held)) == len(held) and max(held) <= len(held) + 1
-    return bool(held) and not years and not places
+    return not years and not places
 
 
 def run_program(

@@ -8,6 +8,7 @@ import pytest
 
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.model_sql import (
+    _is_amount,
     as_written,
     build_schema,
     extract_sql,
@@ -182,3 +183,9 @@ def test_a_query_that_cannot_compute_what_it_seems_to_is_unfit(offices, sql, sai
 )
 def test_a_list_asked_beside_a_named_row_leaves_that_row_out(question, values, kept) -> None:
     assert without_the_named(question, values) == kept
+
+
+def test_a_column_of_numbers_without_one_value_is_no_column_of_amounts() -> None:
+    assert not _is_amount([None, None]) and not _is_amount([])
+    assert _is_amount([8.5, 12.0, 12.0]) and not _is_amount([2001.0, 2002.0])
+    assert not _is_amount([3.0, 1.0, 2.0])  # places 1..n
