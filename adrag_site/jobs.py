@@ -201,11 +201,18 @@ def worker_queues() -> list[str]:
     return []
 
 
-def warm_up_in_worker(name: str, load) -> None:
-    """In a worker, call `load` on a background thread at start, so that the first job does not
-    wait for what it loads (models, LangGraph); elsewhere (web, commands) load nothing. The log
-    says when it is done (a job that needs it before then waits for it)."""
-    if not is_worker_process():
+def takes_any_of(queues: tuple[str, ...]) -> bool:
+    """True when this worker takes one of `queues` (a worker that names none takes every queue)."""
+    taken = worker_queues()
+    return not taken or any(queue in taken for queue in queues)
+
+
+def warm_up_in_worker(name: str, load, *, queues: tuple[str, ...]) -> None:
+    """In a worker that takes one of `queues`, call `load` on a background thread at start, so
+    that the first job does not wait for what it loads (models, LangGraph); elsewhere (web,
+    commands, a worker only for other queues) load nothing. The log says when it is done (a job
+    that needs it before then waits for it)."""
+    if not is_worker_process() or not takes_any_of(queues):
         return
 
     def warm_up() -> None:

@@ -17,4 +17,4 @@ class ProvidersConfig(AppConfig):
         register_probe("reranker", reranker.status)
         register_probe("local_model", local_readiness.status)
         # A worker loads its models up front, so its first query does not pay for them.
-        warm_up_in_worker("embedder", embedder.get_model)
+        warm_up_in_worker("embedder", embedder.get_model, queues=("runs", "ingest"))

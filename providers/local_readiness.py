@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from adrag_site.jobs import is_worker_process, worker_queues
+from adrag_site.jobs import is_worker_process, takes_any_of
 from providers.llm.local import LlamaCppBackend, model_path
 from providers.models import LocalModelState
 
@@ -41,7 +41,7 @@ def worker_id() -> str:
 def start_in_worker(*, system: str) -> None:
     """In a run worker, warm the local model up on a background thread (if wanted), reading
     the system prompt its answers start with."""
-    if not wanted() or not is_worker_process() or "runs" not in worker_queues():
+    if not wanted() or not is_worker_process() or not takes_any_of(("runs",)):
         return
     threading.Thread(
         target=_warm_up_and_report, args=(system,), name="warm-up-local-model", daemon=True

@@ -147,7 +147,9 @@ def new_page(browser):
     problems = PageProblems()
 
     def _new_page(viewport: dict | None = None):
-        context = browser.new_context(viewport=viewport or DESKTOP)
+        # Reduced motion: the running stage's dot stops pulsing (app.css honours the setting), so
+        # the renderer does not repaint at every frame while a test waits on a run.
+        context = browser.new_context(viewport=viewport or DESKTOP, reduced_motion="reduce")
         context.set_default_timeout(20_000)
         contexts.append(context)
         page = context.new_page()

@@ -42,6 +42,46 @@ def test_a_worker_knows_its_queues(monkeypatch, argv, queues):
     assert jobs.worker_queues() == queues
 
 
+@pytest.mark.parametrize(
+    ("queues", "loaded"),
+    [
+        ("runs,default", ["embedder", "pipeline", "language"]),
+        ("ingest", ["embedder"]),
+        ("default", []),
+        (None, ["embedder", "pipeline", "language"]),
+    ],
+)
+def test_a_worker_warms_up_only_what_its_queues_use(monkeypatch, queues, loaded):
+    """An ingest worker loads the embedder but not LangGraph or spaCy; a worker naming no queue
+    takes every queue, and warms everything up; a web process (no worker) nothing."""
+    from django.apps import apps
+
+    from adrag_site import jobs
+
+    argv = ["manage.py", "procrastinate", "worker"] + (["--queues", queues] if queues else [])
+    monkeypatch.setattr("sys.argv", argv)
+    started: list[str] = []
+
+    class NotStarted:
+        """A warm-up thread that records its name instead of loading anything."""
+
+        def __init__(self, *, target, name, daemon) -> None:
+            self.name = name
+
+        def start(self) -> None:
+            started.append(self.name)
+
+    monkeypatch.setattr(jobs.threading, "Thread", NotStarted)
+    for config in ("providers", "queries"):
+        apps.get_app_config(config).ready()
+    assert [name.removeprefix("warm-up-") for name in started] == loaded
+    monkeypatch.setattr("sys.argv", ["manage.py", "runserver"])
+    started.clear()
+    for config in ("providers", "queries"):
+        apps.get_app_config(config).ready()
+    assert started == []
+
+
 def test_health_reports_each_live_worker_s_local_model(client, settings):
     from django.utils import timezone
 
