@@ -21,7 +21,7 @@ class QueriesConfig(AppConfig):
         metrics.register()
         # LangGraph takes most of a second to import: a worker of runs imports the pipeline at
         # start, so that its first run does not wait for it; web processes and ingest workers,
-        # which never run it, skip it (about 4 CPU-seconds and 150 MB less for an ingest worker).
+        # which never run it, skip it (2.7 CPU-seconds and 117 MB less for an ingest worker).
         warm_up_in_worker("pipeline", _import_pipeline, queues=("runs",))
         # spaCy's English pipeline reads every question (the frame) and answer (the check).
         warm_up_in_worker("language", language.nlp, queues=("runs",))
