@@ -192,7 +192,10 @@ def test_the_prompt_batch_settles_and_no_longer_follows_the_load(local, gguf_mod
     tokens = llm.tokenize("\n".join([CONTEXT] * 24).encode())
     llm._ctx.kv_cache_seq_rm(-1, 0, -1)
     llm.n_tokens = 0
-    module.read_prompt(llm, tokens, lambda: False)  # enough batches to settle
+    # Enough batches to settle (no batch is longer than PROMPT_BATCH_MAX).
+    module.read_prompt(
+        llm, tokens[: module.PROMPT_BATCH_SETTLE * module.PROMPT_BATCH_MAX], lambda: False
+    )
     assert module._batches_read[id(llm)] >= module.PROMPT_BATCH_SETTLE
     settled = module._batch_tokens[id(llm)]
     # A clock that makes reading look as slow as can be (each call 10 s on), which would size
@@ -203,7 +206,8 @@ def test_the_prompt_batch_settles_and_no_longer_follows_the_load(local, gguf_mod
     monkeypatch.setattr(module.time, "perf_counter", clock)
     llm.n_tokens = 0
     llm._ctx.kv_cache_seq_rm(-1, 0, -1)
-    module.read_prompt(llm, tokens, lambda: False)
+    # Three batches: a size that followed the clock would change after the first.
+    module.read_prompt(llm, tokens[: 2 * settled + 1], lambda: False)
     assert module._batch_tokens[id(llm)] == settled
 
 
