@@ -359,10 +359,13 @@ def _live_embedder(request, _embedder_memo, _hash_embedder, monkeypatch):
     """A test on processes it starts for itself: those processes and this one embed with the
     small deterministic embedder (tests/embedding.py), so that each starts without loading the
     model and what this process ingests, they search alike. A test that needs the model there
-    keeps it (`@pytest.mark.real_embedder`)."""
+    keeps it (`@pytest.mark.real_embedder`); a test on no such fixture that only needs vectors
+    asks for the small one (`@pytest.mark.hash_embedder`)."""
     from tests.embedding import use_hash_embedder
 
-    hashed = HASH_EMBEDDER_FIXTURES & set(request.fixturenames)
+    hashed = HASH_EMBEDDER_FIXTURES & set(request.fixturenames) or request.node.get_closest_marker(
+        "hash_embedder"
+    )
     if hashed and not request.node.get_closest_marker("real_embedder"):
         use_hash_embedder(monkeypatch, *_hash_embedder)
     yield

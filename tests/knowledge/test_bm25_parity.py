@@ -17,6 +17,7 @@ from knowledge.retrieval import bm25
 from knowledge.retrieval.bm25 import bm25_scores
 from knowledge.services import document_delete, kb_create, kb_delete
 from providers.tokenize import bm25_tokens
+from tests.embedding import use_hash_embedder
 from tests.knowledge.conftest import FILES, is_image
 from tests.support import flush_database, shared_rows
 
@@ -39,16 +40,27 @@ def _ingest(kb, items):
 
 
 @pytest.fixture(scope="module")
-def corpora_ids(django_db_setup, django_db_blocker, tmp_path_factory):
+def corpora_ids(django_db_setup, django_db_blocker, tmp_path_factory, _hash_embedder):
     """Three KBs made once for the module: every test reads them in a transaction that is
-    rolled back, so each finds them as they were made."""
+    rolled back, so each finds them as they were made. BM25 reads no vector: the chunks are
+    embedded by the small deterministic embedder (tests/embedding.py), not the model."""
     try:
-        with shared_rows(django_db_blocker, tmp_path_factory):
+        with (
+            shared_rows(django_db_blocker, tmp_path_factory),
+            pytest.MonkeyPatch.context() as patch,
+        ):
+            use_hash_embedder(patch, *_hash_embedder)
             owner = User.objects.create_user("bm25-owner", "bm25@example.com", "bm25-pass-123")
             made = [kb.id for kb in _make_corpora(owner)]
         yield made
     finally:
         flush_database(django_db_blocker)
+
+
+@pytest.fixture(autouse=True)
+def _bm25_reads_no_vector(monkeypatch, _hash_embedder):
+    """What a test here ingests again is embedded as the module's corpora were."""
+    use_hash_embedder(monkeypatch, *_hash_embedder)
 
 
 @pytest.fixture

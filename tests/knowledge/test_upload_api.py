@@ -24,6 +24,7 @@ SAME_FORMAT_AS = {"jpeg": "jpg", "tiff": "tif"}
 
 
 @pytest.mark.slow  # every type, the scans by tesseract
+@pytest.mark.hash_embedder  # about extraction and the stores' rows, not what the model finds
 def test_every_supported_type_reaches_ready_with_all_three_stores(upload, kb):
     names = sorted(f"sample.{ext}" for ext in SUPPORTED_EXTENSIONS if ext not in SAME_FORMAT_AS)
     response = upload(*names)
@@ -125,6 +126,7 @@ def test_several_files_in_one_request_report_each(upload):
 
 
 @pytest.mark.slow
+@pytest.mark.hash_embedder  # a worker process at work: it loads no model (10 CPU-s)
 def test_worker_process_ingests_an_upload(upload, kb, transactional_db):
     from tests.support import run_manage
 
