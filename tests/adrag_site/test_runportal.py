@@ -14,7 +14,10 @@ import requests
 from tests.support import ROOT, child_env
 
 
+# Supervision, not answers: the workers runportal starts embed with the small deterministic
+# embedder and load no model (this module's two tests: 31.8 CPU-seconds before, 24.6 after).
 @pytest.mark.slow
+@pytest.mark.hash_embedder
 @pytest.mark.django_db(transaction=True)
 def test_runportal_serves_login_and_health_and_stops_both_on_ctrl_c():
     from tests.live import free_port
@@ -60,6 +63,7 @@ def test_runportal_serves_login_and_health_and_stops_both_on_ctrl_c():
 
 
 @pytest.mark.slow
+@pytest.mark.hash_embedder
 @pytest.mark.django_db(transaction=True)
 def test_a_killed_worker_is_restarted_while_the_web_keeps_serving_and_its_run_is_interrupted(
     user, tmp_path
