@@ -51,12 +51,14 @@ def test_a_worker_knows_its_queues(monkeypatch, argv, queues):
         (None, ["embedder", "pipeline", "language"]),
     ],
 )
-def test_a_worker_warms_up_only_what_its_queues_use(monkeypatch, queues, loaded):
+def test_a_worker_warms_up_only_what_its_queues_use(monkeypatch, settings, queues, loaded):
     """An ingest worker loads the embedder but not LangGraph or spaCy; a worker naming no queue
     takes every queue, and warms everything up; a web process (no worker) nothing."""
     from django.apps import apps
 
     from adrag_site import jobs
+
+    settings.LOCAL_WARM_UP = "false"  # the local model's warm-up has its own tests above
 
     argv = ["manage.py", "procrastinate", "worker"] + (["--queues", queues] if queues else [])
     monkeypatch.setattr("sys.argv", argv)
