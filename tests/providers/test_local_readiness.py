@@ -84,6 +84,35 @@ def test_a_worker_warms_up_only_what_its_queues_use(monkeypatch, settings, queue
     assert started == []
 
 
+@pytest.mark.parametrize(
+    ("argv", "warms"),
+    [
+        (["manage.py", "procrastinate", "worker", "--queues", "runs,default"], True),
+        (["manage.py", "procrastinate", "worker", "--queues", "ingest"], False),
+        (["manage.py", "procrastinate", "worker"], True),  # every queue, runs among them
+        (["manage.py", "procrastinate", "worker", "--one-shot"], False),
+        (["manage.py", "runserver"], False),
+    ],
+)
+def test_the_local_model_warms_up_in_workers_that_take_runs(monkeypatch, settings, argv, warms):
+    from providers import local_readiness
+
+    settings.LOCAL_WARM_UP = "true"
+    monkeypatch.setattr("sys.argv", argv)
+    started: list[str] = []
+
+    class NotStarted:
+        def __init__(self, *, target, args, name, daemon) -> None:
+            self.name = name
+
+        def start(self) -> None:
+            started.append(self.name)
+
+    monkeypatch.setattr(local_readiness.threading, "Thread", NotStarted)
+    local_readiness.start_in_worker(system="You answer.")
+    assert started == (["warm-up-local-model"] if warms else [])
+
+
 def test_health_reports_each_live_worker_s_local_model(client, settings):
     from django.utils import timezone
 
