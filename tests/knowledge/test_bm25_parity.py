@@ -21,7 +21,8 @@ from tests.embedding import use_hash_embedder
 from tests.knowledge.conftest import FILES, is_image
 from tests.support import flush_database, shared_rows
 
-pytestmark = pytest.mark.django_db
+# What a test here ingests again is embedded as the module's corpora were.
+pytestmark = [pytest.mark.django_db, pytest.mark.hash_embedder]
 
 QUERIES = [
     "Marie Curie radioactivity research",
@@ -55,12 +56,6 @@ def corpora_ids(django_db_setup, django_db_blocker, tmp_path_factory, _hash_embe
         yield made
     finally:
         flush_database(django_db_blocker)
-
-
-@pytest.fixture(autouse=True)
-def _bm25_reads_no_vector(monkeypatch, _hash_embedder):
-    """What a test here ingests again is embedded as the module's corpora were."""
-    use_hash_embedder(monkeypatch, *_hash_embedder)
 
 
 @pytest.fixture

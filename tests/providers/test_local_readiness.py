@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import threading
 
 import pytest
 
@@ -42,6 +43,22 @@ def test_a_worker_knows_its_queues(monkeypatch, argv, queues):
     assert jobs.worker_queues() == queues
 
 
+@pytest.fixture
+def warm_ups(monkeypatch) -> list[str]:
+    """The names of the warm-up threads started, none of which runs (nothing is loaded)."""
+    started: list[str] = []
+
+    class NotStarted:
+        def __init__(self, *, name, **_) -> None:
+            self.name = name
+
+        def start(self) -> None:
+            started.append(self.name)
+
+    monkeypatch.setattr(threading, "Thread", NotStarted)
+    return started
+
+
 @pytest.mark.parametrize(
     ("queues", "loaded"),
     [
@@ -51,29 +68,17 @@ def test_a_worker_knows_its_queues(monkeypatch, argv, queues):
         (None, ["embedder", "pipeline", "language"]),
     ],
 )
-def test_a_worker_warms_up_only_what_its_queues_use(monkeypatch, settings, queues, loaded):
+def test_a_worker_warms_up_only_what_its_queues_use(
+    monkeypatch, settings, warm_ups, queues, loaded
+):
     """An ingest worker loads the embedder but not LangGraph or spaCy; a worker naming no queue
     takes every queue, and warms everything up; a web process (no worker) nothing."""
     from django.apps import apps
 
-    from adrag_site import jobs
-
-    settings.LOCAL_WARM_UP = "false"  # the local model's warm-up has its own tests above
-
+    settings.LOCAL_WARM_UP = "false"  # the local model's warm-up has its own test below
     argv = ["manage.py", "procrastinate", "worker"] + (["--queues", queues] if queues else [])
     monkeypatch.setattr("sys.argv", argv)
-    started: list[str] = []
-
-    class NotStarted:
-        """A warm-up thread that records its name instead of loading anything."""
-
-        def __init__(self, *, target, name, daemon) -> None:
-            self.name = name
-
-        def start(self) -> None:
-            started.append(self.name)
-
-    monkeypatch.setattr(jobs.threading, "Thread", NotStarted)
+    started = warm_ups
     for config in ("providers", "queries"):
         apps.get_app_config(config).ready()
     assert [name.removeprefix("warm-up-") for name in started] == loaded
@@ -94,23 +99,15 @@ def test_a_worker_warms_up_only_what_its_queues_use(monkeypatch, settings, queue
         (["manage.py", "runserver"], False),
     ],
 )
-def test_the_local_model_warms_up_in_workers_that_take_runs(monkeypatch, settings, argv, warms):
+def test_the_local_model_warms_up_in_workers_that_take_runs(
+    monkeypatch, settings, warm_ups, argv, warms
+):
     from providers import local_readiness
 
     settings.LOCAL_WARM_UP = "true"
     monkeypatch.setattr("sys.argv", argv)
-    started: list[str] = []
-
-    class NotStarted:
-        def __init__(self, *, target, args, name, daemon) -> None:
-            self.name = name
-
-        def start(self) -> None:
-            started.append(self.name)
-
-    monkeypatch.setattr(local_readiness.threading, "Thread", NotStarted)
     local_readiness.start_in_worker(system="You answer.")
-    assert started == (["warm-up-local-model"] if warms else [])
+    assert warm_ups == (["warm-up-local-model"] if warms else [])
 
 
 def test_health_reports_each_live_worker_s_local_model(client, settings):
