@@ -20,7 +20,7 @@ from queries.answering import prompts, schemas
 from queries.answering.checks.claims import CITATION, REFUSAL
 from queries.answering.frame import QuestionFrame
 from queries.answering.strategy import Strategy
-from queries.answering.types import Answer, AnsweredBy, Critique, Plan, SourceBlock
+from queries.answering.types import BY_MODEL, Answer, AnsweredBy, Critique, Plan, SourceBlock
 
 # The longest standalone question kept from a model's reply.
 MAX_STANDALONE_CHARS = 500
@@ -210,7 +210,13 @@ class ModelStrategy(Strategy):
             ctx,
             on_text=self._answer_stream(ctx, json_reply=False),
         ).strip()
-        return Answer(text=text, confidence=0.5, is_sufficient=not REFUSAL.search(text))
+        # Written from the model's own knowledge: nothing in the documents checks it.
+        return Answer(
+            text=text,
+            confidence=0.5,
+            is_sufficient=not REFUSAL.search(text),
+            answered_by=BY_MODEL,
+        )
 
     def critique(self, frame, context, answer, blocks, ctx) -> Critique:
         user = (

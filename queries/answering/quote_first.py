@@ -50,12 +50,20 @@ class QuoteFirstStrategy(ModelStrategy):
         A lookup ("Who runs the Porto office?") is retrieved whatever a model says about it;
         the model planner cost 3-6 s of a question on two cores (9-29 s through llama.cpp's
         server on an AVX2 machine). Questions the rules read as analytical, general
-        knowledge, live or code still go to the model.
+        knowledge, live or code still go to the model, which may add web search or read the
+        question's kind, but not skip the documents the rules would search.
         """
         rules = self.quotes.plan(frame, ctx)
-        if not rules.plain_lookup:
-            return super().plan(frame, ctx)
-        return replace(rules, planned_by="rules")
+        if rules.plain_lookup:
+            return replace(rules, planned_by="rules")
+        planned = super().plan(frame, ctx)
+        if rules.retrieve and not planned.retrieve:
+            # A question the rules read as one about the documents is searched: a small model
+            # planned a question over a phrase table as general knowledge and answered from
+            # its memory, wrongly. Fails toward retrieval, as the spec's planner does on an
+            # error.
+            return replace(planned, retrieve=True)
+        return planned
 
     def compress(self, frame: QuestionFrame, context: str, ctx: CallContext) -> str:
         """Keep the sentences that matter most, by the extractive scoring: a small model

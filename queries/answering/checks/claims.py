@@ -96,6 +96,12 @@ def line_claims(line: str) -> list[tuple[str, Claim | None]]:
             and not REFUSAL.search(claim_text)
         )
         piece = body[start:end] if found >= 0 else body[position:]
+        last = next((claim for _, claim in reversed(pieces) if claim is not None), None)
+        if cited and not tokens and last is not None and not last.cited:
+            # Markers the sentence split left alone ("... in Afrikaans? [1].", "1 M.L.A. [1].")
+            # cite the claim before them: it is not given a second marker.
+            last.cited = cited
+            is_claim = False
         pieces.append((piece, Claim(claim_text, cited) if is_claim else None))
         position = end
     if position < len(body):

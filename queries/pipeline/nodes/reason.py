@@ -136,12 +136,13 @@ def _direct(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         direct = run.strategy.answer_direct(question_frame(state), run.call)
         stream.flush()
         answer, declined = direct.text, direct.is_sufficient is False
+        direct_by = direct.answered_by or ""
     except RunCancelled:
         raise
     except Exception as exc:
         log_failure(logger, "direct answer failed", exc)
         run.emit(stages.STAGE_ERROR, {"stage": stages.REASONING, "error": public_error(exc)})
-        answer, declined = UNABLE, True
+        answer, declined, direct_by = UNABLE, True, ""
     run.emit(
         stages.STAGE_COMPLETE,
         {
@@ -155,9 +156,10 @@ def _direct(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         "sources": [],
         "confidence": 0.5,
         "key_facts": [],
-        # A direct answer rests on no passage; one that declines is never shown as verified.
+        # A direct answer rests on no passage; one that declines is never shown as verified,
+        # nor one a model wrote from its own knowledge (reflect.py).
         "is_sufficient": not declined,
-        "answered_by": "",
+        "answered_by": direct_by,
     }
 
 

@@ -17,7 +17,7 @@ from django.conf import settings
 from providers.llm.base import RunCancelled, public_error
 from providers.reranker import get_reranker
 from queries.answering.checks import CAVEAT, not_found_answer
-from queries.answering.types import BY_TABLE, OTHER_WAY, Critique
+from queries.answering.types import BY_MODEL, BY_TABLE, OTHER_WAY, Critique
 from queries.pipeline import stages
 from queries.pipeline.context import RunContext, run_context
 from queries.pipeline.sources import (
@@ -46,6 +46,11 @@ NOT_GROUNDED = "The answer was not grounded in the evidence."
 TENTATIVE_NOTE = (
     "Note: no passage states this. It is the table's likeliest reading, computed by a program "
     "that may not be the one you asked for."
+)
+FROM_MEMORY_ISSUE = "A model answered from its own knowledge: no document was searched for it."
+FROM_MEMORY_NOTE = (
+    "Note: this answer is the model's own knowledge; no document was searched for it, so "
+    "nothing here checked it."
 )
 TENTATIVE_ISSUE = (
     "No passage states the answer; a table program that may not be the one asked for computed it."
@@ -161,7 +166,8 @@ def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "
         confidence = min(confidence, NOT_FOUND_CONFIDENCE)
     else:
         outcome = UNVERIFIED
-        answer = f"{answer}\n\n{CAVEAT}"
+        unchecked = FROM_MEMORY_ISSUE in verdict.issues
+        answer = f"{answer}\n\n{FROM_MEMORY_NOTE if unchecked else CAVEAT}"
     run.emit(
         stages.FINALIZE,
         {
@@ -265,14 +271,7 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
     docs = state.get("context_docs", [])
     answer = (state.get("answer") or "").strip()
     if not state.get("retrieve", True) and not docs:
-        # Direct-answer mode: there is no evidence to check the answer against. An answer
-        # that declines (the extractive strategy's to a general question) is not verified.
-        declined = state.get("is_sufficient") is False
-        return Verdict(
-            grounded=not declined,
-            confidence=state.get("confidence", 0.5),
-            issues=["The question was not answered."] if declined else [],
-        )
+        return _judge_direct(state)
     if not answer or answer == UNABLE:
         # An empty answer is a failed attempt; the budget, not the recursion limit, ends it.
         return Verdict(
@@ -294,6 +293,23 @@ def _judge(run: RunContext, state: RAGState) -> Verdict:
         retry_count=state.get("retry_count", 0),
         error=error,
         other_way=run.strategy.retry == OTHER_WAY,
+    )
+
+
+def _judge_direct(state: RAGState) -> Verdict:
+    """Direct-answer mode: there is no evidence to check the answer against. An answer that
+    declines (the extractive strategy's to a general question) is not verified, nor one a model
+    wrote from its own knowledge ("verified" means checked against the documents): only a
+    greeting, or what the rules computed ("12*7 = 84"), stands verified. Neither is retried:
+    the plan sends a retry to the same place."""
+    if state.get("is_sufficient") is False:
+        issues = ["The question was not answered."]
+    elif state.get("answered_by") == BY_MODEL and state.get("query_type") != "conversational":
+        issues = [FROM_MEMORY_ISSUE]
+    else:
+        issues = []
+    return Verdict(
+        grounded=not issues, confidence=float(state.get("confidence", 0.5)), issues=issues
     )
 
 

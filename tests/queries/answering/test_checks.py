@@ -53,6 +53,23 @@ def test_a_claim_without_a_marker_gets_the_marker_of_the_passage_that_supports_i
     assert check.markers_added == 1 and check.supporting == [2] and not check.unsupported
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Is the nightly cap in Lisbon EUR 140? [2].",
+        "The cap in Lisbon is EUR 140. [2]",
+        "The cap in Lisbon is EUR 140 a night, per the travel.pdf. [2].",
+    ],
+)
+def test_a_marker_after_the_sentences_end_cites_that_sentence(answer) -> None:
+    """The sentence split leaves "[2]." alone after a "?" or a full stop: it still cites the
+    sentence before it, which is checked against [2] and given no second marker."""
+    check = check_answer("What is the hotel cap in Lisbon?", answer, BLOCKS)
+
+    assert check.answer == answer and check.markers_added == 0
+    assert [claim.cited for claim in check.claims] == [[2]]
+
+
 def test_the_section_path_frames_a_claim() -> None:
     check = check_answer(
         "What did v3.2.0 add?",

@@ -15,6 +15,7 @@ from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from providers.llm.base import ProviderError
 from providers.reranker import FallbackReranker
+from queries.pipeline.nodes.reflect import FROM_MEMORY_ISSUE, FROM_MEMORY_NOTE
 from tests.queries.pipeline.contract import CLEAN_PASS, RETRY_BLOCK
 from tests.queries.pipeline.memory import MemoryStores, searched
 from tests.queries.pipeline.scripted import (
@@ -123,6 +124,43 @@ def test_direct_answer_skips_retrieval_and_web_with_empty_sources(any_kb):
     done = data_of(sink, "done")[0]
     assert done["sources"] == [] and done["answer"] == "Hello! Ask me about your documents."
     assert data_of(sink, "stage_complete", "aggregator")[0]["after"] == 0
+    # A greeting has nothing to check: it stands as the spec has it.
+    assert done["metadata"]["verdict"] == "verified" and done["metadata"]["grounded"] is True
+
+
+def test_a_models_answer_from_its_own_knowledge_is_never_verified(kb):
+    plan = {**PLAN_DIRECT, "query_type": "general_knowledge", "reasoning": "well known"}
+    script = Script(planner=[plan], reasoning=["Marie Curie was born in Warsaw in 1867."])
+    sink, outcome = run(kb, script, query="Where was Marie Curie born?")
+
+    done = data_of(sink, "done")[0]
+    assert [e["data"]["stage"] for e in sink.frames() if e["type"] == "stage_skip"] == [
+        "retrieval",
+        "external_tools",
+    ]
+    assert (done["metadata"]["verdict"], done["metadata"]["grounded"]) == ("unverified", False)
+    assert done["metadata"]["issues"] == [FROM_MEMORY_ISSUE]
+    assert done["answer"] == f"Marie Curie was born in Warsaw in 1867.\n\n{FROM_MEMORY_NOTE}"
+    assert data_of(sink, "finalize")[0]["verdict"] == "unverified"
+    # Not retried: a retry would plan the same direct answer.
+    assert not data_of(sink, "retry") and outcome.status == "succeeded"
+
+
+def test_quote_first_searches_a_question_the_rules_read_as_about_the_documents(kb):
+    """The small model may not plan a document question as general knowledge: the question
+    is searched and answered from the passages, not from the model's memory."""
+    plan = {**PLAN_DIRECT, "query_type": "general_knowledge", "reasoning": "well known"}
+    script = Script(planner=[plan])
+    sink, _ = run(kb, script, query="Explain what Marie Curie discovered", small=True)
+
+    planned = data_of(sink, "stage_complete", "planner")[0]
+    assert (planned["retrieve"], planned["planned_by"]) == (True, "model")
+    assert [e["data"]["stage"] for e in sink.frames() if e["type"] == "stage_skip"] == [
+        "external_tools"
+    ]
+    done = data_of(sink, "done")[0]
+    assert "polonium and radium" in done["answer"] and done["sources"]
+    assert script.calls == [("planner", script.calls[0][1])]
 
 
 def test_planner_failure_falls_back_to_retrieval(kb):
