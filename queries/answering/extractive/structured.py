@@ -87,7 +87,7 @@ def structured_answer(frame: QuestionFrame, blocks: list[SourceBlock]) -> Struct
         # "the first point of contact" names no list: a table may still answer it.
         if answer is not None:
             return answer
-    rows = _rows(blocks)
+    rows = table_rows(blocks)
     if not rows:
         return None
     if frame.plural or frame.answer_type == LIST:
@@ -100,7 +100,7 @@ def structured_answer(frame: QuestionFrame, blocks: list[SourceBlock]) -> Struct
 # --- one row ---------------------------------------------------------------------------
 
 
-def _rows(blocks: list[SourceBlock]) -> list[_Row]:
+def table_rows(blocks: list[SourceBlock]) -> list[_Row]:
     """Return every table row the blocks hold, once each, in the blocks' order."""
     rows: dict[tuple, _Row] = {}
     for rank, block in enumerate(blocks):
@@ -180,11 +180,11 @@ def row_answer(frame: QuestionFrame, rows: list[_Row]) -> StructuredAnswer | Non
     else:
         text = f"{value} is the {header} for {subject} [{row.block}]."
     return StructuredAnswer(
-        text, [row.block], [f"{row.headers[column]}: {value}"], values=[_as_value(value)]
+        text, [row.block], [f"{row.headers[column]}: {value}"], values=[as_value(value)]
     )
 
 
-def _as_value(text: str):
+def as_value(text: str):
     """Return a cell as the value an answer asserts: a number as a number ("4,250" 4250)."""
     cell = read_cell(text)
     if cell.type == CELL_NUMBER and isinstance(cell.value, int | float):
@@ -351,15 +351,15 @@ def rows_answer(query: str, rows: list[_Row]) -> StructuredAnswer | None:
     for row in rows:
         tables.setdefault((row.table, row.headers), []).append(row)
     stems = set(bm25_tokens(query))
-    for (_, headers), table_rows in sorted(tables.items(), key=lambda kv: kv[1][0].rank):
-        if len(table_rows) < MIN_ROWS_FOR_LIST:
+    for (_, headers), its_rows in sorted(tables.items(), key=lambda kv: kv[1][0].rank):
+        if len(its_rows) < MIN_ROWS_FOR_LIST:
             continue
-        condition = _condition(query, stems, headers, table_rows)
+        condition = _condition(query, stems, headers, its_rows)
         if condition is None:
             continue
         column, keep = condition
-        matching = [row for row in table_rows if keep(row.cells[column])]
-        if len(matching) < MIN_ROWS_FOR_LIST or len(matching) == len(table_rows):
+        matching = [row for row in its_rows if keep(row.cells[column])]
+        if len(matching) < MIN_ROWS_FOR_LIST or len(matching) == len(its_rows):
             continue
         return _table_answer(headers, column, matching)
     return None

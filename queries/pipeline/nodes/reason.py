@@ -6,6 +6,7 @@ import logging
 
 from knowledge.tables.store import is_computed
 from providers.llm.base import RunCancelled, log_failure, public_error
+from queries.answering.stated import stated_values
 from queries.answering.types import BY_QUOTE, BY_TABLE
 from queries.pipeline import stages
 from queries.pipeline.answer_stream import AnswerStream
@@ -17,7 +18,7 @@ from queries.pipeline.sources import (
     computed_answer,
     source_blocks,
 )
-from queries.pipeline.state import RAGState, question_frame
+from queries.pipeline.state import RAGState, question, question_frame
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +86,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         if result.answered_by == BY_QUOTE:
             complete["message"] += " — by quoting the passages"
     run.emit(stages.STAGE_COMPLETE, complete)
+    values = list(result.values) or stated_values(question(state), answer, blocks)
     return {
         "answer": answer,
         "sources": cited,
@@ -92,8 +94,9 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         "key_facts": key_facts,
         "is_sufficient": is_sufficient,
         "answered_by": answered_by,
-        # A cell read from a row is asserted as data too (additive `answer_values`).
-        **({"answer_values": list(result.values)} if result.values else {}),
+        # A cell read from a row is asserted as data too (additive `answer_values`), and so
+        # are the cells of the cited rows an answer in words states.
+        **({"answer_values": values} if values else {}),
     }
 
 

@@ -495,3 +495,18 @@ def test_a_backend_s_own_context_budget_compresses_below_the_run_s_limit(kb):
     assert complete["original_chars"] < 4000
     assert complete["compressed_chars"] < complete["original_chars"]
     assert [stage for stage, _ in script.prompts].count("compressor") == 1
+
+
+def test_a_models_answer_in_words_asserts_the_cell_it_states_as_data():
+    """`answer_values` of a model's prose answer: the cell of the cited row it states."""
+    kb = MemoryStores({"offices.csv": "Office,Lead,Opened\nPorto,Ana Costa,2019\n"})
+    script = Script(
+        planner=[PLAN_RETRIEVE],
+        reasoning=[answer("The Porto office is led by Ana Costa [1].")],
+        reflection=[verdict()],
+    )
+    sink, _ = run(kb, script, query="Who leads the Porto office?")
+
+    done = data_of(sink, "done")[0]
+    assert done["metadata"]["verdict"] == "verified"
+    assert done["metadata"]["answer_values"] == ["Ana Costa"]
