@@ -89,6 +89,7 @@ def _kept(state: RAGState, verdict: Verdict) -> dict:
         "answer": state.get("answer", ""),
         "sources": state.get("sources", []),
         "context_docs": state.get("context_docs", []),
+        "answer_values": state.get("answer_values", []),
         "verdict": {
             "grounded": verdict.grounded,
             "confidence": verdict.confidence,
@@ -107,7 +108,9 @@ def _kept_attempt(state: RAGState, verdict: Verdict) -> tuple[RAGState, Verdict]
         # relevance bar and reads other passages, and on the benchmarks (bench/) its
         # unverified answers were worse than the first (a right first quote replaced, a
         # "not found" turned into an unrelated quote).
-        state = {**state, **{key: first[key] for key in ("answer", "sources", "context_docs")}}
+        # The values it asserts go with it: the retry's are not the kept answer's.
+        kept = ("answer", "sources", "context_docs", "answer_values")
+        state = {**state, **{key: first.get(key, []) for key in kept}}
         verdict = Verdict(**first["verdict"])
     return state, verdict
 

@@ -510,3 +510,26 @@ def test_a_models_answer_in_words_asserts_the_cell_it_states_as_data():
     done = data_of(sink, "done")[0]
     assert done["metadata"]["verdict"] == "verified"
     assert done["metadata"]["answer_values"] == ["Ana Costa"]
+
+
+def test_the_kept_first_answer_keeps_its_own_values():
+    """A retry the check does not verify leaves the first answer standing, and with it the
+    values that answer asserts, not the retry's."""
+    kb = MemoryStores({"offices.csv": "Office,Lead\nPorto,Ana Costa\nBraga,Rui Lopes\n"})
+    script = Script(
+        planner=[PLAN_RETRIEVE],
+        reasoning=[
+            answer("Ana Costa leads the Porto office [1][2].", cited=(1, 2)),
+            answer("Rui Lopes leads the Porto office [1][2].", cited=(1, 2)),
+        ],
+        reflection=[
+            verdict(False, True, ["unsure"], "Check the lead."),
+            "Porto office lead",
+            verdict(False, False, ["still unsure"]),
+        ],
+    )
+    sink, _ = run(kb, script, query="Who leads the Porto office?")
+
+    done = data_of(sink, "done")[0]
+    assert done["answer"].startswith("Ana Costa leads the Porto office")
+    assert done["metadata"]["answer_values"] == ["Ana Costa"]
