@@ -17,6 +17,9 @@ from queries.answering.sentences import split_claims
 from queries.answering.types import SourceBlock
 
 _DASHES = re.compile(r"[‐-―−]")
+_FUNCTION_WORDS = frozenset(
+    "a an and at by for from in is it no not of on or the to was yes".split()
+)
 
 
 def _plain(text: str) -> str:
@@ -25,9 +28,18 @@ def _plain(text: str) -> str:
     return " ".join(text.split())
 
 
-def _says(text: str, cell: str) -> bool:
-    """Return whether a text says a cell, as a whole word or phrase."""
-    return re.search(rf"(?<!\w){re.escape(cell)}(?!\w)", text) is not None
+def _find(text: str, cell: str) -> re.Match | None:
+    """Return where a text says a cell, as a whole word or phrase: a number not inside a longer
+    number ("1" is not said by "1,250" or "1.5")."""
+    return re.search(rf"(?<!\w)(?<!\d[.,]){re.escape(cell)}(?!\w)(?![.,]\d)", text)
+
+
+def _sayable(cell: str) -> bool:
+    """Return whether a cell is one an answer can be read to state: a number, or a text of
+    more than one character that is not one of the words sentences are made of ("A", "a")."""
+    if re.fullmatch(r"[\d.,%+-]+", cell):
+        return any(ch.isdigit() for ch in cell)
+    return len(cell) > 1 and cell not in _FUNCTION_WORDS
 
 
 def stated_values(question: str, answer: str, blocks: list[SourceBlock]) -> list:
@@ -40,14 +52,22 @@ def stated_values(question: str, answer: str, blocks: list[SourceBlock]) -> list
     first = next(iter(split_claims(line)), "")
     cited = {int(n) for group in CITATION.findall(first) for n in re.split(r"[,;]", group)}
     said, asked = _plain(CITATION.sub(" ", first)), _plain(question)
-    columns: dict[tuple, list[str]] = {}
-    for row in table_rows([block for block in blocks if block.index in cited]):
-        for column, cell in enumerate(row.cells):
-            text = _plain(cell.strip())
-            if text and _says(said, text) and not _says(asked, text):
-                found = columns.setdefault((row.table, row.headers[column]), [])
-                if cell.strip() not in found:
-                    found.append(cell.strip())
+    cells = [
+        (row.table, row.headers[column], cell.strip())
+        for row in table_rows([block for block in blocks if block.index in cited])
+        for column, cell in enumerate(row.cells)
+        if _sayable(_plain(cell.strip())) and not _find(asked, _plain(cell.strip()))
+    ]
+    columns: dict[tuple, dict[str, int]] = {}
+    # The longest cells first, each taking the words it says: "Ana" is not said again by the
+    # "Ana Costa" already read. The values keep the rows' order.
+    for place, (table, header, cell) in sorted(enumerate(cells), key=lambda e: -len(e[1][2])):
+        found = _find(said, _plain(cell))
+        if found is None:
+            continue
+        said = said[: found.start()] + " " * len(found.group()) + said[found.end() :]
+        columns.setdefault((table, header), {}).setdefault(cell, place)
     if len(columns) != 1:
         return []
-    return [as_value(cell) for cell in next(iter(columns.values()))]
+    (values,) = columns.values()
+    return [as_value(cell) for cell in sorted(values, key=values.get)]

@@ -76,6 +76,7 @@ def line_claims(line: str) -> list[tuple[str, Claim | None]]:
     pieces: list[tuple[str, Claim | None]] = [(prefix, None)] if prefix else []
     claims = [body.replace("|", " ")] if body.lstrip().startswith("|") else split_claims(body)
     position = 0
+    previous: Claim | None = None
     for text in claims:
         # Keep the line's own spacing between claims, so the answer reads as written.
         found = body.find(text.strip(), position) if not body.lstrip().startswith("|") else -1
@@ -96,13 +97,13 @@ def line_claims(line: str) -> list[tuple[str, Claim | None]]:
             and not REFUSAL.search(claim_text)
         )
         piece = body[start:end] if found >= 0 else body[position:]
-        last = next((claim for _, claim in reversed(pieces) if claim is not None), None)
-        if cited and not tokens and last is not None and not last.cited:
+        if cited and not tokens and previous is not None:
             # Markers the sentence split left alone ("... in Afrikaans? [1].", "1 M.L.A. [1].")
-            # cite the claim before them: it is not given a second marker.
-            last.cited = cited
+            # cite the claim just before them: it is not given a second marker.
+            previous.cited += [n for n in cited if n not in previous.cited]
             is_claim = False
-        pieces.append((piece, Claim(claim_text, cited) if is_claim else None))
+        previous = Claim(claim_text, cited) if is_claim else None
+        pieces.append((piece, previous))
         position = end
     if position < len(body):
         pieces.append((body[position:], None))

@@ -6,6 +6,7 @@ import logging
 
 from knowledge.tables.store import is_computed
 from providers.llm.base import RunCancelled, log_failure, public_error
+from queries.answering.checks import REFUSAL
 from queries.answering.stated import stated_values
 from queries.answering.types import BY_QUOTE, BY_TABLE
 from queries.pipeline import stages
@@ -86,7 +87,9 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         if result.answered_by == BY_QUOTE:
             complete["message"] += " — by quoting the passages"
     run.emit(stages.STAGE_COMPLETE, complete)
-    values = list(result.values) or stated_values(question(state), answer, blocks)
+    values = list(result.values)
+    if not values and is_sufficient and not REFUSAL.search(answer):
+        values = stated_values(question(state), answer, blocks)
     return {
         "answer": answer,
         "sources": cited,

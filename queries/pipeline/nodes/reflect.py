@@ -109,8 +109,8 @@ def _kept_attempt(state: RAGState, verdict: Verdict) -> tuple[RAGState, Verdict]
         # unverified answers were worse than the first (a right first quote replaced, a
         # "not found" turned into an unrelated quote).
         # The values it asserts go with it: the retry's are not the kept answer's.
-        kept = ("answer", "sources", "context_docs", "answer_values")
-        state = {**state, **{key: first.get(key, []) for key in kept}}
+        kept = {key: first[key] for key in ("answer", "sources", "context_docs")}
+        state = {**state, **kept, "answer_values": first.get("answer_values", [])}
         verdict = Verdict(**first["verdict"])
     return state, verdict
 
@@ -305,7 +305,8 @@ def _judge_direct(state: RAGState) -> Verdict:
     wrote from its own knowledge ("verified" means checked against the documents): only a
     greeting, or what the rules computed ("12*7 = 84"), stands verified. Neither is retried:
     the plan sends a retry to the same place."""
-    if state.get("is_sufficient") is False:
+    answer = (state.get("answer") or "").strip()
+    if state.get("is_sufficient") is False or not answer or answer == UNABLE:
         issues = ["The question was not answered."]
     elif state.get("answered_by") == BY_MODEL and state.get("query_type") != "conversational":
         issues = [FROM_MEMORY_ISSUE]

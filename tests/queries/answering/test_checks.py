@@ -70,6 +70,19 @@ def test_a_marker_after_the_sentences_end_cites_that_sentence(answer) -> None:
     assert [claim.cited for claim in check.claims] == [[2]]
 
 
+def test_a_lone_marker_cites_only_the_claim_just_before_it() -> None:
+    """A marker after a sentence that is no claim (a refusal) cites nothing before it: the
+    claim before the refusal is given its own marker."""
+    check = check_answer(
+        "What is the hotel cap in Lisbon?",
+        "The cap in Lisbon is EUR 140. The documents do not mention Porto. [2].",
+        BLOCKS,
+    )
+
+    assert check.markers_added == 1
+    assert check.answer.startswith("The cap in Lisbon is EUR 140. [2]")
+
+
 def test_the_section_path_frames_a_claim() -> None:
     check = check_answer(
         "What did v3.2.0 add?",

@@ -8,7 +8,7 @@ import pytest
 from queries.answering.stated import stated_values
 from queries.answering.types import SourceBlock
 
-HEADERS = ["Office", "Lead", "Opened", "Staff"]
+HEADERS = ["Office", "Lead", "Opened", "Staff", "Rank", "Grade"]
 
 
 def row(index: int, cells: list[str], number: int) -> SourceBlock:
@@ -22,8 +22,8 @@ def row(index: int, cells: list[str], number: int) -> SourceBlock:
 
 
 ROWS = [
-    row(1, ["Porto", "Ana Costa", "2019", "1,250"], 1),
-    row(2, ["Braga", "Rui Lopes", "2021", "40"], 2),
+    row(1, ["Porto", "Ana Costa", "2019", "1,250", "1", "A"], 1),
+    row(2, ["Braga", "Ana", "2021", "40", "2", "B"], 2),
     SourceBlock(index=3, file_name="notes.md", text="Ana Costa moved to Porto in 2018."),
 ]
 
@@ -34,7 +34,7 @@ ROWS = [
         # The cell the question does not name, of one column.
         ("Who leads the Porto office?", "The Porto office is led by Ana Costa [1].", ["Ana Costa"]),
         # Several rows, one column: a list.
-        ("Which offices opened after 2018?", "Porto and Braga [1][2].", ["Porto", "Braga"]),
+        ("Which offices opened after 2018?", "Braga and Porto [1][2].", ["Porto", "Braga"]),
         # A number cell is a number, as the table reads it; other kinds of dash are one.
         ("How many staff does Porto have?", "Porto has 1,250 staff [1].", [1250]),
         ("Who leads the Porto office?", "Ana Costa – the Porto lead [1].", ["Ana Costa"]),
@@ -44,9 +44,17 @@ ROWS = [
         ("Who leads the Porto office?", "Ana Costa leads it.", []),
         ("Who leads the Porto office?", "Ana Costa moved to Porto in 2018 [3].", []),
         ("When did Braga open?", "Braga opened in 20211 [2].", []),
+        # A number inside a longer one, a one-letter cell read as a word, and a cell inside a
+        # longer cell already read are not stated.
+        ("How big is Porto?", "Porto has 1.5 thousand staff [1].", []),
+        ("How big is Braga?", "Its ratio is 9.40 [2].", []),
+        ("How many staff does Porto have?", "Porto has 1,250 staff, 40 more [1].", [1250]),
+        ("Where does Ana Costa work?", "It is a big office: Porto [1].", ["Porto"]),
+        ("Who leads the offices?", "Ana Costa leads one [1][2].", ["Ana Costa"]),
         # Only the first sentence of the first line: a table below a lead asserts nothing.
         ("Which offices opened after 2018?", "2 rows match [1]:\n| Porto | 2019 [1] |", []),
         ("Who leads Braga?", "It is not stated [2]. Ana Costa leads Porto [1].", []),
+        ("Who leads Braga?", "Braga is run by Ana [2].", ["Ana"]),
     ],
 )
 def test_an_answer_in_words_asserts_the_cells_it_states(question, answer, values) -> None:

@@ -81,6 +81,8 @@ def test_extractive_answers_arithmetic_directly(kb):
     check_frames(sink.frames())
     assert "84" in outcome.answer and outcome.sources == []
     assert ("stage_skip", "retrieval") in sink.sequence()
+    # Computed by the rules, not written from a model's memory: it stands verified.
+    assert outcome.metadata["verdict"] == "verified" and "\n\nNote:" not in outcome.answer
 
 
 def test_extractive_retries_then_says_not_found_when_nothing_answers(kb):

@@ -533,3 +533,58 @@ def test_the_kept_first_answer_keeps_its_own_values():
     done = data_of(sink, "done")[0]
     assert done["answer"].startswith("Ana Costa leads the Porto office")
     assert done["metadata"]["answer_values"] == ["Ana Costa"]
+
+
+def test_quote_first_computes_arithmetic_by_rule_and_it_stands_verified(kb):
+    plan = {**PLAN_DIRECT, "query_type": "computational", "reasoning": "arithmetic"}
+    script = Script(planner=[plan])
+    sink, _ = run(kb, script, query="what is 12 * 7", small=True)
+
+    done = data_of(sink, "done")[0]
+    assert done["answer"] == "12 * 7 = 84" and done["metadata"]["verdict"] == "verified"
+    assert [stage for stage, _ in script.calls] == ["planner"]
+
+
+def test_an_empty_direct_reply_is_no_verified_answer(kb):
+    script = Script(planner=[PLAN_DIRECT], reasoning=[""])
+    sink, _ = run(kb, script, query="hello there")
+
+    done = data_of(sink, "done")[0]
+    assert done["metadata"]["verdict"] == "unverified"
+    assert done["metadata"]["issues"] == ["The question was not answered."]
+
+
+def test_the_extractive_decline_of_a_general_question_keeps_the_usual_caveat(kb):
+    from queries.answering.checks import CAVEAT
+    from queries.answering.registry import get_strategy
+    from queries.pipeline.events import ListSink
+    from queries.pipeline.runner import run_pipeline
+
+    sink = ListSink()
+    outcome = run_pipeline(
+        query="What is the capital of France?",
+        strategy=get_strategy("extractive"),
+        sink=sink,
+        reranker=FallbackReranker(),
+        **searched(kb),
+    )
+
+    assert outcome.metadata["verdict"] == "unverified"
+    assert outcome.answer.endswith(CAVEAT) and FROM_MEMORY_NOTE not in outcome.answer
+
+
+def test_an_answer_that_declines_asserts_no_values():
+    kb = MemoryStores({"offices.csv": "Office,Lead,Opened\nPorto,Ana Costa,2019\n"})
+    script = Script(
+        planner=[PLAN_RETRIEVE],
+        # The answer finds its own evidence insufficient: it asserts nothing as data.
+        reasoning=[{**answer("Ana Costa may lead the Porto office [1]."), "is_sufficient": False}],
+        reflection=[verdict(False, False, ["unsure"])],
+    )
+    sink, _ = run(kb, script, query="Who leads the Porto office?")
+
+    done = data_of(sink, "done")[0]
+    assert done["answer"].startswith("Ana Costa may lead") and done["metadata"]["verdict"] == (
+        "unverified"
+    )
+    assert "answer_values" not in done["metadata"]
