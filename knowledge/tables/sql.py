@@ -51,6 +51,8 @@ _PRIVILEGE = "42501"
 _CANCELLED = "57014"
 # The terminal colours sqlglot's parse errors underline with.
 _ESCAPES = re.compile(r"\x1b\[[0-9;]*m")
+# An apostrophe inside a word of a text literal ("O'Neill"), which a model leaves single.
+_APOSTROPHE = re.compile(r"(?<=[^\W\d_])'(?=[^\W\d_])")
 
 
 class ProgramFailed(ProgramRefused):
@@ -117,10 +119,25 @@ def named_table(name: str, table_id: int, columns: list[dict]) -> NamedTable:
     )
 
 
+def _parse(sql: str) -> list:
+    """Return a query's statements; one whose only fault is an apostrophe in a name left single
+    ('O'Neill', 'Don't Stop') is read with it doubled, as SQL writes it."""
+    try:
+        return sqlglot.parse(sql, read="postgres")
+    except sqlglot.errors.SqlglotError:
+        if not _APOSTROPHE.search(sql):
+            raise
+        try:
+            return sqlglot.parse(_APOSTROPHE.sub("''", sql), read="postgres")
+        except sqlglot.errors.SqlglotError:
+            pass
+        raise
+
+
 def check(sql: str, tables: list[NamedTable]) -> str:
     """Return the query as it will run, or raise ProgramRefused saying why it may not."""
     try:
-        statements = sqlglot.parse(sql.strip().rstrip(";"), read="postgres")
+        statements = _parse(sql.strip().rstrip(";"))
     except sqlglot.errors.SqlglotError as exc:  # its parser's errors and its tokenizer's
         said = _ESCAPES.sub("", str(exc)).splitlines()[0][:200]
         raise ProgramFailed(f"The query could not be parsed: {said}") from exc

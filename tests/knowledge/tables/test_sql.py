@@ -75,6 +75,17 @@ def test_a_select_over_the_named_tables_passes(sql) -> None:
     assert check(sql, TABLES).split()[0] in ("WITH", "SELECT")
 
 
+@pytest.mark.parametrize(
+    ("sql", "literal"),
+    [
+        ("SELECT clinic FROM clinics WHERE clinic = 'O'Neill's'", "'O''Neill''s'"),
+        ("SELECT count(*) FROM clinics WHERE clinic ILIKE 'Don't Stop%'", "'Don''t Stop%'"),
+    ],
+)
+def test_an_apostrophe_a_model_left_single_in_a_name_is_read_doubled(sql, literal) -> None:
+    assert literal in check(sql, TABLES)
+
+
 @pytest.mark.django_db
 def test_a_query_runs_over_the_named_tables_rows_typed(budgets) -> None:
     columns, rows = execute(
