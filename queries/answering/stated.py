@@ -50,6 +50,9 @@ def stated_values(question: str, answer: str, blocks: list[SourceBlock]) -> list
     # The first sentence of the answer's first line: a table's rows below a lead ("3 rows
     # match:") are no value the answer states.
     first = next(iter(split_claims(line)), "")
+    if first.rstrip().endswith(":"):
+        # A lead into rows or a list ("16 rows match [1]:") states no value of them.
+        return []
     cited = {int(n) for group in CITATION.findall(first) for n in re.split(r"[,;]", group)}
     said, asked = _plain(CITATION.sub(" ", first)), _plain(question)
     cells = [

@@ -8,7 +8,7 @@ from knowledge.tables.store import is_computed
 from providers.llm.base import RunCancelled, log_failure, public_error
 from queries.answering.checks import REFUSAL
 from queries.answering.stated import stated_values
-from queries.answering.types import BY_QUOTE, BY_TABLE
+from queries.answering.types import BY_MODEL, BY_QUOTE, BY_TABLE
 from queries.pipeline import stages
 from queries.pipeline.answer_stream import AnswerStream
 from queries.pipeline.context import RunContext, run_context
@@ -88,7 +88,7 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
             complete["message"] += " — by quoting the passages"
     run.emit(stages.STAGE_COMPLETE, complete)
     values = list(result.values)
-    if not values and is_sufficient and not REFUSAL.search(answer):
+    if not values and is_sufficient and _a_models_words(run, result, answer):
         values = stated_values(question(state), answer, blocks)
     return {
         "answer": answer,
@@ -101,6 +101,15 @@ def _reason(run: RunContext, state: RAGState, stream: AnswerStream) -> dict:
         # are the cells of the cited rows an answer in words states.
         **({"answer_values": values} if values else {}),
     }
+
+
+def _a_models_words(run: RunContext, result, answer: str) -> bool:
+    """Return whether an answer is a model's, in words, and does not decline: the one whose
+    values are the cells it states. The extractive quotes assert the values they mean."""
+    by_model = result.answered_by == BY_MODEL or (
+        result.answered_by is None and run.strategy.kind != "extractive"
+    )
+    return by_model and not REFUSAL.search(answer)
 
 
 def _computed(run: RunContext, docs: list[dict], sources: list[dict], stream: AnswerStream) -> dict:

@@ -51,7 +51,9 @@ ROWS = [
         ("How many staff does Porto have?", "Porto has 1,250 staff, 40 more [1].", [1250]),
         ("Where does Ana Costa work?", "It is a big office: Porto [1].", ["Porto"]),
         ("Who leads the offices?", "Ana Costa leads one [1][2].", ["Ana Costa"]),
-        # Only the first sentence of the first line: a table below a lead asserts nothing.
+        # Only the first sentence of the first line: a table below a lead asserts nothing, and
+        # the lead states no value of its rows ("2 rows" is no Rank of 2).
+        ("Which offices opened after 2018?", "2 rows match [1][2]:\n| Porto |\n| Braga |", []),
         ("Which offices opened after 2018?", "2 rows match [1]:\n| Porto | 2019 [1] |", []),
         ("Who leads Braga?", "It is not stated [2]. Ana Costa leads Porto [1].", []),
         ("Who leads Braga?", "Braga is run by Ana [2].", ["Ana"]),
@@ -59,3 +61,26 @@ ROWS = [
 )
 def test_an_answer_in_words_asserts_the_cells_it_states(question, answer, values) -> None:
     assert stated_values(question, answer, ROWS) == values
+
+
+@pytest.mark.parametrize(
+    ("kind", "answered_by", "text", "states"),
+    [
+        ("model", None, "Ana Costa leads it [1].", True),
+        ("quote_first", "model", "Ana Costa leads it [1].", True),
+        # The extractive quotes assert the values they mean; a decline states none.
+        ("quote_first", "extractive", "Ana Costa leads it [1].", False),
+        ("extractive", None, "Ana Costa leads it [1].", False),
+        ("model", None, "The documents do not mention who leads it [1].", False),
+    ],
+)
+def test_only_a_models_answer_in_words_is_read_for_the_cells_it_states(
+    kind, answered_by, text, states
+) -> None:
+    from types import SimpleNamespace
+
+    from queries.answering.types import Answer
+    from queries.pipeline.nodes.reason import _a_models_words
+
+    run = SimpleNamespace(strategy=SimpleNamespace(kind=kind))
+    assert _a_models_words(run, Answer(text=text, answered_by=answered_by), text) is states
