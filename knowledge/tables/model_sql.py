@@ -264,9 +264,39 @@ def run_program(
     return result_values(columns, rows, whole_row=whole_row)
 
 
-def as_written(values: list, grid: Grid) -> list:
-    """Return a result's dates as the table writes them: the query reads a date column as
-    'YYYY-MM-DD', and "26 February 2010" is the answer the document gives (and cites)."""
+def answered_column(sql: str, named: NamedTable) -> int | None:
+    """Return the column of the named table whose own cells a query answers with: its first
+    selected value (row_number aside) is the column itself or its MIN or MAX, not a sum, a
+    count or a computation. None otherwise."""
+    try:
+        tree = sqlglot.parse_one(sql, read="postgres")
+    except sqlglot.errors.SqlglotError:
+        return None
+    select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
+    if select is None:
+        return None
+    projections = [
+        node for node in select.expressions if node.alias_or_name.lower() != "row_number"
+    ]
+    if not projections:
+        return None
+    node = projections[0].unalias()
+    if isinstance(node, exp.Max | exp.Min):
+        node = node.this
+    if not isinstance(node, exp.Column):
+        return None
+    names = [name for name, _ in named.columns]
+    return names.index(node.name.lower()) if node.name.lower() in names else None
+
+
+def as_written(values: list, grid: Grid, column: int | None = None) -> list:
+    """Return a result's values as the table writes them. A date: the query reads a date
+    column as 'YYYY-MM-DD', and "26 February 2010" is the answer the document gives (and
+    cites). A number the query read from the cells of `column` (`answered_column`): its cell
+    with the unit the table gives it ("28.9%", "$1,200", "2:28:17" for a time the query read as
+    seconds)."""
+    if column is not None:
+        values = [_cell_of(value, grid.columns[column]) for value in values]
     dates = [column for column in grid.columns if column.type == DATE]
     out = []
     for value in values:
@@ -283,6 +313,21 @@ def as_written(values: list, grid: Grid) -> list:
             )
         out.append(value)
     return out
+
+
+def _cell_of(value, column):
+    """Return the first filled cell of a column whose number is `value`, or `value` itself."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return value
+    return next(
+        (
+            column.texts[row]
+            for row, number in enumerate(column.numbers)
+            if number is not None and round(number, 6) == round(float(value), 6)
+            and column.texts[row].strip()
+        ),
+        value,
+    )
 
 
 def without_the_named(question: str, values: list) -> list:

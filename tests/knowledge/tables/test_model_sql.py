@@ -9,6 +9,7 @@ import pytest
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.model_sql import (
     _is_amount,
+    answered_column,
     as_written,
     build_schema,
     extract_sql,
@@ -189,3 +190,28 @@ def test_a_column_of_numbers_without_one_value_is_no_column_of_amounts() -> None
     assert not _is_amount([None, None]) and not _is_amount([])
     assert _is_amount([8.5, 12.0, 12.0]) and not _is_amount([2001.0, 2002.0])
     assert not _is_amount([3.0, 1.0, 2.0])  # places 1..n
+
+
+def test_a_column_s_own_cell_the_query_returns_keeps_the_unit_the_table_gives_it() -> None:
+    table = table_from_rows(
+        ["Year", "Share", "Seats", "Time"],
+        [["1985", "28.9%", "12", "2:28:17"], ["1990", "31.5%", "14", "2:31:02"]],
+    )
+    votes = grid(table, "votes.csv", [1, 2])
+    named = build_schema([(7, votes, 1, "votes.csv")]).tables[0].named
+    share = answered_column("SELECT MAX(share) FROM t WHERE year < 1990", named)
+    assert share == 1
+    assert as_written([28.9], votes, share) == ["28.9%"]
+    # A time the query read as seconds is the cell the table writes.
+    time = answered_column("SELECT t.time, row_number FROM t ORDER BY time LIMIT 1", named)
+    assert as_written([8897], votes, time) == ["2:28:17"]
+    # A sum, a count or a computation is the query's own number, not a cell.
+    for sql in (
+        "SELECT SUM(share) FROM t",
+        "SELECT COUNT(*) FROM t",
+        "SELECT MAX(share) - MIN(share) FROM t",
+        "SELECT nothing FROM t",
+    ):
+        assert answered_column(sql, named) is None, sql
+    # A number no cell of the column holds stays as the query returned it.
+    assert as_written([12], votes, share) == [12]
