@@ -143,9 +143,7 @@ def _model_hits(query: str, sql: str, values: list, shown) -> list[Hit]:
     the rows holding the result's text."""
     started = time.perf_counter()
     grid = shown.grid
-    values = without_the_named(
-        query, as_written(values, grid, answered_column(sql, shown.named))
-    )
+    values = without_the_named(query, as_written(values, grid, answered_column(sql, shown.named)))
     if asks_for_one(query) and not any(isinstance(value, int | float) for value in values):
         values = values[:1]  # "name a nation that won no gold": any of them, the first listed
     found = followed(query, grid)

@@ -323,7 +323,8 @@ def _cell_of(value, column):
         (
             column.texts[row]
             for row, number in enumerate(column.numbers)
-            if number is not None and round(number, 6) == round(float(value), 6)
+            if number is not None
+            and round(number, 6) == round(float(value), 6)
             and column.texts[row].strip()
         ),
         value,
