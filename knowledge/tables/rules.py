@@ -33,7 +33,12 @@ _ASKING = frozenset(
     "biggest first last next previous before after more less fewer than difference between "
     "name names list top greatest best worst longest shortest earliest latest same count "
     "times year years all across together combined overall altogether each every per listed "
-    "there table chart".split()
+    "there table chart "
+    # Comparisons and orders: what a program computes, not what a table holds ("how many
+    # consecutive wins", "above 50", "which is older").
+    "consecutive long amount above below under over higher lower larger smaller bigger longer "
+    "shorter earlier later greater better worse older younger oldest youngest newest fastest "
+    "slowest tallest fewest".split()
 )
 
 

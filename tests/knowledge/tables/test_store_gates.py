@@ -112,6 +112,21 @@ def test_a_name_is_not_near_a_header_nor_another_name(sites) -> None:
 
 
 @pytest.mark.parametrize(
+    "question",
+    [
+        "Which site is older, Bergen or Vigo?",
+        "How many sites have staff above 50?",
+        "How many consecutive sites opened after 2000?",
+        "Which site has the largest staff, and is Gdansk bigger than Vigo?",
+    ],
+)
+def test_words_that_compare_or_order_are_asked_not_looked_for_in_the_table(sites, question) -> None:
+    # What a program computes is no word the table must hold: "older", "above", "consecutive",
+    # "bigger" leave the question as much the table's as its names do.
+    assert relevance(question, sites) == 1.0
+
+
+@pytest.mark.parametrize(
     ("question", "direction"),
     [
         ("Which line had the longest outage?", 1),
