@@ -674,3 +674,35 @@ def test_a_or_b_is_the_one_a_row_holds_with_every_other_name_said() -> None:
     assert (
         offered_row("Did Nigel Mansell drive for McLaren or Ferrari in 1988?", SEASONS, []) is None
     )
+
+
+GAMES = grid(
+    table_from_rows(
+        ["Date", "Opponent", "Site", "Result"],
+        [
+            ["September 1", "Delta State", "Home Field", "W 12-0"],
+            ["September 8", "at #13 Alabama", "Legion Field", "W 27-24"],
+            ["September 15", "at Virginia Tech", "Lane Stadium", "L 7-20"],
+            ["September 22", "Florida State", "Home Field", "W 30-3"],
+        ],
+    ),
+    "games.csv",
+)
+
+
+def test_a_or_b_said_as_words_of_cells_is_answered_as_the_cell_writes_it() -> None:
+    from knowledge.tables.asked import OFFERED_RIGHT, offered_cells, offered_row
+
+    question = "Did they play against Virginia Tech or Alabama on September 8?"
+    assert offered_cells(question, GAMES) == (["virginia tech", "alabama"], 1)
+    made = offered_row(question, GAMES, [])
+    assert made is not None and made.score == OFFERED_RIGHT
+    assert made.result.values == ["Alabama"] and made.result.rows == [1]
+    assert followed(question, GAMES)[0].result.values == ["Alabama"]
+    # A word the question shares with other rows' cells ("home") does not keep the named row out.
+    question = "Did the home team play Virginia Tech or Alabama on September 15?"
+    made = offered_row(question, GAMES, [])
+    assert made is not None and made.result.values == ["Virginia Tech"]
+    # Neither, or both, of the things offered in the rows named: no answer from this rule.
+    assert offered_row("Did they play Delta State or Alabama on September 22?", GAMES, []) is None
+    assert offered_row("Did they play Virginia Tech or Alabama in September?", GAMES, []) is None
