@@ -24,13 +24,12 @@ from knowledge.tables.asked import (
     follows_the_asked_column,
     holds_times,
     is_a_time,
-    offered_row,
-    picks_an_offered_cell,
     reads_both_of_a_pair,
     reads_the_counted_amount,
     same_as,
 )
 from knowledge.tables.cells import DATE
+from knowledge.tables.offered import offered_row, picks_an_offered_cell
 from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Grid, Program, display, fold, kept_rows, run
 from knowledge.tables.question import (

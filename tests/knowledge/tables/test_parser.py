@@ -507,7 +507,7 @@ def test_the_top_n_and_a_range_are_bounds(question, numbers) -> None:
     ],
 )
 def test_a_or_b_is_answered_with_the_one_the_named_row_holds(shipments, question, values) -> None:
-    from knowledge.tables.asked import offered_cells
+    from knowledge.tables.offered import offered_cells
 
     assert len(offered_cells(question, shipments)[0]) == 2
     best = followed(question, shipments)[0]
@@ -660,7 +660,7 @@ SEASONS = grid(
 def test_a_or_b_is_the_one_a_row_holds_with_every_other_name_said() -> None:
     # Prost alone reads his Ferrari year, 1988 alone reads both: only McLaren is in a row with
     # both names.
-    from knowledge.tables.asked import OFFERED_RIGHT, offered_row
+    from knowledge.tables.offered import OFFERED_RIGHT, offered_row
 
     question = "Did Alain Prost drive for McLaren or Ferrari in 1988?"
     made = offered_row(question, SEASONS, [])
@@ -691,7 +691,7 @@ GAMES = grid(
 
 
 def test_a_or_b_said_as_words_of_cells_is_answered_as_the_cell_writes_it() -> None:
-    from knowledge.tables.asked import OFFERED_RIGHT, offered_cells, offered_row
+    from knowledge.tables.offered import OFFERED_RIGHT, offered_cells, offered_row
 
     question = "Did they play against Virginia Tech or Alabama on September 8?"
     assert offered_cells(question, GAMES) == (["virginia tech", "alabama"], 1)
