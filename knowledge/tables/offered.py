@@ -64,17 +64,12 @@ def _word_runs(words: list[str], held: set[str]) -> list[str]:
     return runs
 
 
-def _holds(text: str, option: str) -> bool:
-    """Whether a folded cell is an offered thing, or holds its words together."""
-    return text == option or f" {option} " in f" {text} "
-
-
 def _picked(values: list, options: list[str]) -> str:
     """Return the one offered thing a single result is or holds ("" for none, or for both)."""
     if len(values) != 1:
         return ""
-    said = fold(display(values[0]))
-    held = [option for option in options if said and _holds(said, option)]
+    said = f" {fold(display(values[0]))} "
+    held = [option for option in options if said.strip() and f" {option} " in said]
     return held[0] if len(held) == 1 else ""
 
 
@@ -138,7 +133,7 @@ def offered_row(question: str, grid: Grid, found: list[Candidate]) -> Candidate 
     said = {key: f" {key.split(' ', 1)[1]} " for key in groups}
     names = [n for n in groups if not any(n != m and said[n] in said[m] for m in groups)]
     whole = [n for n in names if n.startswith("eq ")]
-    for chosen in (names, whole):
+    for chosen in (names, whole if whole != names else []):
         if chosen:
             made = _offered_from(grid, column, options, [groups[n] for n in chosen])
             if made is not None:
@@ -152,11 +147,14 @@ def _offered_from(
     """Return the one offered thing the rows holding every name hold (each name one of its
     conditions), read from those rows; None when none or both are held."""
     cells = grid.columns[column]
+    # A cell that is the thing (or lists it among its items), or holds its words together.
+    offered = {option: (Condition(column, "eq", option), Condition(column, "contains", option))
+               for option in options}  # fmt: skip
     kept = {
         option: [
             row
             for row in range(grid.size)
-            if _holds(cells.folded[row], option)
+            if any(c.holds(grid, row) for c in offered[option])
             and all(any(c.holds(grid, row) for c in conditions) for conditions in named)
         ]
         for option in options
