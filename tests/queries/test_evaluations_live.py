@@ -120,12 +120,30 @@ def test_an_evaluation_runs_on_the_queue_behind_a_person_s_question(world, user)
     # No evaluation run that was waiting when the person asked started before the person's run
     # (when every run of the window was already running, none was waiting: the fast tests
     # check the jobs' priorities themselves).
+    # Read from the queue's own record of each job (deferred, and taken by a worker), not from
+    # the run's started_at, which a worker stamps a moment after it took the job: a job taken
+    # just before the person's was queued can stamp its run just after.
     person = QueryRun.objects.get(id=asked.headers["X-Run-Id"])
     assert person.evaluation_id is None and person.status == "succeeded"
-    waiting = [r for r in runs if r.created_at < person.created_at < r.started_at]
-    assert all(person.started_at <= r.started_at for r in waiting), "\n".join(
-        f"created {r.created_at:%S.%f} started {r.started_at:%S.%f}" for r in [person, *runs]
+    times = job_times([person.job_id, *(r.job_id for r in runs)])
+    mine = times[person.job_id]
+    waiting = [r for r in runs if times[r.job_id][0] < mine[0] < times[r.job_id][1]]
+    assert all(mine[1] <= times[r.job_id][1] for r in waiting), "\n".join(
+        f"deferred {times[job][0]:%S.%f} taken {times[job][1]:%S.%f}"
+        for job in [person.job_id, *(r.job_id for r in runs)]
     )
+
+
+def job_times(job_ids: list[int]) -> dict[int, tuple]:
+    """Return when each Procrastinate job was queued and when a worker took it."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT job_id, MIN(at) FILTER (WHERE type = 'deferred'),"
+            " MIN(at) FILTER (WHERE type = 'started')"
+            " FROM procrastinate_events WHERE job_id = ANY(%s) GROUP BY job_id",
+            [job_ids],
+        )
+        return {job: (deferred, started) for job, deferred, started in cursor.fetchall()}
 
 
 def test_cancelling_a_running_evaluation_leaves_no_queued_run(world):
