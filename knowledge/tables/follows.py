@@ -108,6 +108,8 @@ def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -
     none fewer)."""
     asked = {_TIME_ORDER[word] for word in words if word in _TIME_ORDER}
     program = candidate.program
+    if len(asked) == 1 and program.op in _PLACES:
+        return _holds_the_asked_time(next(iter(asked)), grid, candidate)
     direction = program_direction(program)
     if not direction or program.key is None:
         return True
@@ -122,6 +124,27 @@ def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -
     if holds_times(key):
         return direction == asked.pop()
     return not any(holds_times(column) for column in grid.columns)
+
+
+_PLACES = ("first", "last")
+
+
+def _holds_the_asked_time(asked: int, grid: Grid, candidate: Candidate) -> bool:
+    """Whether the first or the last row a program takes for "the newest" or "the oldest"
+    holds the latest (earliest) time of the rows it keeps in a column of times: "which site is
+    the newest?" is not the first row of Sites when the sites are not listed in the order they
+    opened. A table with no column of times keeps its order."""
+    rows = kept_rows(grid, candidate.program.conditions)
+    if len(candidate.result.rows) != 1 or not rows:
+        return True
+    row, timed = candidate.result.rows[0], False
+    for column in grid.columns:
+        times = [column.numbers[r] for r in rows if column.numbers[r] is not None]
+        if is_a_time(column) and times and column.numbers[row] is not None:
+            timed = True
+            if column.numbers[row] == (max(times) if asked > 0 else min(times)):
+                return True
+    return not timed
 
 
 def follows_the_asked_total(words: list[str], grid: Grid, candidate: Candidate) -> bool:

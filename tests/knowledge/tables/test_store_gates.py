@@ -421,3 +421,18 @@ def test_how_often_a_cell_comes_asks_for_the_most_frequent(question, asks) -> No
     result = Result(["Kari Nilsen"], [0, 2])
     choice = TableChoice(0, 0, LEADS.label, LEADS, Candidate(program, result, {}, 0.5), 1.0)
     assert asks_for_its_operation(question, choice) is asks
+
+
+@pytest.mark.parametrize(
+    ("question", "site"),
+    [("Which site is the newest?", "Vigo"), ("Which site is the oldest?", "Bergen")],
+)
+def test_the_newest_is_the_latest_time_not_the_first_row(question, site) -> None:
+    """Sites listed in no order of opening: "the newest" is the row with the latest Opened, not
+    the first (or last) row the table lists."""
+    from knowledge.tables.follows import followed
+
+    rows = [["Gdansk", "64", "2015"], ["Bergen", "212", "1998"], ["Vigo", "38", "2021"]]
+    rows += [["Esbjerg", "51", "2018"], ["Aberdeen", "148", "2004"]]
+    sites = grid(table_from_rows(["Site", "Staff", "Opened"], rows), "sites.xlsx › Sites")
+    assert followed(question, sites)[0].result.values == [site]
