@@ -52,15 +52,20 @@ def _vocabulary(grid: Grid) -> set[str]:
     return vocabulary | {word[:5] for word in vocabulary}
 
 
+def content_words(question: str) -> list[str]:
+    """Return the question's words that name things, not those that ask for a computation."""
+    return [
+        word for word in fold(question).split()
+        if word not in STOPWORDS and word not in _ASKING and not word.isdigit()
+    ]  # fmt: skip
+
+
 def relevance(question: str, grid: Grid) -> float:
     """Return the share of the question's content words the table holds (in its label,
     headers or cells), or that mean nearly what one of its headers says ("country" for a
     column Nation, "medals" for Gold: `TABLE_HEADER_COSINE` between single-word embeddings):
     how much the question is about this table."""
-    words = [
-        word for word in fold(question).split()
-        if word not in STOPWORDS and word not in _ASKING and not word.isdigit()
-    ]  # fmt: skip
+    words = content_words(question)
     if not words:
         return 1.0
     vocabulary = _vocabulary(grid)

@@ -40,9 +40,11 @@ from knowledge.tables.choice import TableChoice
 from knowledge.tables.finding import Votes
 from knowledge.tables.follows import followed
 from knowledge.tables.judge import probability
-from knowledge.tables.programs import Grid
+from knowledge.tables.programs import Grid, fold
+from knowledge.tables.question import stem
 from knowledge.tables.rules import (
     asks_for_its_operation,
+    content_words,
     fitness,
     fits_by_its_words,
     left_to_its_row,
@@ -133,7 +135,7 @@ def shortlisted(
 ) -> tuple[Votes, dict[int, Grid], dict[int, float]]:
     """Return the tables' row votes, the shortlisted tables' grids, and the tables to try by
     votes: the best TABLES_PER_QUESTION of the shortlist, each with its share."""
-    votes = Votes(lexical_votes(kb_ids, query, filters, tables))
+    votes = Votes(lexical_votes(kb_ids, query, filters, tables) or label_votes(query, tables))
     # The tables BM25's rows vote for most, then those the embedder's do that it left out
     # ("which country won the most medals?" names no cell, and its rows are near a medal
     # table's): on the dev fifth's 340 tables in one knowledge base, the question's table was
@@ -163,6 +165,21 @@ def shortlisted(
     best = sorted(keyed.items(), key=lambda pair: -pair[1])[:TABLES_PER_QUESTION]
     total = sum(vote for _, vote in best) or 1.0
     return votes, grids, {table_id: vote / total for table_id, vote in best}
+
+
+def label_votes(query: str, tables) -> dict[int, float]:
+    """Return a vote for each table whose label (its file, sheet, section or caption) says a
+    word the question names, for a question no row shares a word with: "which incident had the
+    longest downtime?" names incidents.pdf, whose rows say only dates, systems and minutes."""
+    named = {stem(word) for word in content_words(query)}
+    votes = {}
+    for table_id, file_name, caption, section in tables.values_list(
+        "id", "document__file_name", "caption", "section"
+    ):
+        label = fold(_label(file_name, caption, list(section or [])))
+        if named & {stem(word) for word in label.split()}:
+            votes[table_id] = 1.0
+    return votes
 
 
 def finding_signals(

@@ -211,3 +211,33 @@ def test_a_question_that_says_nothing_of_the_only_table_is_its_likeliest_reading
     assert choose([kb.id], question) is None
     # A search narrowed to the results file has one table again.
     assert choose([kb.id], question, {"documents": [document.id]}).tentative
+
+
+def _upload_all(kb, user, documents: dict[str, str]) -> None:
+    for name, text in documents.items():
+        document, _ = services.document_upload(kb=kb, file_name=name, data=text.encode(), user=user)
+        run_ingestion(document.id)
+
+
+OTHER_TABLES = {
+    "staff.csv": "Name,Role\nAna Lopes,Coach\nBo Chen,Physio",
+    "kits.csv": "Season,Colour\n2021,Red\n2022,Blue",
+    "rooms.csv": "Room,Seats\nNorth,12\nSouth,30",
+}
+
+
+@pytest.mark.django_db
+def test_a_question_no_row_shares_a_word_with_finds_the_table_its_file_names(kb, user) -> None:
+    """Among many tables, "which incident had the longest downtime?" says no word of the
+    incident log's rows (dates, systems, minutes), and the page holds nothing but its table:
+    the file's name, incidents.md, says what its rows are."""
+    from knowledge.tables.store import choose
+
+    incidents = (
+        "| Date | System | Minutes down |\n|---|---|---|\n| 2026-01-07 | Booking portal | 95 |\n"
+        "| 2026-02-03 | Port scheduler | 240 |\n| 2026-03-05 | Payroll | 18 |\n"
+    )
+    _upload_all(kb, user, {"incidents.md": incidents, **OTHER_TABLES})
+    choice = choose([kb.id], "Which incident had the longest downtime?")
+    assert choice is not None and choice.file_name == "incidents.md"
+    assert choice.best.result.values == ["Port scheduler"]
