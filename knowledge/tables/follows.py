@@ -33,6 +33,7 @@ from knowledge.tables.offered import offered_row, picks_an_offered_cell
 from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Grid, Program, display, fold, kept_rows, run
 from knowledge.tables.question import (
+    NEGATED,
     RANK_WORDS,
     asked_direction,
     header_overlap,
@@ -145,6 +146,20 @@ def _holds_the_asked_time(asked: int, grid: Grid, candidate: Candidate) -> bool:
             if column.numbers[row] == (max(times) if asked > 0 else min(times)):
                 return True
     return not timed
+
+
+def keeps_what_it_excludes(question: str, candidate: Candidate) -> bool:
+    """Whether a program keeps the rows whose cell holds what the question excludes ("how many
+    channels are not an ABC channel?" counts no rows that hold "abc"; "other than Porto"):
+    the words a condition reads follow "not", "besides", "other than" within three words."""
+    padded = f" {fold(question)} "
+    for condition in candidate.program.conditions:
+        if condition.op not in ("eq", "contains") or not isinstance(condition.value, str):
+            continue
+        at = padded.find(f" {condition.value} ")
+        if at >= 0 and NEGATED.search(" ".join(padded[:at].split()[-3:])):
+            return True
+    return False
 
 
 def follows_the_asked_total(words: list[str], grid: Grid, candidate: Candidate) -> bool:
@@ -300,7 +315,7 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         and follows_the_named_order(question, grid, candidate)
         and follows_the_asked_direction(question, grid, candidate)
         and reads_each_word_once(question, candidate)
-    ):
+    ) or keeps_what_it_excludes(question, candidate):
         return False
     words = fold(question).split()
     return (

@@ -23,7 +23,7 @@ STOPWORDS = frozenset(
     "than then there their they he she his her".split()
 )
 # Words before a cell the question says that ask for the other rows.
-_NEGATED = re.compile(
+NEGATED = re.compile(
     r"\b(?:not|besides|except|excluding|without|other than|apart from|aside "
     r"from)\b|n t\b"
 )
@@ -289,7 +289,7 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
     # "Which orders are not shipped?", "other than Porto": the rows whose cell is not the one said.
     for index, value in spans:
         before = " ".join(padded[: padded.index(f" {value} ")].split()[-3:])
-        if _NEGATED.search(before):
+        if NEGATED.search(before):
             said_text = found[(index, value)].said
             found[(index, f"!{value}")] = Condition(index, "ne", value, said_text)
     # "How many flights leave in March?": the rows of a date column in that month.

@@ -436,3 +436,24 @@ def test_the_newest_is_the_latest_time_not_the_first_row(question, site) -> None
     rows += [["Esbjerg", "51", "2018"], ["Aberdeen", "148", "2004"]]
     sites = grid(table_from_rows(["Site", "Staff", "Opened"], rows), "sites.xlsx › Sites")
     assert followed(question, sites)[0].result.values == [site]
+
+
+def test_a_program_does_not_keep_the_rows_the_question_excludes() -> None:
+    """ "How many channels are not ABC channels?" counts no rows that hold "abc": the rows it
+    keeps are the ones the question excludes. Without "not", they are the ones it asks for."""
+    from knowledge.tables.follows import followed
+
+    rows = [["ABC News", "News"], ["ABC Sports", "Sports"], ["CNN", "News"], ["Fox", "Sports"]]
+    rows += [["ESPN", "Sports"]]
+    channels = grid(table_from_rows(["Channel", "Genre"], rows), "channels.csv")
+
+    def keeps_abc(question: str) -> bool:
+        return any(
+            condition.op in ("eq", "contains") and "abc" in str(condition.value)
+            for candidate in followed(question, channels)
+            for condition in candidate.program.conditions
+        )
+
+    assert keeps_abc("How many channels are ABC channels?")
+    assert not keeps_abc("How many channels are not ABC channels?")
+    assert not keeps_abc("How many channels are there other than the ABC ones?")
