@@ -33,10 +33,10 @@ from knowledge.tables.offered import offered_row, picks_an_offered_cell
 from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Grid, Program, display, fold, kept_rows, run
 from knowledge.tables.question import (
-    NEGATED,
     RANK_WORDS,
     asked_direction,
     header_overlap,
+    negated,
     read_question,
     stem,
 )
@@ -98,6 +98,8 @@ def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate)
 _TIME_ORDER = {"newest": 1, "latest": 1, "recent": 1, "earliest": -1, "oldest": -1}
 # Words that order rows in time when the rows are ordered by a date or a year.
 _PLACE_ORDER = {"first": -1, "last": 1}
+# The programs that take a row by its place in the table.
+_PLACES = ("first", "last")
 # Words after "total" that name no column ("the total number of wins").
 _TOTAL_FILLERS = frozenset("number amount of the all".split())
 
@@ -127,9 +129,6 @@ def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -
     return not any(holds_times(column) for column in grid.columns)
 
 
-_PLACES = ("first", "last")
-
-
 def _holds_the_asked_time(asked: int, grid: Grid, candidate: Candidate) -> bool:
     """Whether the first or the last row a program takes for "the newest" or "the oldest"
     holds the latest (earliest) time of the rows it keeps in a column of times: "which site is
@@ -153,13 +152,12 @@ def keeps_what_it_excludes(question: str, candidate: Candidate) -> bool:
     channels are not an ABC channel?" counts no rows that hold "abc"; "other than Porto"):
     the words a condition reads follow "not", "besides", "other than" within three words."""
     padded = f" {fold(question)} "
-    for condition in candidate.program.conditions:
-        if condition.op not in ("eq", "contains") or not isinstance(condition.value, str):
-            continue
-        at = padded.find(f" {condition.value} ")
-        if at >= 0 and NEGATED.search(" ".join(padded[:at].split()[-3:])):
-            return True
-    return False
+    return any(
+        condition.op in ("eq", "contains")
+        and isinstance(condition.value, str)
+        and negated(padded, condition.value)
+        for condition in candidate.program.conditions
+    )
 
 
 def follows_the_asked_total(words: list[str], grid: Grid, candidate: Candidate) -> bool:
@@ -315,7 +313,8 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         and follows_the_named_order(question, grid, candidate)
         and follows_the_asked_direction(question, grid, candidate)
         and reads_each_word_once(question, candidate)
-    ) or keeps_what_it_excludes(question, candidate):
+        and not keeps_what_it_excludes(question, candidate)
+    ):
         return False
     words = fold(question).split()
     return (

@@ -23,7 +23,7 @@ STOPWORDS = frozenset(
     "than then there their they he she his her".split()
 )
 # Words before a cell the question says that ask for the other rows.
-NEGATED = re.compile(
+_NEGATED = re.compile(
     r"\b(?:not|besides|except|excluding|without|other than|apart from|aside "
     r"from)\b|n t\b"
 )
@@ -268,6 +268,13 @@ def _word_conditions(
             found.setdefault((index, code), Condition(index, "contains", code, word))
 
 
+def negated(padded: str, value: str) -> bool:
+    """Whether the question (folded, a space at each end) says a cell's words after "not",
+    "besides", "other than" (within three words): it asks for the other rows."""
+    at = padded.find(f" {value} ")
+    return at >= 0 and bool(_NEGATED.search(" ".join(padded[:at].split()[-3:])))
+
+
 def mentions(question: Question, grid: Grid) -> list[Condition]:
     """Return the conditions the question names: cells it says whole (eq), a content word or
     two it shares with cells (contains), numbers it compares a numeric column against."""
@@ -288,8 +295,7 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
     _word_conditions(content, said, grid, found)
     # "Which orders are not shipped?", "other than Porto": the rows whose cell is not the one said.
     for index, value in spans:
-        before = " ".join(padded[: padded.index(f" {value} ")].split()[-3:])
-        if NEGATED.search(before):
+        if negated(padded, value):
             said_text = found[(index, value)].said
             found[(index, f"!{value}")] = Condition(index, "ne", value, said_text)
     # "How many flights leave in March?": the rows of a date column in that month.
