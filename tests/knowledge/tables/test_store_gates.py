@@ -457,3 +457,25 @@ def test_a_program_does_not_keep_the_rows_the_question_excludes() -> None:
     assert keeps_abc("How many channels are ABC channels?")
     assert not keeps_abc("How many channels are not ABC channels?")
     assert not keeps_abc("How many channels are there other than the ABC ones?")
+
+
+@pytest.mark.parametrize(
+    ("question", "ferry"),
+    [
+        ("Which ferry leaves first?", "Tern"),
+        ("Which ferry was launched last, and who is its master?", "Gull"),
+        ("Which ferry is listed first?", "Puffin"),
+    ],
+)
+def test_what_is_done_first_is_the_earliest_time_not_the_first_row(question, ferry) -> None:
+    """Ferries listed in no order of time: what is done first ("leaves first", "was launched
+    last") is the row with the earliest (latest) time, not the first row nor the least of
+    another number; what is listed first is the first row."""
+    from knowledge.tables.follows import followed
+    from knowledge.tables.store import split_two_step
+
+    rows = [["Puffin", "900", "2026-04-02"], ["Tern", "2100", "2026-03-18"]]
+    rows += [["Gull", "1500", "2026-06-03"], ["Skua", "600", "2026-05-09"]]
+    ferries = grid(table_from_rows(["Ferry", "Tonnage", "Leaves"], rows), "ferries.csv")
+    first, _ = split_two_step(question)
+    assert followed(first, ferries)[0].result.values == [ferry]
