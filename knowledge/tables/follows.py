@@ -1,6 +1,7 @@
 """Whether a candidate program follows what the question asks of its shape: the order it names
-("due first" orders by Due date), the direction ("the most"), the time order ("the newest"), a
-total ("the total budget", "how many seats in all"), and each number or name it says read once.
+("due first" orders by Due date), the direction ("the most"), the time order ("the newest",
+in knowledge/tables/asked_time.py), a total ("the total budget", "how many seats in all"), and
+each number or name it says read once.
 
 The parser ranks every program it can build (knowledge/tables/parser.py); these set aside the
 ones that answer another question before the store weighs the rest (knowledge/tables/rules.py,
@@ -23,11 +24,11 @@ from knowledge.tables.asked import (
     counts_what_it_names,
     follows_the_asked_column,
     holds_times,
-    is_a_time,
     reads_both_of_a_pair,
     reads_the_counted_amount,
     same_as,
 )
+from knowledge.tables.asked_time import follows_the_asked_time, program_direction
 from knowledge.tables.cells import DATE
 from knowledge.tables.offered import offered_row, picks_an_offered_cell
 from knowledge.tables.parser import Candidate, ranked
@@ -66,16 +67,6 @@ def follows_the_named_order(question: str, grid: Grid, candidate: Candidate) -> 
     )
 
 
-_DIRECTION = {"argmax": 1, "max": 1, "more": 1, "argmin": -1, "min": -1, "less": -1}
-
-
-def program_direction(program) -> int:
-    """Return 1 for a program that takes the larger amount, -1 the smaller, 0 neither."""
-    if program.op == "top":
-        return -1 if program.ascending else 1
-    return _DIRECTION.get(program.op, 0)
-
-
 def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate) -> bool:
     """Whether a program that takes the larger or the smaller of an amount takes the one the
     question asks for: "which line had the longest outage?" is no argmin of Outage
@@ -94,93 +85,8 @@ def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate)
     return direction == asked
 
 
-# Words that order rows in time: 1 asks for the later, -1 for the earlier.
-_TIME_ORDER = {"newest": 1, "latest": 1, "recent": 1, "earliest": -1, "oldest": -1}
-# Words that order rows in time when the rows are ordered by a date or a year.
-_PLACE_ORDER = {"first": -1, "last": 1}
-# The programs that take a row by its place in the table.
-_PLACES = ("first", "last")
 # Words after "total" that name no column ("the total number of wins").
 _TOTAL_FILLERS = frozenset("number amount of the all".split())
-
-
-def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -> bool:
-    """Whether a program that orders rows for "the newest", "the oldest", "the most recent"
-    orders them by a date or a year, the way the question asks: "which plant is the newest?" is
-    no argmin of Workers (on the dev part of WikiTableQuestions' training split: one more right,
-    none fewer)."""
-    asked = {_TIME_ORDER[word] for word in words if word in _TIME_ORDER}
-    program = candidate.program
-    if len(asked) == 1 and program.op in _PLACES:
-        return _holds_the_asked_time(next(iter(asked)), grid, candidate)
-    done = _done_in_order(words)
-    if not asked and done and program.op in _PLACES:
-        return _holds_the_asked_time(done, grid, candidate)
-    direction = program_direction(program)
-    if not direction or program.key is None:
-        return True
-    key = grid.columns[program.key]
-    if not asked and done and not is_a_time(key):
-        # "leaves first" over a table with a column of times is no least Tonnage.
-        return not any(is_a_time(column) for column in grid.columns)
-    placed = {_PLACE_ORDER[word] for word in words if word in _PLACE_ORDER}
-    if not asked and len(placed) == 1 and not asked_direction(words) and is_a_time(key):
-        return direction == placed.pop()  # "due first" is the earliest Due date
-    if len(asked) != 1:
-        return True
-    if "age" in fold(key.name).split():
-        return True  # "the oldest player" by Age is the largest
-    if holds_times(key):
-        return direction == asked.pop()
-    return not any(holds_times(column) for column in grid.columns)
-
-
-# The words before "first" or "last" that say where a row stands, not when it happened ("listed
-# first", "came last", "the first"): any other word before them is something done, in time.
-_NOT_DONE = frozenset(
-    "the a an its their his her our my your this that was is were are be been being in of at "
-    "to and or on for place places placed listed list lists shown show appears appear appearing "
-    "mentioned rank ranks ranked ranking came come comes went go goes finished finish finishes "
-    "ending ended end ends who which what whose".split()
-)
-
-# The words that may follow "first" or "last" said of something done: none ("sails first?"), or
-# those that begin another part ("built first, and who ..."); "first place" is a place.
-_AFTER_DONE = frozenset(
-    ["", *"and or in on at among of between during after before than from to with by".split()]
-)
-
-
-def _done_in_order(words: list[str]) -> int:
-    """Return -1 when the question asks what was done first ("which ferry leaves first?",
-    "which bridge was built first, and by whom?"), 1 for last, 0 otherwise. On the dev part of
-    WikiTableQuestions' training split this changes one program (wrong before and after); a
-    verb is no sure sign there, where "placed first" is a place and "built first" a time."""
-    said = {
-        _PLACE_ORDER[word]
-        for before, word, after in zip(words, words[1:], [*words[2:], ""])
-        if word in _PLACE_ORDER and before not in _NOT_DONE and after in _AFTER_DONE
-    }
-    return said.pop() if len(said) == 1 else 0
-
-
-def _holds_the_asked_time(asked: int, grid: Grid, candidate: Candidate) -> bool:
-    """Whether the first or the last row a program takes for "the newest" or "the oldest" (or
-    for what was done first or last) holds the latest (earliest) time of the rows it keeps in
-    a column of times: "which site is the newest?" is not the first row of Sites when the sites
-    are not listed in the order they opened. A table with no column of times keeps its
-    order."""
-    rows = kept_rows(grid, candidate.program.conditions)
-    if len(candidate.result.rows) != 1 or not rows:
-        return True
-    row, timed = candidate.result.rows[0], False
-    for column in grid.columns:
-        times = [column.numbers[r] for r in rows if column.numbers[r] is not None]
-        if is_a_time(column) and times and column.numbers[row] is not None:
-            timed = True
-            if column.numbers[row] == (max(times) if asked > 0 else min(times)):
-                return True
-    return not timed
 
 
 def keeps_what_it_excludes(question: str, candidate: Candidate) -> bool:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from knowledge.tables.asked_time import follows_the_asked_time
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import (
     follows_the_asked_amount,
     follows_the_asked_direction,
-    follows_the_asked_time,
     follows_the_asked_total,
     follows_the_named_doer,
     follows_the_named_order,
@@ -479,3 +479,22 @@ def test_what_is_done_first_is_the_earliest_time_not_the_first_row(question, fer
     ferries = grid(table_from_rows(["Ferry", "Tonnage", "Leaves"], rows), "ferries.csv")
     first, _ = split_two_step(question)
     assert followed(first, ferries)[0].result.values == [ferry]
+
+
+@pytest.mark.parametrize(
+    ("question", "coach"),
+    [
+        ("Who was the first coach of the club?", "Ruud Smit"),
+        ("Who was the last coach of the club?", "Ana Vidal"),
+        ("Which coach is listed first in the table?", "Ana Vidal"),
+    ],
+)
+def test_the_first_of_its_kind_is_the_earliest_when_rows_run_back_in_time(question, coach):
+    """Coaches listed newest first: the first coach is the earliest, not the first row; the
+    coach listed first is the first row."""
+    from knowledge.tables.follows import followed
+
+    rows = [["Ana Vidal", "2024", "31"], ["Kees Bos", "2019", "58"]]
+    rows += [["Lena Berg", "2012", "44"], ["Ruud Smit", "2005", "20"]]
+    coaches = grid(table_from_rows(["Coach", "Year", "Wins"], rows), "coaches.csv")
+    assert followed(question, coaches)[0].result.values == [coach]
