@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 
-from tests.support import SHARED_STREAM_IDLE_TIMEOUT
+from tests.support import SHARED_STREAM_IDLE_TIMEOUT, retry_on_deadlock
 
 # `make test` runs two test processes on a 2-core machine. Each process and the servers it
 # starts get their share of the cores: math libraries and llama.cpp spin their threads while
@@ -265,15 +265,21 @@ class TouchedTablesFlush:
                 from django.db import transaction
 
                 names = ", ".join(connection.ops.quote_name(table) for table in written)
-                with transaction.atomic(using=db_name), connection.cursor() as cursor:
-                    cursor.execute(f"TRUNCATE {names} CASCADE")
+
+                def truncate(names=names, connection=connection, db_name=db_name) -> None:
+                    with transaction.atomic(using=db_name), connection.cursor() as cursor:
+                        cursor.execute(f"TRUNCATE {names} CASCADE")
+
+                retry_on_deadlock(truncate)
 
     def _flush_all(self, case, db_name: str) -> None:
         from django.core.management import call_command
         from django.db import connections
 
-        call_command(
-            "flush", verbosity=0, interactive=False, database=db_name, reset_sequences=False
+        retry_on_deadlock(
+            lambda: call_command(
+                "flush", verbosity=0, interactive=False, database=db_name, reset_sequences=False
+            )
         )
         with connections[db_name].cursor() as cursor:
             self.made[db_name] = _post_migrate_digest(cursor)

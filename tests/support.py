@@ -73,4 +73,35 @@ def flush_database(django_db_blocker) -> None:
     from django.core.management import call_command
 
     with django_db_blocker.unblock():
-        call_command("flush", verbosity=0, interactive=False, reset_sequences=False)
+        retry_on_deadlock(
+            lambda: call_command("flush", verbosity=0, interactive=False, reset_sequences=False)
+        )
+
+
+def retry_on_deadlock(action, attempts: int = 5):
+    """Run `action` (a TRUNCATE, a flush), and again when PostgreSQL made it a deadlock's
+    victim. A shared stack's worker stays alive between the tests that use it: it may hold a
+    row lock on a table the TRUNCATE wants while it waits for one the TRUNCATE already holds.
+    The victim's transaction is rolled back whole, so running it again is safe; left failed,
+    the tables keep the test's rows and the next test's set-up trips over them."""
+    import time
+
+    for attempt in range(1, attempts + 1):
+        try:
+            return action()
+        except Exception as error:
+            if attempt == attempts or not _is_a_deadlock(error):
+                raise
+            time.sleep(0.1 * attempt)
+
+
+def _is_a_deadlock(error: BaseException | None) -> bool:
+    """Whether an error is, or was raised from, PostgreSQL's deadlock_detected (Django wraps
+    the driver's error, and its flush command wraps that in a CommandError)."""
+    from psycopg import errors
+
+    while error is not None:
+        if isinstance(error, errors.DeadlockDetected):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
