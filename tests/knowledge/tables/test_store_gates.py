@@ -498,3 +498,26 @@ def test_the_first_of_its_kind_is_the_earliest_when_rows_run_back_in_time(questi
     rows += [["Lena Berg", "2012", "44"], ["Ruud Smit", "2005", "20"]]
     coaches = grid(table_from_rows(["Coach", "Year", "Wins"], rows), "coaches.csv")
     assert followed(question, coaches)[0].result.values == [coach]
+
+
+@pytest.mark.parametrize(
+    ("question", "asks_different"),
+    [
+        ("How many times did Kari Nes win?", False),
+        ("What is the total number of races?", False),
+        ("How many different venues hosted a race?", True),
+    ],
+)
+def test_the_number_of_different_cells_answers_only_a_question_that_asks_for_them(
+    question, asks_different
+) -> None:
+    """Races held at a few venues: "how many times" and "the total number" count rows; only
+    "different" (distinct, unique) asks how many different cells a column holds."""
+    from knowledge.tables.asked import counts_what_it_names
+
+    rows = [["Oslo", "Kari Nes"], ["Bergen", "Kari Nes"], ["Oslo", "Kari Nes"]]
+    rows += [["Bergen", "Ola Dahl"], ["Oslo", "Siv Berg"]]
+    races = grid(table_from_rows(["Venue", "Winner"], rows), "races.csv")
+    program = Program("distinct", target=0)
+    candidate = Candidate(program, Result([2.0], [0, 1, 2, 3, 4]), {}, 0.5)
+    assert counts_what_it_names(question, races, candidate) is asks_different
