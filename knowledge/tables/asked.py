@@ -144,8 +144,8 @@ def compares_to_some_effect(grid: Grid, candidate: Candidate) -> bool:
 
 
 # The words that ask how many different cells, not how many rows: without one, the number of
-# different cells answers another question ("how many times did she win?", "what was the total
-# number of races?"; on the dev fifth 4 of 52 such answers were right).
+# different cells answers another question ("how many times did she win?", "how many races were
+# run?"; on the dev fifth 4 of 52 such answers were right).
 _DIFFERENT = frozenset("different distinct unique separate".split())
 # "how many different countries": the word that names what is counted, told apart.
 _COUNTED_NOUN = re.compile(r"\bhow many (?:different|distinct|unique|separate) (\w+)")

@@ -1,7 +1,7 @@
 """Whether a program that takes rows in an order takes them in the order of time the question
 asks: "the newest", "the oldest", what was done first ("which ferry leaves first?"), the first
-of its kind ("who was the last coach?") over a table with a column of dates or years. A table
-with no column of times keeps its order.
+of its kind ("who was the last coach of the club?") over a table with a column of dates or
+years. A table with no column of times keeps its order.
 
 Each rule was measured on the dev fifth of WikiTableQuestions' training split first
 (`bench/table_parser.py`); knowledge/tables/follows.py holds the others.
@@ -94,7 +94,7 @@ def _done(before: str, after: str, words: list[str]) -> bool:
 
 
 def _first_of_its_kind(before: str, after: str, words: list[str]) -> bool:
-    """ "Who was the last flag bearer?", "who was the first opponent she beat?" """
+    """ "Who was the last coach of the club?", "which was the first ship she commanded?" """
     return (
         before in _OWNERS
         and after not in _PLACE_NOUNS
