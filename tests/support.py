@@ -100,8 +100,10 @@ def _is_a_deadlock(error: BaseException | None) -> bool:
     the driver's error, and its flush command wraps that in a CommandError)."""
     from psycopg import errors
 
-    while error is not None:
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
         if isinstance(error, errors.DeadlockDetected):
             return True
+        seen.add(id(error))
         error = error.__cause__ or error.__context__
     return False

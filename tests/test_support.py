@@ -16,48 +16,75 @@ from tests.support import retry_on_deadlock
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+def _session():
+    params = connection.get_connection_params()
+    return psycopg.connect(**{k: v for k, v in params.items() if k != "cursor_factory"})
+
+
+def _wait_for_a_lock_wait(watcher, pid: int) -> None:
+    """Return once the backend `pid` waits for a lock (the TRUNCATE behind the worker's)."""
+    for _ in range(500):
+        row = watcher.execute(
+            "SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", [pid]
+        ).fetchone()
+        if row and row[0] == "Lock":
+            return
+        time.sleep(0.02)
+    raise AssertionError("the TRUNCATE never waited for the worker's lock")
+
+
 def test_a_truncate_made_a_deadlock_s_victim_runs_again_and_empties_the_tables():
     with connection.cursor() as cursor:
-        cursor.execute("CREATE TABLE lock_a (id int); CREATE TABLE lock_b (id int)")
+        cursor.execute("CREATE TABLE IF NOT EXISTS lock_a (id int)")
+        cursor.execute("CREATE TABLE IF NOT EXISTS lock_b (id int)")
         cursor.execute("INSERT INTO lock_a VALUES (1); INSERT INTO lock_b VALUES (1)")
-    params = connection.get_connection_params()
-    holder = psycopg.connect(**{k: v for k, v in params.items() if k != "cursor_factory"})
-    holding = threading.Event()
+    truncating = connection.connection.info.backend_pid
+    holder, watcher = _session(), _session()
+    watcher.autocommit = True
+    holding, failures = threading.Event(), []
 
     def hold() -> None:
-        # A worker's transaction: a row lock on lock_a, then a read of lock_b, which waits
-        # behind the TRUNCATE that holds lock_b and waits for lock_a.
-        with holder.transaction():
-            holder.execute("SET LOCAL deadlock_timeout = '10s'")
-            holder.execute("SELECT * FROM lock_a FOR SHARE")
-            holding.set()
-            time.sleep(0.3)
-            holder.execute("SELECT * FROM lock_b")
+        # A worker's transaction: a row lock on lock_a, then, once the TRUNCATE holds lock_b
+        # and waits for lock_a, a read of lock_b: each waits for the other.
+        try:
+            with holder.transaction():
+                holder.execute("SET LOCAL deadlock_timeout = '30s'")
+                holder.execute("SELECT * FROM lock_a FOR SHARE")
+                holding.set()
+                _wait_for_a_lock_wait(watcher, truncating)
+                holder.execute("SELECT * FROM lock_b")
+        except Exception as error:  # noqa: BLE001 - reported by the test below
+            failures.append(error)
 
     attempts = []
 
     def truncate() -> None:
         attempts.append(time.monotonic())
         with transaction.atomic(), connection.cursor() as cursor:
-            # PostgreSQL looks for a deadlock once, when a wait reaches deadlock_timeout: the
-            # TRUNCATE's look comes after the worker waits too, and long before the worker's.
-            cursor.execute("SET LOCAL deadlock_timeout = '600ms'")
+            # PostgreSQL looks for a deadlock once, when a wait reaches deadlock_timeout: by
+            # then the worker waits too, and its own look is far later.
+            cursor.execute("SET LOCAL deadlock_timeout = '2s'")
             cursor.execute("TRUNCATE lock_b, lock_a")
 
     worker = threading.Thread(target=hold)
     try:
         worker.start()
-        assert holding.wait(5)
+        assert holding.wait(10)
         retry_on_deadlock(truncate)
-        worker.join(5)
+        worker.join(10)
+        assert not worker.is_alive() and failures == []
         with connection.cursor() as cursor:
             cursor.execute("SELECT (SELECT count(*) FROM lock_a) + (SELECT count(*) FROM lock_b)")
             assert cursor.fetchone()[0] == 0
         assert len(attempts) == 2  # the first was the deadlock's victim
     finally:
-        worker.join(5)
+        if worker.is_alive():
+            holder.cancel()
+            worker.join(10)
         holder.close()
+        watcher.close()
         with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '5s'")
             cursor.execute("DROP TABLE IF EXISTS lock_a, lock_b")
 
 

@@ -50,8 +50,9 @@ def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -
     if not direction or program.key is None:
         return True
     key = grid.columns[program.key]
-    if not asked and done and not is_a_time(key):
-        # "leaves first" over a table with a column of times is no least Tonnage.
+    if not asked and done and not asked_direction(words) and not is_a_time(key):
+        # "leaves first" over a table with a column of times is no least Tonnage ("the most
+        # points" asks for its own order).
         return not any(is_a_time(column) for column in grid.columns)
     placed = {_PLACE_ORDER[word] for word in words if word in _PLACE_ORDER}
     if not asked and len(placed) == 1 and not asked_direction(words) and is_a_time(key):
@@ -70,7 +71,8 @@ def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -
 _NOT_DONE = frozenset(
     "the a an its their his her our my your this that was is were are be been being in of at "
     "to and or on for place places placed listed list lists shown show appears appear appearing "
-    "mentioned rank ranks ranked ranking came come comes went go goes finished finish finishes "
+    "mentioned rank ranks ranked ranking came come comes coming went go goes finished finish "
+    "finishes finishing placing got get gets took take takes started start starts qualified "
     "ending ended end ends who which what whose".split()
 )
 # The words that may follow "first" or "last" said of something done: none ("sails first?"), or
@@ -89,8 +91,9 @@ _LISTED = frozenset("listed list chart table shown top bottom placed finished ra
 
 
 def _done(before: str, after: str, words: list[str]) -> bool:
-    """ "Which ferry leaves first?", "which bridge was built last, and by whom?" """
-    return before not in _NOT_DONE and after in _AFTER_DONE
+    """ "Which ferry leaves first?", "which bridge was built last, and by whom?" ("how long did
+    the strike last?" is the verb)."""
+    return before not in _NOT_DONE and after in _AFTER_DONE and "long" not in words
 
 
 def _first_of_its_kind(before: str, after: str, words: list[str]) -> bool:
