@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -11,7 +12,7 @@ import pytest
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 
-from tests.support import SHARED_STREAM_IDLE_TIMEOUT, retry_on_deadlock
+from tests.support import SHARED_STREAM_IDLE_TIMEOUT, flush_tables, retry_on_deadlock
 
 # `make test` runs two test processes on a 2-core machine. Each process and the servers it
 # starts get their share of the cores: math libraries and llama.cpp spin their threads while
@@ -262,27 +263,22 @@ class TouchedTablesFlush:
                 self._flush_all(case, db_name)
                 continue
             if written:
-                from django.db import transaction
-
                 names = ", ".join(connection.ops.quote_name(table) for table in written)
-
-                def truncate(names=names, connection=connection, db_name=db_name) -> None:
-                    with transaction.atomic(using=db_name), connection.cursor() as cursor:
-                        cursor.execute(f"TRUNCATE {names} CASCADE")
-
-                retry_on_deadlock(truncate)
+                retry_on_deadlock(functools.partial(_truncate, db_name, names))
 
     def _flush_all(self, case, db_name: str) -> None:
-        from django.core.management import call_command
         from django.db import connections
 
-        retry_on_deadlock(
-            lambda: call_command(
-                "flush", verbosity=0, interactive=False, database=db_name, reset_sequences=False
-            )
-        )
+        flush_tables(db_name)
         with connections[db_name].cursor() as cursor:
             self.made[db_name] = _post_migrate_digest(cursor)
+
+
+def _truncate(db_name: str, names: str) -> None:
+    from django.db import connections, transaction
+
+    with transaction.atomic(using=db_name), connections[db_name].cursor() as cursor:
+        cursor.execute(f"TRUNCATE {names} CASCADE")
 
 
 def _post_migrate_digest(cursor) -> str:

@@ -70,12 +70,20 @@ def shared_rows(django_db_blocker, tmp_path_factory):
 def flush_database(django_db_blocker) -> None:
     """Empty the tables after a module's shared rows, as after a transactional test (Django's
     flush, with its post-migrate signal): later tests find the database as always."""
+    with django_db_blocker.unblock():
+        flush_tables()
+
+
+def flush_tables(database: str = "default") -> None:
+    """Django's flush of every table (post_migrate signal and all), run again if it loses a
+    deadlock to a live worker."""
     from django.core.management import call_command
 
-    with django_db_blocker.unblock():
-        retry_on_deadlock(
-            lambda: call_command("flush", verbosity=0, interactive=False, reset_sequences=False)
+    retry_on_deadlock(
+        lambda: call_command(
+            "flush", verbosity=0, interactive=False, database=database, reset_sequences=False
         )
+    )
 
 
 def retry_on_deadlock(action, attempts: int = 5):
