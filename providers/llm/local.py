@@ -11,10 +11,12 @@ grammar built from their schema.
 from __future__ import annotations
 
 import atexit
+import ctypes
 import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -153,11 +155,16 @@ def read_prompt(
     tokens: list[int],
     is_cancelled: Callable[[], bool],
     deadline: float | None = None,
+    *,
+    kept: int = 0,
 ) -> None:
     """Evaluate the prompt tokens the context does not hold yet, a batch at a time.
 
     The context keeps the longest prefix it shares with the last prompt (the system prompt,
-    the same context on a retry), so only the rest is read. Called with the generate lock.
+    the same context on a retry), so only the rest is read. The first `kept` tokens (a task's
+    fixed start: its system prompt) are also kept aside once read, and put back when a prompt
+    of another task came between, so no task reads its system prompt twice. Called with the
+    generate lock.
     """
     held = llm._input_ids[: llm.n_tokens]
     prefix = 0
@@ -165,10 +172,22 @@ def read_prompt(
         if a != b:
             break
         prefix += 1
-    if prefix < llm.n_tokens:
+    if prefix < kept and _restore_prefix(llm, tokens[:kept]):
+        prefix = kept
+    elif prefix < llm.n_tokens:
         llm._ctx.kv_cache_seq_rm(-1, prefix, -1)
         llm.n_tokens = prefix
-    start = prefix
+    if prefix < kept:
+        _read_batches(llm, tokens[prefix:kept], is_cancelled, deadline)
+        _keep_prefix(llm, tokens[:kept])
+        prefix = kept
+    _read_batches(llm, tokens[prefix:], is_cancelled, deadline)
+
+
+def _read_batches(llm, tokens: list[int], is_cancelled, deadline: float | None) -> None:
+    """Evaluate tokens after those the context holds, a batch at a time, checking the cancel
+    flag and the deadline between batches."""
+    start = 0
     while start < len(tokens):
         if is_cancelled():
             raise RunCancelled()
@@ -184,6 +203,61 @@ def read_prompt(
                 max(int(rate * PROMPT_BATCH_SECONDS), PROMPT_BATCH_MIN), PROMPT_BATCH_MAX
             )
         start += len(batch)
+
+
+# The fixed starts of prompts (each task's system prompt) kept aside per model, the most
+# recently used last: the state of their tokens in the context (llama.cpp's state of one
+# sequence, about 28 KB a token for a 1.5B model). Reading a 150-token system prompt again
+# took 7 s on a 2-core AVX2 machine each time another task's prompt came between.
+KEPT_PREFIXES = 8
+_kept: dict[int, OrderedDict[tuple[int, ...], bytes]] = {}
+
+
+def _keep_prefix(llm, tokens: list[int]) -> None:
+    """Keep the state of the context, which holds exactly `tokens`, for a later prompt."""
+    from llama_cpp import llama_cpp
+
+    ctx = llm._ctx.ctx
+    size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+    buffer = (ctypes.c_uint8 * size)()
+    written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
+    if not written:
+        return
+    kept = _kept.setdefault(id(llm), OrderedDict())
+    kept[tuple(tokens)] = bytes(buffer)[:written]
+    kept.move_to_end(tuple(tokens))
+    while len(kept) > KEPT_PREFIXES:
+        kept.popitem(last=False)
+
+
+def _restore_prefix(llm, tokens: list[int]) -> bool:
+    """Put a kept prefix's state back as the context's whole content; False when none is kept
+    for these tokens (or llama.cpp refused it: the context is then empty)."""
+    from llama_cpp import llama_cpp
+
+    state = _kept.get(id(llm), {}).get(tuple(tokens))
+    if state is None:
+        return False
+    _kept[id(llm)].move_to_end(tuple(tokens))
+    llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+    llm.n_tokens = 0
+    buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+    if not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(state), 0):
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        return False
+    llm.input_ids[: len(tokens)] = tokens
+    llm.n_tokens = len(tokens)
+    return True
+
+
+def fixed_start(llm, system: str, tokens: list[int]) -> int:
+    """Return how many of a prompt's tokens are its task's fixed start: the system prompt and
+    the chat template up to the user's text (0 when the prompt does not start with them)."""
+    start = prompt_tokens(
+        llm, [{"role": "system", "content": system}, {"role": "user", "content": ""}]
+    )
+    start = start[: max(len(start) - PROMPT_TAIL_TOKENS, 0)]
+    return len(start) if start and tokens[: len(start)] == start else 0
 
 
 def context_tokens(name: str | None = None) -> int:
@@ -251,7 +325,7 @@ class LlamaCppBackend(ChatBackend):
             # The part every answer prompt shares: the system prompt, up to the user's text.
             shared = tokens[: max(len(tokens) - PROMPT_TAIL_TOKENS, 0)]
             with _generate_lock:
-                read_prompt(llm, shared, lambda: False)
+                read_prompt(llm, shared, lambda: False, kept=len(shared))
 
     def generate(
         self,
@@ -270,7 +344,8 @@ class LlamaCppBackend(ChatBackend):
             if tokens:
                 # Read the prompt in batches, checking the cancel flag between them; the
                 # completion below finds it in the cache and only samples.
-                read_prompt(llm, tokens[:-1], is_cancelled, deadline)
+                kept = fixed_start(llm, request.system, tokens)
+                read_prompt(llm, tokens[:-1], is_cancelled, deadline, kept=kept)
             stream = llm.create_chat_completion(
                 messages=request.messages,
                 temperature=request.temperature,

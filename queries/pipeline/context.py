@@ -49,6 +49,9 @@ class RunContext:
     history: list[dict[str, str]] = field(default_factory=list)
     # Set by the planner: the question as rewritten to stand alone, recorded with the outcome.
     standalone_query: str = ""
+    # The model's replies to the table queries this run asked, by (question, tables, problem,
+    # temperature): a retry's second retrieval of the same question asks it nothing new.
+    table_queries: dict[tuple[str, str, str, float], str] = field(default_factory=dict)
 
     def emit(self, event_type: str, data: dict[str, Any] | None = None) -> None:
         emit(self.sink, event_type, data)

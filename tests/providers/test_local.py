@@ -183,6 +183,47 @@ def test_a_prompt_that_starts_like_the_last_one_reads_only_the_rest(local, gguf_
     assert evaluated == rest and llm.n_tokens == len(shared) + len(rest)
 
 
+def test_a_task_reads_its_system_prompt_once_though_another_task_came_between(local, gguf_model):
+    """Each task's fixed start is kept aside once read: after another task's prompt, only the
+    user's text is read again, and the reply is the one a fresh read gives."""
+    from providers.llm import local as module
+    from providers.llm.chat import ChatRequest
+    from queries.answering import prompts
+
+    llm = module.load_model(gguf_model)
+
+    def ask(system: str, user: str) -> str:
+        request = ChatRequest("answer", "reasoning", system, user, None, 0, 6)
+        generation = local.backend.generate(request, is_cancelled=lambda: False, on_text=None)
+        return "".join(generation.parts)
+
+    question = "[1] eiffel.txt\nThe tower is in Paris.\n\nQuestion: where is the tower?"
+    ask(prompts.ANSWER_PLAIN_SYSTEM, "[1] a.txt\nAnother text.\n\nQuestion: what is it?")
+    ask(prompts.REFLECT_SYSTEM, "The answer, and whether the context supports it.")
+    tokens = module.prompt_tokens(
+        llm,
+        [
+            {"role": "system", "content": prompts.ANSWER_PLAIN_SYSTEM},
+            {"role": "user", "content": question},
+        ],
+    )
+    kept = module.fixed_start(llm, prompts.ANSWER_PLAIN_SYSTEM, tokens)
+    evaluated: list[int] = []
+    real_eval = llm.eval
+    llm.eval = lambda batch: (evaluated.extend(batch), real_eval(batch))
+    try:
+        reply = ask(prompts.ANSWER_PLAIN_SYSTEM, question)
+    finally:
+        del llm.eval
+    # The system prompt (over 100 tokens) was put back, not read: reading began at the user's text.
+    assert kept > 100 and evaluated[: len(tokens) - 1 - kept] == tokens[kept:-1]
+    # The same reply as from an empty context with nothing kept.
+    module._kept.clear()
+    llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+    llm.n_tokens = 0
+    assert ask(prompts.ANSWER_PLAIN_SYSTEM, question) == reply
+
+
 def test_the_prompt_batch_settles_and_no_longer_follows_the_load(local, gguf_model, monkeypatch):
     """The model's arithmetic depends on how a prompt is batched: once its first batches have set
     the size, a load that makes reading look faster or slower changes nothing."""

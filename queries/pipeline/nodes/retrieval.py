@@ -113,7 +113,14 @@ def _model_table_query(run, query: str, result) -> dict | None:
     started = time.perf_counter()
 
     def write(schema: str, question: str, problem: str) -> str:
-        return run.strategy.write_table_query(question, schema, run.call, problem=problem)
+        asked = (question, schema, problem, run.call.temperature)
+        if asked not in run.table_queries:
+            # The same prompt at the same temperature (a retry's second retrieval) gets the
+            # same query: it is asked once.
+            run.table_queries[asked] = run.strategy.write_table_query(
+                question, schema, run.call, problem=problem
+            )
+        return run.table_queries[asked]
 
     try:
         hits, outcome = run.stores.table_query(

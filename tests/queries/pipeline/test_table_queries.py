@@ -154,6 +154,29 @@ def test_a_declined_or_unfit_query_leaves_the_parser_s_program(
         assert retrieval["table_query"]["reason"] in asked[1][1]
 
 
+def test_a_second_retrieval_of_the_same_question_asks_the_model_nothing_new(clinics_kb) -> None:
+    """A retry's retrieval of the same question, at the same temperature, reads back the
+    query the model wrote for it (its prompt is the same): one reply is scripted, not two."""
+    from providers.llm.base import CallContext
+    from queries.pipeline.context import RunContext
+    from queries.pipeline.nodes.retrieval import _model_table_query
+
+    script = Script(retrieval=["SELECT COUNT(*) FROM clinics WHERE opened > 2019"])
+    run = RunContext(
+        sink=ListSink(),
+        strategy=scripted_quote_first(script),
+        call=CallContext(),
+        kb_ids=[clinics_kb.id],
+    )
+    computed = []
+    for _ in range(2):
+        result = run.stores.search(kb_ids=run.kb_ids, query=COUNT, top_k=5, filters=None)
+        assert _model_table_query(run, COUNT, result) is None  # the model's query answered
+        computed.append(result.hits["table"][0].structure["values"])
+    assert computed == [[3], [3]]
+    assert [stage for stage, _ in script.prompts] == ["retrieval"]
+
+
 def test_a_query_that_fails_as_written_is_corrected_by_the_model(clinics_kb) -> None:
     # The database rejects the first query (a column outside its aggregate); the model sees
     # the error and its second query answers.
