@@ -92,6 +92,7 @@ def _close_models() -> None:
         for llm in _loaded.values():
             llm.close()
         _loaded.clear()
+        _kept.clear()
 
 
 # The prompt is read a batch at a time, the cancel flag checked between batches. A batch is
