@@ -175,9 +175,13 @@ def read_prompt(
         prefix += 1
     if prefix < kept and _restore_prefix(llm, tokens[:kept]):
         prefix = kept
-    elif prefix < llm.n_tokens:
-        llm._ctx.kv_cache_seq_rm(-1, prefix, -1)
-        llm.n_tokens = prefix
+    else:
+        # A restore llama.cpp refused emptied the context.
+        prefix = min(prefix, llm.n_tokens)
+        if prefix < llm.n_tokens:
+            llm._ctx.kv_cache_seq_rm(-1, prefix, -1)
+            llm.n_tokens = prefix
+    llm._requires_eval = True  # the logits held are the last prompt's
     if prefix < kept:
         _read_batches(llm, tokens[prefix:kept], is_cancelled, deadline)
         _keep_prefix(llm, tokens[:kept])
@@ -209,8 +213,9 @@ def _read_batches(llm, tokens: list[int], is_cancelled, deadline: float | None) 
 # The fixed starts of prompts (each task's system prompt) kept aside per model, the most
 # recently used last: the state of their tokens in the context (llama.cpp's state of one
 # sequence, about 28 KB a token for a 1.5B model). Reading a 150-token system prompt again
-# took 7 s on a 2-core AVX2 machine each time another task's prompt came between.
-KEPT_PREFIXES = 8
+# took 7 s on a 2-core AVX2 machine each time another task's prompt came between. There are
+# 9 tasks' system prompts; all of them together are about 1,000 tokens.
+KEPT_PREFIXES = 12
 _kept: dict[int, OrderedDict[tuple[int, ...], bytes]] = {}
 
 
@@ -225,7 +230,7 @@ def _keep_prefix(llm, tokens: list[int]) -> None:
     if not written:
         return
     kept = _kept.setdefault(id(llm), OrderedDict())
-    kept[tuple(tokens)] = bytes(buffer)[:written]
+    kept[tuple(tokens)] = ctypes.string_at(buffer, written)
     kept.move_to_end(tuple(tokens))
     while len(kept) > KEPT_PREFIXES:
         kept.popitem(last=False)
@@ -245,6 +250,7 @@ def _restore_prefix(llm, tokens: list[int]) -> bool:
     buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
     if not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(state), 0):
         llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        _kept[id(llm)].pop(tuple(tokens))
         return False
     llm.input_ids[: len(tokens)] = tokens
     llm.n_tokens = len(tokens)

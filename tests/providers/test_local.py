@@ -192,12 +192,18 @@ def test_a_task_reads_its_system_prompt_once_though_another_task_came_between(lo
 
     llm = module.load_model(gguf_model)
 
+    def forget() -> None:  # nothing kept, an empty context: every prompt read from 0
+        module._kept.clear()
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        llm.n_tokens = 0
+
     def ask(system: str, user: str) -> str:
         request = ChatRequest("answer", "reasoning", system, user, None, 0, 6)
         generation = local.backend.generate(request, is_cancelled=lambda: False, on_text=None)
         return "".join(generation.parts)
 
     question = "[1] eiffel.txt\nThe tower is in Paris.\n\nQuestion: where is the tower?"
+    forget()
     ask(prompts.ANSWER_PLAIN_SYSTEM, "[1] a.txt\nAnother text.\n\nQuestion: what is it?")
     ask(prompts.REFLECT_SYSTEM, "The answer, and whether the context supports it.")
     tokens = module.prompt_tokens(
@@ -218,10 +224,39 @@ def test_a_task_reads_its_system_prompt_once_though_another_task_came_between(lo
     # The system prompt (over 100 tokens) was put back, not read: reading began at the user's text.
     assert kept > 100 and evaluated[: len(tokens) - 1 - kept] == tokens[kept:-1]
     # The same reply as from an empty context with nothing kept.
+    forget()
+    assert ask(prompts.ANSWER_PLAIN_SYSTEM, question) == reply
+
+
+def test_a_kept_start_llama_cpp_refuses_is_read_again_and_kept_right(
+    local, gguf_model, monkeypatch
+):
+    """A state llama.cpp will not put back leaves an empty context: the prompt is read whole,
+    and what is kept in its place is put back rightly the next time."""
+    from llama_cpp import llama_cpp
+
+    from providers.llm import local as module
+    from providers.llm.chat import ChatRequest
+    from queries.answering import prompts
+
+    llm = module.load_model(gguf_model)
     module._kept.clear()
     llm._ctx.kv_cache_seq_rm(-1, 0, -1)
     llm.n_tokens = 0
-    assert ask(prompts.ANSWER_PLAIN_SYSTEM, question) == reply
+
+    def ask(system: str, user: str) -> str:
+        request = ChatRequest("answer", "reasoning", system, user, None, 0, 6)
+        generation = local.backend.generate(request, is_cancelled=lambda: False, on_text=None)
+        return "".join(generation.parts)
+
+    question = "[1] a.txt\nThe bridge opened in 1932.\n\nQuestion: when did it open?"
+    first = ask(prompts.ANSWER_PLAIN_SYSTEM, question)
+    ask(prompts.REFLECT_SYSTEM, "Another task's prompt.")
+    with monkeypatch.context() as patched:
+        patched.setattr(llama_cpp, "llama_state_seq_set_data", lambda *args: 0)
+        assert ask(prompts.ANSWER_PLAIN_SYSTEM, question) == first
+    ask(prompts.REFLECT_SYSTEM, "Another task's prompt.")
+    assert ask(prompts.ANSWER_PLAIN_SYSTEM, question) == first
 
 
 def test_the_prompt_batch_settles_and_no_longer_follows_the_load(local, gguf_model, monkeypatch):
