@@ -183,27 +183,37 @@ def test_a_prompt_that_starts_like_the_last_one_reads_only_the_rest(local, gguf_
     assert evaluated == rest and llm.n_tokens == len(shared) + len(rest)
 
 
+def _forget(llm) -> None:
+    """Nothing kept and an empty context: the next prompt is read from its first token."""
+    from providers.llm import local as module
+
+    module._kept.clear()
+    llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+    llm.n_tokens = 0
+
+
+def _ask(local, system: str, user: str) -> str:
+    """Six greedy tokens of the local backend's reply to one prompt."""
+    from providers.llm.chat import ChatRequest
+
+    request = ChatRequest("answer", "reasoning", system, user, None, 0, 6)
+    generation = local.backend.generate(request, is_cancelled=lambda: False, on_text=None)
+    return "".join(generation.parts)
+
+
 def test_a_task_reads_its_system_prompt_once_though_another_task_came_between(local, gguf_model):
     """Each task's fixed start is kept aside once read: after another task's prompt, only the
     user's text is read again, and the reply is the one a fresh read gives."""
     from providers.llm import local as module
-    from providers.llm.chat import ChatRequest
     from queries.answering import prompts
 
     llm = module.load_model(gguf_model)
 
-    def forget() -> None:  # nothing kept, an empty context: every prompt read from 0
-        module._kept.clear()
-        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
-        llm.n_tokens = 0
-
     def ask(system: str, user: str) -> str:
-        request = ChatRequest("answer", "reasoning", system, user, None, 0, 6)
-        generation = local.backend.generate(request, is_cancelled=lambda: False, on_text=None)
-        return "".join(generation.parts)
+        return _ask(local, system, user)
 
     question = "[1] eiffel.txt\nThe tower is in Paris.\n\nQuestion: where is the tower?"
-    forget()
+    _forget(llm)
     ask(prompts.ANSWER_PLAIN_SYSTEM, "[1] a.txt\nAnother text.\n\nQuestion: what is it?")
     ask(prompts.REFLECT_SYSTEM, "The answer, and whether the context supports it.")
     tokens = module.prompt_tokens(
@@ -224,7 +234,7 @@ def test_a_task_reads_its_system_prompt_once_though_another_task_came_between(lo
     # The system prompt (over 100 tokens) was put back, not read: reading began at the user's text.
     assert kept > 100 and evaluated[: len(tokens) - 1 - kept] == tokens[kept:-1]
     # The same reply as from an empty context with nothing kept.
-    forget()
+    _forget(llm)
     assert ask(prompts.ANSWER_PLAIN_SYSTEM, question) == reply
 
 
@@ -236,18 +246,13 @@ def test_a_kept_start_llama_cpp_refuses_is_read_again_and_kept_right(
     from llama_cpp import llama_cpp
 
     from providers.llm import local as module
-    from providers.llm.chat import ChatRequest
     from queries.answering import prompts
 
     llm = module.load_model(gguf_model)
-    module._kept.clear()
-    llm._ctx.kv_cache_seq_rm(-1, 0, -1)
-    llm.n_tokens = 0
+    _forget(llm)
 
     def ask(system: str, user: str) -> str:
-        request = ChatRequest("answer", "reasoning", system, user, None, 0, 6)
-        generation = local.backend.generate(request, is_cancelled=lambda: False, on_text=None)
-        return "".join(generation.parts)
+        return _ask(local, system, user)
 
     question = "[1] a.txt\nThe bridge opened in 1932.\n\nQuestion: when did it open?"
     first = ask(prompts.ANSWER_PLAIN_SYSTEM, question)
