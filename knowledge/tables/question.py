@@ -76,6 +76,21 @@ _ORDER_CUES = frozenset(
     "shortest earliest latest first last more less fewer higher lower larger smaller top "
     "bottom maximum minimum".split()
 )
+# Words of degree that name the amount they order by without saying it: "the tallest player"
+# orders by Height, "the most populous city" by Population, "the cheapest" by Price. The
+# header words each implies are read as said by the question.
+_IMPLIED_HEADERS = {
+    **dict.fromkeys("tall taller tallest".split(), ("height",)),
+    **dict.fromkeys("heavy heavier heaviest light lighter lightest weigh weighs weighed".split(),
+                    ("weight",)),
+    **dict.fromkeys("deep deeper deepest".split(), ("depth",)),
+    **dict.fromkeys("wide wider widest".split(), ("width",)),
+    **dict.fromkeys("populous populated".split(), ("population",)),
+    **dict.fromkeys("fast faster fastest quick quicker quickest slow slower slowest".split(),
+                    ("time", "speed")),
+    **dict.fromkeys("rich richer richest wealthiest".split(), ("worth", "wealth")),
+    **dict.fromkeys("cheap cheaper cheapest expensive costliest".split(), ("price", "cost")),
+}  # fmt: skip
 # First content words that name no column ("name the ...", "tell me ...", "total").
 _GENERIC_HEADS = frozenset("name tell list give many much number total".split())
 
@@ -147,7 +162,8 @@ def read_question(text: str) -> Question:
         words=words,
         cues=cues,
         content=list(dict.fromkeys(w for w in cues if w not in STOPWORDS))[:8],
-        stems={stem(word) for word in words if word not in STOPWORDS},
+        stems={stem(word) for word in words if word not in STOPWORDS}
+        | {stem(header) for word in words for header in _IMPLIED_HEADERS.get(word, ())},
         numbers=numbers,
         direction=asked_direction(words),
     )
@@ -157,10 +173,12 @@ def read_question(text: str) -> Question:
 # conditions, not an order.
 _UPWARD = frozenset(
     "most more highest higher largest larger biggest bigger greatest greater longest longer "
-    "maximum max".split()
+    "maximum max tallest taller heaviest heavier deepest deeper widest wider richest richer "
+    "wealthiest".split()
 )
 _DOWNWARD = frozenset(
-    "least fewest fewer less lowest lower smallest smaller shortest shorter minimum min".split()
+    "least fewest fewer less lowest lower smallest smaller shortest shorter minimum min "
+    "lightest lighter".split()
 )
 # Headers of places or ranks, whose smallest value is the best: "the highest placed" is Rank 1.
 RANK_WORDS = frozenset("rank ranking position pos place placing seed pick round standing".split())

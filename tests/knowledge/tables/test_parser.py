@@ -706,3 +706,28 @@ def test_a_or_b_said_as_words_of_cells_is_answered_as_the_cell_writes_it() -> No
     # Neither, or both, of the things offered in the rows named: no answer from this rule.
     assert offered_row("Did they play Delta State or Alabama on September 22?", GAMES, []) is None
     assert offered_row("Did they play Virginia Tech or Alabama in September?", GAMES, []) is None
+
+
+VESSELS = [
+    ["Name", "Height (m)", "Weight (t)", "Depth (m)", "Built"],
+    ["Aurora", "31", "1200", "6.1", "2004"],
+    ["Borealis", "44", "950", "7.4", "2011"],
+    ["Corvus", "27", "1800", "5.2", "1998"],
+    ["Draco", "38", "700", "8.0", "2016"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("Which vessel is the tallest?", ["Borealis"]),
+        ("Which vessel is the heaviest?", ["Corvus"]),
+        ("Which vessel weighs the most?", ["Corvus"]),
+        ("Which is the lightest vessel?", ["Draco"]),
+        ("Which vessel has the deepest draught?", ["Draco"]),
+    ],
+)
+def test_a_word_of_degree_orders_by_the_amount_it_implies(question, values) -> None:
+    # "Tallest" says no header: it implies Height, as "heaviest" and "lightest" imply Weight.
+    vessels = grid(table_from_rows(VESSELS[0], VESSELS[1:]), "fleet.csv")
+    assert followed(question, vessels)[0].result.values == values
