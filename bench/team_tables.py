@@ -100,10 +100,16 @@ def main() -> None:
         scored = score(item, outcome) | {"seconds": round(seconds, 2)}
         results[item["half"]].append({**item, **scored})
         mark = "ok " if scored["right"] else "MISS"
-        print(
-            f"{mark} {item['half']:4} {item['kind']:12} {scored['verdict']:10} {item['question']}"
-        )
-        print(f"      → {scored['first_sentence'][:150]}")
+        if item["half"] == "held":
+            # The held-out half is not read while rules are written: its questions and answers
+            # stay in --out's file, off the screen.
+            print(f"{mark} held {item['kind']:12} {scored['verdict']}")
+        else:
+            print(
+                f"{mark} {item['half']:4} {item['kind']:12} {scored['verdict']:10} "
+                f"{item['question']}"
+            )
+            print(f"      → {scored['first_sentence'][:150]}")
         if out:
             out.write(json.dumps({**item, **scored, "answer": outcome.answer}) + "\n")
     if out:
