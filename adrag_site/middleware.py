@@ -12,7 +12,7 @@ from adrag_site.audit import current_request
 from adrag_site.errors import is_api_path, json_error
 from adrag_site.logging import request_id_var
 from adrag_site.parsers import INVALID_CHARACTERS_CODE, has_invalid_characters
-from adrag_site.tokens import ScopedTokenAuthentication, allows, required_scope
+from adrag_site.tokens import TOKEN_RESULT, ScopedTokenAuthentication, allows, required_scope
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +122,7 @@ class ApiAuthenticationMiddleware(MiddlewareMixin):
             )
         request.user = result[0]
         request.auth = result[1]
+        setattr(request, TOKEN_RESULT, result)
         # Token clients carry no cookies, so there is no CSRF exposure to guard against.
         request._dont_enforce_csrf_checks = True
         return None

@@ -58,6 +58,10 @@ def token_create(
     return token, key
 
 
+# Where ApiAuthenticationMiddleware leaves (user, token) on the request it authenticated.
+TOKEN_RESULT = "_adrag_token_result"
+
+
 def required_scope(method: str, path: str) -> str:
     """Return the least scope a request needs."""
     if MANAGE_ONLY.match(path):
@@ -82,6 +86,14 @@ def allows(auth, method: str, path: str) -> bool:
 
 class ScopedTokenAuthentication(TokenAuthentication):
     """`Authorization: Token <key>`: a scoped key (adrag_…), else DRF's own token."""
+
+    def authenticate(self, request):
+        # ApiAuthenticationMiddleware authenticated this request's token already (to bind its
+        # scope): the view reads that result instead of looking the token up a second time.
+        held = getattr(getattr(request, "_request", request), TOKEN_RESULT, None)
+        if held is not None:
+            return held
+        return super().authenticate(request)
 
     def authenticate_credentials(self, key):
         if not key.startswith(KEY_PREFIX):

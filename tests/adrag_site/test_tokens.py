@@ -121,3 +121,24 @@ def test_a_token_made_with_an_expiring_token_expires_no_later(signed_in):
     made = manager.post("/api/tokens", {"name": "child", "scope": "read"}, format="json").json()
     parent = ApiToken.objects.get(name="manage key")
     assert ApiToken.objects.get(id=made["id"]).expires_at == parent.expires_at
+
+
+@pytest.mark.parametrize("kind", ["scoped key", "DRF token"])
+def test_a_token_request_looks_its_token_up_once(signed_in, user, kind):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from rest_framework.authtoken.models import Token
+
+    key = (
+        make(signed_in, "read")["key"]
+        if kind == "scoped key"
+        else Token.objects.create(user=user).key
+    )
+    client = with_key(key)
+    assert client.get("/api/runs").status_code == 200  # the first use writes last_used_at
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/api/runs").status_code == 200
+    table = ApiToken._meta.db_table if kind == "scoped key" else Token._meta.db_table
+    lookups = [q["sql"] for q in queries if f'FROM "{table}"' in q["sql"]]
+    # The middleware binds the token's scope; the view reads its result, not the table again.
+    assert len(lookups) == 1, lookups
