@@ -1,11 +1,14 @@
 """Questions over a team's tables, through the whole pipeline.
 
-    .venv/bin/python bench/team_tables.py [--provider NAME] [--model NAME] [--half tune|held|all]
-                                          [--out results.jsonl]
+    .venv/bin/python bench/team_tables.py [--set halvard|lumen] [--provider NAME] [--model NAME]
+                                          [--half tune|held|all] [--out results.jsonl]
 
-Builds the documents of `bench/team_tables/` (a workbook with two sheets, a slide deck with a
-table, a CSV export, a Markdown table and a PDF table), ingests them into a fresh knowledge base
-and asks `bench/team_tables/questions.json`: counts, totals, averages, the most and the least,
+Builds the documents of a set, ingests them into a fresh knowledge base and asks its
+`questions.json`. `halvard` (`bench/team_tables/`): a workbook with two sheets, a slide deck
+with a table, a CSV export, a Markdown table and a PDF table. `lumen`
+(`bench/team_tables/lumen/`, written later, after the rules of the first were tuned): a workbook
+of tickets with real dates and a sheet of agents, an HTML price list, a Word table, a wide slide
+table of quarters and a CSV with an empty cell. The questions: counts, totals, averages, the most and the least,
 filters, the first and the last, differences, comparisons, lookups, two-step and cross-sheet
 questions, and questions the tables cannot answer. Each question is in the `tune` or the `held`
 half, fixed when the set was written; rules are never written while looking at `held`.
@@ -34,11 +37,14 @@ from knowledge.tables.matching import right as values_right
 from knowledge.tables.matching import said as said_in
 from knowledge.tables.matching import target_items
 
-DATA = ROOT / "bench" / "team_tables"
+SETS = {
+    "halvard": ROOT / "bench" / "team_tables",
+    "lumen": ROOT / "bench" / "team_tables" / "lumen",
+}
 
 
-def build_documents(target: Path) -> list[Path]:
-    spec = importlib.util.spec_from_file_location("team_tables_build", DATA / "build.py")
+def build_documents(data: Path, target: Path) -> list[Path]:
+    spec = importlib.util.spec_from_file_location("team_tables_build", data / "build.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.build(target)
@@ -67,6 +73,7 @@ def score(item: dict, outcome) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--set", choices=sorted(SETS), default="halvard")
     parser.add_argument("--provider", default="extractive")
     parser.add_argument("--model", default=None)
     parser.add_argument("--half", choices=("tune", "held", "all"), default="all")
@@ -78,14 +85,15 @@ def main() -> None:
     from queries.answering.registry import get_strategy
 
     user = bench_user()
-    name = f"team-tables-{args.provider}"
+    data = SETS[args.set]
+    name = f"team-tables-{args.set}-{args.provider}"
     KnowledgeBase.objects.filter(owner=user, name=name).delete()
     kb = KnowledgeBase.objects.create(owner=user, name=name)
     with tempfile.TemporaryDirectory() as folder:
-        items = [TextItem(p.name, p.read_bytes()) for p in build_documents(Path(folder))]
+        items = [TextItem(p.name, p.read_bytes()) for p in build_documents(data, Path(folder))]
         summary = documents_ingest_inline(kb=kb, items=items, user=user)
     print(f"documents: {len(items)} (ready {summary['ready']}, failed {summary['failed']})")
-    questions = json.loads((DATA / "questions.json").read_text())["questions"]
+    questions = json.loads((data / "questions.json").read_text())["questions"]
     if args.half != "all":
         questions = [q for q in questions if q["half"] == args.half]
     provider = get_strategy(args.provider)
@@ -115,7 +123,9 @@ def main() -> None:
     if out:
         out.close()
     print()
-    print(f"provider {args.provider}; median {statistics.median(times):.2f} s per question")
+    print(
+        f"set {args.set}, provider {args.provider}; median {statistics.median(times):.2f} s per question"
+    )
     print("| half | questions | right | verified and wrong | unanswerable not verified |")
     print("|---|---|---|---|---|")
     halves = {**results, "all": [r for rows in results.values() for r in rows]}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import io
 import json
+import re
 import shutil
 import sys
 import zipfile
@@ -23,6 +24,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 TEXT_SUFFIXES = {".md", ".html", ".csv", ".txt"}
 FIXED_TIME = datetime.datetime(2025, 4, 1, 9, 0, 0)
 ZIP_TIME = (2025, 4, 1, 9, 0, 0)
+FIXED_STAMP = FIXED_TIME.strftime("%Y-%m-%dT%H:%M:%SZ").encode()
+_STAMP = re.compile(rb"(<dcterms:(?:created|modified)\b[^>]*>)[^<]*(</dcterms:)")
 
 
 def build_docx(spec: dict) -> bytes:
@@ -63,14 +66,18 @@ def build_docx(spec: dict) -> bytes:
 
 
 def _fixed_zip_times(data: bytes) -> bytes:
-    """Rewrite a ZIP with every member's timestamp fixed, so the bytes never vary."""
+    """Rewrite a ZIP with every member's timestamp fixed, so the bytes never vary (and the
+    document's own dates too: openpyxl stamps a workbook with the time it was saved)."""
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
         for info in src.infolist():
             member = zipfile.ZipInfo(info.filename, date_time=ZIP_TIME)
             member.compress_type = zipfile.ZIP_DEFLATED
             member.external_attr = info.external_attr
-            dst.writestr(member, src.read(info.filename))
+            content = src.read(info.filename)
+            if info.filename == "docProps/core.xml":
+                content = _STAMP.sub(rb"\g<1>" + FIXED_STAMP + rb"\g<2>", content)
+            dst.writestr(member, content)
     return out.getvalue()
 
 

@@ -30,6 +30,7 @@ from knowledge.tables.asked import (
 )
 from knowledge.tables.asked_time import follows_the_asked_time, program_direction
 from knowledge.tables.cells import DATE
+from knowledge.tables.change import column_change
 from knowledge.tables.offered import offered_row, picks_an_offered_cell
 from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Grid, Program, display, fold, kept_rows, run
@@ -134,13 +135,19 @@ _ADDING = ("sum", "plus")
 _TOTALLING = frozenset("total all together altogether combined overall".split())
 
 
+# Programs that read one cell, or each kept row's cell, of their target column.
+_READING = ("first", "last", "values")
+_SAYS_NEIGHBOUR = frozenset("after before next previous following preceding then".split())
+
+
 def follows_the_asked_amount(words: list[str], grid: Grid, candidate: Candidate) -> bool:
-    """Whether a program follows "how many <amount> ... in total" (or in all, together,
-    altogether, combined) when the amount names a numeric column: "how many seats are there in
+    """Whether a program follows "how many <amount> ..." when the amount names a numeric column.
+
+    With "in total" (or in all, together, altogether, combined), "how many seats are there in
     all courses together?" and "how many minutes were systems down in total?" add the Seats or
-    the Minutes down column; a count of rows answers "how many courses"."""
-    if not _TOTALLING & set(words):
-        return True
+    the Minutes down column; a count of rows answers "how many courses". Without, the amount
+    of the rows a condition keeps is still their sum, not the first one's: "how many seats are
+    there in the North building?" adds the North rooms' seats (one kept row reads its own)."""
     for index, word in enumerate(words[:-1]):
         if word not in ("many", "much") or index == 0 or words[index - 1] != "how":
             continue
@@ -150,8 +157,17 @@ def follows_the_asked_amount(words: list[str], grid: Grid, candidate: Candidate)
             if after and column.numeric and not holds_times(column)
             and stem(after[0]) in {stem(w) for w in fold(column.name).split()}
         ]  # fmt: skip
-        if named:
-            return candidate.program.op in _ADDING and candidate.program.key in named
+        if not named:
+            continue
+        program = candidate.program
+        if _TOTALLING & set(words):
+            return program.op in _ADDING and program.key in named
+        if program.op in _READING and program.target in named and program.conditions:
+            return len(kept_rows(grid, program.conditions)) <= 1
+        if program.op in ("next", "previous") and program.target in named:
+            # The row after or before a named one, when the question says so.
+            return bool(_SAYS_NEIGHBOUR & set(words))
+        return True
     return True
 
 
@@ -373,6 +389,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         same_as(question, grid, every),
         consecutive_rows(question, grid, every),
         offered_row(question, grid, every),
+        column_change(question, grid),
     )
     for made in made_by_rules:
         if made is not None and follows_the_question(question, grid, made):

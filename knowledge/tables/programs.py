@@ -11,6 +11,7 @@ A program reads the rows a condition keeps (all rows when it has none) and compu
 | `first`, `last` | the target column of the first / last kept row |
 | `next`, `previous` | the target column of the row after / before the anchor row |
 | `diff` | the key column of the anchor row minus that of the second anchor row |
+| `change` | the key column minus the target column of the one kept row ("from Q1 to Q4") |
 | `plus` | the key column of the two anchor rows added ("Braga and Faro combined") |
 | `same` | the target column of the other rows whose key cell is the anchor row's ("the same producer as …"); with no target, how many they are |
 | `more`, `less` | which of the two anchor rows has the more / less key: its anchor cell (with no key: which anchor cell more / fewer rows hold) |
@@ -38,9 +39,11 @@ from knowledge.tables.cells import DATE, DURATION, MISSING, NUMBER, clean
 OPS = (
     "values", "count", "sum", "avg", "max", "min", "argmax", "argmin", "first", "last",
     "next", "previous", "diff", "more", "less", "mode", "top", "distinct", "plus", "same",
-    "streak",
+    "streak", "change",
 )  # fmt: skip
-AGGREGATES = frozenset({"count", "sum", "avg", "max", "min", "diff", "distinct", "plus", "streak"})
+AGGREGATES = frozenset(
+    {"count", "sum", "avg", "max", "min", "diff", "distinct", "plus", "streak", "change"}
+)
 # The operations on the rows a question names (its anchors), not on the rows conditions keep.
 ANCHORED = ("next", "previous", "diff", "more", "less", "plus", "same")
 # Condition operators: text equal / contained, numbers compared.
@@ -287,6 +290,14 @@ def run(program: Program, grid: Grid) -> Result | None:
     if op == "streak":
         longest = _longest_run(rows)
         return Result([float(len(longest))], longest, computed=True)
+    if op == "change":
+        if len(rows) != 1:
+            return None
+        earlier = grid.columns[program.target].numbers[rows[0]]
+        later = grid.columns[program.key].numbers[rows[0]]
+        if earlier is None or later is None:
+            return None
+        return Result([_number(later - earlier)], rows, computed=True)
     if op in ("values", "first", "last", "distinct", "mode"):
         return _run_on_target(program, grid, rows)
     return _run_on_key(program, grid, rows)

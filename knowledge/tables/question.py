@@ -77,8 +77,9 @@ _ORDER_CUES = frozenset(
     "bottom maximum minimum".split()
 )
 # Words of degree that name the amount they order by without saying it: "the tallest player"
-# orders by Height, "the most populous city" by Population, "the cheapest" by Price. The
-# header words each implies are read as said by the question.
+# orders by Height, "the most populous city" by Population, "the cheapest" by Price; and verbs
+# whose column is named otherwise ("bought" is Purchased). The header words each implies are
+# read as said by the question.
 _IMPLIED_HEADERS = {
     **dict.fromkeys("tall taller tallest".split(), ("height",)),
     **dict.fromkeys("heavy heavier heaviest light lighter lightest weigh weighs weighed".split(),
@@ -90,6 +91,11 @@ _IMPLIED_HEADERS = {
                     ("time", "speed")),
     **dict.fromkeys("rich richer richest wealthiest".split(), ("worth", "wealth")),
     **dict.fromkeys("cheap cheaper cheapest expensive costliest".split(), ("price", "cost")),
+    # Verbs whose header is their noun or a regular form: "bought" reads Purchased.
+    **dict.fromkeys("buy buys bought".split(), ("purchase", "purchased")),
+    **dict.fromkeys("sell sells sold".split(), ("sales",)),
+    **dict.fromkeys("born".split(), ("birth",)),
+    **dict.fromkeys("die dies died".split(), ("death",)),
 }  # fmt: skip
 # First content words that name no column ("name the ...", "tell me ...", "total").
 _GENERIC_HEADS = frozenset("name tell list give many much number total".split())

@@ -73,6 +73,8 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
         return f"Counted the different {name(program.target)} values among {rows}"
     if op == "mode":
         return f"Took the most frequent {name(program.target)} among {rows}"
+    if op == "change":
+        return f"Subtracted {name(program.target)} from {name(program.key)} of {rows}"
     anchors = " and ".join(_said_condition(grid, a) for a in program.anchors)
     if op in ("next", "previous"):
         side = "after" if op == "next" else "before"

@@ -731,3 +731,92 @@ def test_a_word_of_degree_orders_by_the_amount_it_implies(question, values) -> N
     # "Tallest" says no header: it implies Height, as "heaviest" and "lightest" imply Weight.
     vessels = grid(table_from_rows(VESSELS[0], VESSELS[1:]), "fleet.csv")
     assert followed(question, vessels)[0].result.values == values
+
+
+DEPOTS = [
+    ["Depot", "Region", "Docks", "Opened"],
+    ["Leeds", "North", "14", "2009"],
+    ["Derby", "Midlands", "9", "2012"],
+    ["York", "North", "6", "2016"],
+    ["Luton", "South", "11", "2019"],
+    ["Hull", "North", "8", "2021"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # The rows a condition keeps: their docks added up, not the first one's.
+        ("How many docks are there in the North region?", [28.0]),
+        ("How many docks do the depots in the North have?", [28.0]),
+        # One kept row: its own amount, whichever way it is read.
+        ("How many docks does Luton have?", [11.0]),
+    ],
+)
+def test_how_many_of_an_amount_adds_up_the_rows_it_keeps(question, values) -> None:
+    depots = grid(table_from_rows(DEPOTS[0], DEPOTS[1:]), "depots.csv")
+    assert [float(v) for v in followed(question, depots)[0].result.values] == values
+
+
+MACHINES = [
+    ["Machine", "Maker", "Serviced", "Purchased", "Price"],
+    ["Lathe", "Okuma", "2025-09-12", "2019-03-02", "48000"],
+    ["Press", "Amada", "2024-02-01", "2022-11-15", "61000"],
+    ["Router", "Biesse", "2025-11-30", "2017-06-20", "23000"],
+    ["Welder", "Fronius", "2023-05-19", "2021-01-08", "9000"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("Which machine was bought most recently?", ["Press"]),
+        ("Which machine was bought first?", ["Router"]),
+        ("When was the welder bought?", ["2021-01-08"]),
+    ],
+)
+def test_a_verb_reads_the_column_named_for_it(question, values) -> None:
+    # "Bought" says no header: it reads Purchased, as "born" reads a Birth column.
+    machines = grid(table_from_rows(MACHINES[0], MACHINES[1:]), "machines.csv")
+    assert followed(question, machines)[0].result.values == values
+
+
+BUDGETS = [
+    ["Department", "2023", "2024", "2025"],
+    ["Legal", "410", "455", "430"],
+    ["Finance", "880", "870", "905"],
+    ["Research", "1,200", "1,350", "1,520"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "values", "words"),
+    [
+        # Growth: the later column minus the earlier, of the one row named.
+        (
+            "How much did the Research budget grow from 2023 to 2025?",
+            [320.0],
+            "Subtracted 2023 from 2025 of 1 row of budgets.csv where Department is Research",
+        ),
+        # A fall: the earlier minus the later.
+        ("By how much did the Legal budget fall from 2024 to 2025?", [25.0], ""),
+        # A difference: the larger minus the smaller, whichever is said first.
+        ("What is the difference between 2024 and 2023 for Finance?", [10.0], ""),
+    ],
+)
+def test_a_change_along_a_row_subtracts_the_two_columns_it_names(question, values, words) -> None:
+    budgets = grid(table_from_rows(BUDGETS[0], BUDGETS[1:]), "budgets.csv")
+    best = followed(question, budgets)[0]
+    assert best.program.op == "change" and best.result.values == values
+    if words:
+        assert in_words(best.program, budgets, best.result) == words
+
+
+def test_no_change_without_two_named_columns_and_one_named_row() -> None:
+    budgets = grid(table_from_rows(BUDGETS[0], BUDGETS[1:]), "budgets.csv")
+    for question in (
+        "How much did the Research budget grow in 2025?",  # one column
+        "How much did budgets grow from 2023 to 2025?",  # no row named
+        "What was the Legal budget in 2023 and 2025?",  # no change asked
+    ):
+        assert all(c.program.op != "change" for c in followed(question, budgets)), question
