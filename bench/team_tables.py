@@ -1,16 +1,19 @@
 """Questions over a team's tables, through the whole pipeline.
 
-    .venv/bin/python bench/team_tables.py [--set halvard|lumen] [--provider NAME] [--model NAME]
-                                          [--half tune|held|all] [--out results.jsonl]
+    .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater] [--provider NAME]
+                                          [--model NAME] [--half tune|held|all] [--out FILE]
 
 Builds the documents of a set, ingests them into a fresh knowledge base and asks its
 `questions.json`. `halvard` (`bench/team_tables/`): a workbook with two sheets, a slide deck
 with a table, a CSV export, a Markdown table and a PDF table. `lumen`
-(`bench/team_tables/lumen/`, written later, after the rules of the first were tuned): a workbook
-of tickets with real dates and a sheet of agents, an HTML price list, a Word table, a wide slide
-table of quarters and a CSV with an empty cell. The questions: counts, totals, averages, the most and the least,
-filters, the first and the last, differences, comparisons, lookups, two-step and cross-sheet
-questions, and questions the tables cannot answer. Each question is in the `tune` or the `held`
+(`bench/team_tables/lumen/`, written after the rules of the first were tuned): a workbook of
+tickets with real dates and a sheet of agents, an HTML price list, a Word table, a wide slide
+table of quarters and a CSV with an empty cell. `brightwater` (`bench/team_tables/brightwater/`,
+written after the second's rules): events with a sheet of venues, a Markdown list of suppliers,
+a PDF text table of staff, a CSV of sales with two amount columns and a slide of planned and
+actual costs. The questions: counts, totals, averages, the most and the least, filters, the
+first and the last, differences, comparisons, lookups, two-step and cross-sheet questions, and
+questions the tables cannot answer. Each question is in the `tune` or the `held`
 half, fixed when the set was written; rules are never written while looking at `held`.
 
 Printed per half and in all: **right** (every gold item in the answer's first sentence, and
@@ -40,6 +43,7 @@ from knowledge.tables.matching import target_items
 SETS = {
     "halvard": ROOT / "bench" / "team_tables",
     "lumen": ROOT / "bench" / "team_tables" / "lumen",
+    "brightwater": ROOT / "bench" / "team_tables" / "brightwater",
 }
 
 

@@ -1,19 +1,22 @@
 """A change along one row: two amount columns of the row a question names, one minus the other.
 
-A wide table keeps one row per thing and one column per period ("Region | Q1 | Q2 | Q3 | Q4",
-"Country | 2019 | 2024"): "how much did Benelux revenue grow from Q1 to Q4?" reads two columns
-of one row, which no program over rows computes (a difference there is of two rows' cells).
+A wide table keeps one row per thing and one column per period or kind ("Region | Q1 | Q2 |
+Q3 | Q4", "Item | Planned | Actual", "Month | Online | Box office"): "how much did Benelux
+revenue grow from Q1 to Q4?", "how many more tickets were sold online than at the box office in
+May?" and "by how much did the actual cost of security exceed the plan?" read two columns of
+one row, which no program over rows computes (a difference there is of two rows' cells).
 `column_change` makes that program (`change`: the key column minus the target column of the
-one kept row) when the question names two numeric columns by their headers, a row by a cell,
-and a change: growth or a rise is the later minus the earlier, a fall the earlier minus the
-later, a difference between them the larger minus the smaller.
+one kept row) when the question names two numeric columns, a row by a cell, and a change or a
+comparison. The first column said minus the second for "more", "exceeds" or a fall ("fell
+from Q3 to Q4"), the second minus the first for "fewer" or a growth ("grew from Q1 to Q4"),
+the larger minus the smaller for a difference.
 """
 
 from __future__ import annotations
 
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, Program, fold, kept_rows, run
-from knowledge.tables.question import mentions, read_question
+from knowledge.tables.question import STOPWORDS, mentions, read_question, stem
 
 _GROWTH = frozenset(
     "grow grew grown growth increase increased rise rose risen gain gained gains climb climbed "
@@ -23,7 +26,10 @@ _FALL = frozenset(
     "fall fell fallen drop dropped decrease decreased decline declined shrink shrank shrunk "
     "lose lost".split()
 )
+_MORE = frozenset("more higher larger greater bigger exceed exceeded exceeds exceeding".split())
+_LESS = frozenset("fewer less lower smaller".split())
 _DIFFERENCE = frozenset("change changed difference differ different".split())
+_CUES = _GROWTH | _FALL | _MORE | _LESS | _DIFFERENCE
 # How likely the program is right when it is made: the parser's candidates have no column
 # difference to rank it against, and a question naming two amount columns, a row and a change
 # asks for little else.
@@ -32,36 +38,68 @@ CHANGE_SCORE = 0.8
 
 def column_change(question: str, grid: Grid) -> Candidate | None:
     """Return the change along the row a question names between the two numeric columns it
-    names by header, or None when it names no change, not two such columns, or not one row."""
+    names, or None when it names no change, not two such columns, or not exactly one row."""
     words = fold(question).split()
     said = set(words)
-    if not said & (_GROWTH | _FALL | _DIFFERENCE):
+    if not said & _CUES:
         return None
-    padded = f" {' '.join(words)} "
-    named = sorted(
-        (padded.index(f" {header} "), index)
-        for index, column in enumerate(grid.columns)
-        if column.numeric and (header := fold(column.name).strip()) and f" {header} " in padded
-    )
+    named = named_amount_columns(words, grid)
     if len(named) != 2:
         return None
-    (_, earlier), (_, later) = named
     rows = [
         condition
         for condition in mentions(read_question(question), grid)
         if condition.op == "eq" and not grid.columns[condition.column].numeric
     ]
-    conditions = tuple(c for c in rows if len(kept_rows(grid, (c,))) == 1)[:1]
-    if not conditions:
-        return None
+    single = [c for c in rows if len(kept_rows(grid, (c,))) == 1]
+    if len({kept_rows(grid, (c,))[0] for c in single}) != 1:
+        return None  # no row named, or two: "more than China" compares rows, not columns
+    conditions = tuple(single[:1])
     row = kept_rows(grid, conditions)[0]
-    first, second = grid.columns[earlier].numbers[row], grid.columns[later].numbers[row]
-    if first is None or second is None:
+    first, second = named
+    amounts = grid.columns[first].numbers[row], grid.columns[second].numbers[row]
+    if None in amounts:
         return None
-    if said & _FALL and not said & _GROWTH:
-        earlier, later = later, earlier  # the earlier minus the later
-    elif not said & _GROWTH and second < first:
-        earlier, later = later, earlier  # a difference: the larger minus the smaller
-    program = Program("change", target=earlier, key=later, conditions=conditions)
+    if said & _FALL or (said & _MORE and not said & _GROWTH):
+        subtracted, kept = second, first  # the first said minus the second
+    elif said & (_GROWTH | _LESS):
+        subtracted, kept = first, second  # the second said minus the first
+    else:  # a difference: the larger minus the smaller
+        subtracted, kept = (first, second) if amounts[0] <= amounts[1] else (second, first)
+    program = Program("change", target=subtracted, key=kept, conditions=conditions)
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
+
+
+def named_amount_columns(words: list[str], grid: Grid) -> list[int]:
+    """Return the numeric columns a question names, in the order it says them: by the whole
+    header ("Q1", "2024", "box office"), or by each word of the header before its unit in
+    parentheses, said as it is, by its stem or as its first four letters or more ("the plan"
+    for Planned (EUR), "online" for Online)."""
+    padded = f" {' '.join(words)} "
+    found = []
+    for index, column in enumerate(grid.columns):
+        if not column.numeric:
+            continue
+        header = fold(column.name).strip()
+        if header and f" {header} " in padded:
+            found.append((len(padded[: padded.index(f" {header} ")].split()), index))
+            continue
+        core = [w for w in fold(column.name.split("(")[0]).split() if w not in STOPWORDS]
+        places = [_said_at(words, word) for word in core]
+        if core and None not in places:
+            found.append((min(places), index))
+    return [index for _, index in sorted(found)]
+
+
+def _said_at(words: list[str], header_word: str) -> int | None:
+    """Return where the question says a header's word (itself, its stem, or a prefix of four
+    letters or more of it), or None."""
+    for place, word in enumerate(words):
+        if word in STOPWORDS:
+            continue
+        if word == header_word or stem(word) == stem(header_word):
+            return place
+        if len(word) >= 4 and header_word.startswith(word):
+            return place
+    return None

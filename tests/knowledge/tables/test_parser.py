@@ -812,6 +812,31 @@ def test_a_change_along_a_row_subtracts_the_two_columns_it_names(question, value
         assert in_words(best.program, budgets, best.result) == words
 
 
+ORDERS = [
+    ["Store", "Web orders", "Phone orders", "Target (units)", "Sold (units)"],
+    ["Leeds", "540", "130", "900", "955"],
+    ["Derby", "310", "220", "700", "640"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # A comparison of two columns of the named row: the first said minus the second.
+        ("How many more web orders than phone orders did Leeds take?", [410.0]),
+        ("By how much did units sold exceed the target in Leeds?", [55.0]),
+        # "Fewer": the second said minus the first.
+        ("How many fewer phone orders than web orders did Derby take?", [90.0]),
+    ],
+)
+def test_more_or_fewer_of_one_column_than_another_in_a_row_is_their_difference(
+    question, values
+) -> None:
+    orders = grid(table_from_rows(ORDERS[0], ORDERS[1:]), "orders.csv")
+    best = followed(question, orders)[0]
+    assert best.program.op == "change" and best.result.values == values
+
+
 def test_no_change_without_two_named_columns_and_one_named_row() -> None:
     budgets = grid(table_from_rows(BUDGETS[0], BUDGETS[1:]), "budgets.csv")
     for question in (
