@@ -220,6 +220,38 @@ class ThingAsked(Rule):
             )
 
 
+class ColumnAsked(Rule):
+    """A "which <thing>" question answered from table rows that have no column of the thing.
+
+    "Which team is the agent of ticket T-106 on?" read from the ticket's row answers with its
+    Agent: the row is about the question (it names T-106), its cell is a name as a team's
+    would be, and the claim is the row's; but a row of tickets holds no team. When the answer
+    rests on table rows alone and none of their headers, captions, sections or files speaks
+    of the thing asked (the frame's `asked`), the answer gives another column's cell: it is
+    left unverified. The thing may sit on another sheet, which a two-step program reads.
+    """
+
+    name = "column_asked"
+
+    def apply(self, reading: Reading) -> None:
+        result, frame = reading.result, reading.frame
+        if result.refusal or not result.claims or not reading.evidence or not frame.asked:
+            return
+        if frame.answer_type in QUANTITIES or frame.asked in _GENERIC_THINGS:
+            return
+        if not all(block.kind == KIND_ROW for block in reading.evidence):
+            return
+        names = "\n".join(f"{block.file_name}\n{_frame_text(block)}" for block in reading.evidence)
+        unnamed = subject.unnamed_by(frame.asked, names)
+        if unnamed:
+            words = " ".join(f'"{word}"' for word in unnamed)
+            self.find(reading, DOUBT, f"The rows the answer reads have no column of {words}.")
+
+
+# Things asked that any column may hold ("which one", "what name").
+_GENERIC_THINGS = frozenset("one ones name names thing things kind type item items value".split())
+
+
 class AnswerValue(Rule):
     """An answer verified though its first sentence does not give what the question asks for.
 
@@ -457,6 +489,7 @@ RULES: tuple[Rule, ...] = (
     NamesMentioned(),
     NearMiss(),
     ThingAsked(),
+    ColumnAsked(),
     AnswerValue(),
     LimitAsked(),
     OneRowForMany(),

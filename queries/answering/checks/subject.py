@@ -119,6 +119,29 @@ def unaddressed(asked: str, evidence_text: str) -> list[str]:
     return words
 
 
+def unnamed_by(asked: str, names: str) -> list[str]:
+    """Return the words of the thing a question asks for ("team") when the names of what a
+    passage holds (a table row's headers, caption, section and file) speak of none of them,
+    not even as a word near in meaning: a row of tickets holds no team, whatever its cells
+    say. Common words count here: columns are named with them."""
+    words = [
+        word
+        for word in raw_tokens(asked)
+        if word not in STOP_WORDS and word not in QUESTION_WORDS and not NUMBER.fullmatch(word)
+    ]
+    if not words:
+        return []
+    stems = set(bm25_tokens(names))
+    found = evidence_words(names)
+    for word in words:
+        stem = (bm25_tokens(word) or [word])[0]
+        if _covered(word, stem, stems, names) or (
+            found and near_in_meaning(word, found, ASKED_THING_COSINE)
+        ):
+            return []
+    return words
+
+
 def contrasts(question: str, absent: list[str], evidence_text: str) -> list[tuple[str, str]]:
     """Return (asked, found) pairs where the question's modifier of a noun is a word no
     document uses and the evidence puts another in its place: "sabbatical leave" asked,

@@ -68,6 +68,19 @@ DEPOT_ROW = SourceBlock(
         "row": 2,
     },
 )
+TICKET_ROW = SourceBlock(
+    index=1,
+    file_name="support.xlsx",
+    text="Ticket: T-230 | Customer: Atlas Energy | Priority: Low | Agent: Jonas Weber",
+    kind="row",
+    section=["Tickets"],
+    structure={
+        "caption": "support: Tickets",
+        "headers": ["Ticket", "Customer", "Priority", "Agent"],
+        "cells": ["T-230", "Atlas Energy", "Low", "Jonas Weber"],
+        "row": 6,
+    },
+)
 ENGINEERS = SourceBlock(
     index=1,
     file_name="notes.txt",
@@ -232,6 +245,13 @@ CASES = {
         ("How many depots opened after 2010?", "2014 is the opened for Harwich [1].", DOUBT),
         ("What is the total staff of the depots?", "64 is the staff for Harwich [1].", DOUBT),
     ],
+    "column_asked": [
+        # The row of a ticket has no team, office or region: its Agent is no answer.
+        ("Which team is the agent of ticket T-230 on?", "Jonas Weber [1].", DOUBT),
+        ("Which department does ticket T-230 belong to?", "Jonas Weber [1].", DOUBT),
+        ("In which city was ticket T-230 handled?", "Jonas Weber handled T-230 [1].", DOUBT),
+        ("What region is ticket T-230 from?", "Atlas Energy [1].", DOUBT),
+    ],
     "coverage": [
         (
             "How many engineers are on the Porto ledger reconciliation team?",
@@ -261,6 +281,7 @@ BLOCKS = {
     "coverage": [ENGINEERS],
     "limit": [VENDOR_ROW],
     "one_row_for_many": [DEPOT_ROW],
+    "column_asked": [TICKET_ROW],
     "absent_words": [
         SourceBlock(index=1, file_name="x.txt", text="The defense gave up just 308 points.")
     ],
@@ -304,11 +325,16 @@ def test_each_rule_catches_its_class_of_question_in_several_phrasings(
         # A count asked of the row the question names is that row's to answer.
         ("How many staff does the Harwich depot have?", "64 is the staff for Harwich [1]."),
         ("Who leads the Harwich depot?", "Rui Costa is the lead for Harwich [1]."),
+        # The thing asked is a column of the row (or the row's own kind, its caption's).
+        ("Which customer opened ticket T-230?", "Atlas Energy opened T-230 [1]."),
+        ("Which agent handled ticket T-230?", "Jonas Weber handled T-230 [1]."),
+        ("What priority does ticket T-230 have?", "Low is the priority of T-230 [1]."),
     ],
 )
 def test_an_answer_that_gives_what_is_asked_from_its_passage_passes_every_rule(question, answer):
     blocks = (
         [DEPOT_ROW] if "Harwich" in question
+        else [TICKET_ROW] if "T-230" in question
         else [RUNBOOK] if "restore" in question
         else [STEPS] if "deploy" in question
         else [MEALS] if "meal" in question
