@@ -11,13 +11,13 @@ incidents. Every output is byte-for-byte the same on every run. The questions ar
 
 from __future__ import annotations
 
-import io
 import sys
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 
+COMPANY = "Halvard Marine"
 SITES = [
     ("Site", "Country", "Staff", "Opened", "Lead"),
     ("Bergen", "Norway", 212, 1998, "Ingrid Solberg"),
@@ -86,62 +86,22 @@ INCIDENTS = [
 ]
 
 
-def workbook() -> bytes:
-    from openpyxl import Workbook
-
-    book = Workbook()
-    sheet = book.active
-    sheet.title = "Sites"
-    for row in SITES:
-        sheet.append(row)
-    budgets = book.create_sheet("Budgets")
-    for row in BUDGETS:
-        budgets.append(row)
-    book.properties.creator = "Halvard Marine"
-    raw = io.BytesIO()
-    book.save(raw)
-    return raw.getvalue()
-
-
-def deck() -> bytes:
-    from pptx import Presentation
-    from pptx.util import Inches
-
-    presentation = Presentation()
-    slide = presentation.slides.add_slide(presentation.slide_layouts[5])
-    slide.shapes.title.text = "Digital projects 2026"
-    shape = slide.shapes.add_table(
-        len(PROJECTS), len(PROJECTS[0]), Inches(0.5), Inches(1.5), Inches(9), Inches(3)
-    )
-    for r, row in enumerate(PROJECTS):
-        for c, value in enumerate(row):
-            shape.table.cell(r, c).text = str(value)
-    presentation.core_properties.author = "Halvard Marine"
-    raw = io.BytesIO()
-    presentation.save(raw)
-    return raw.getvalue()
-
-
 def build(target: Path) -> list[Path]:
-    from team_docs.build import _fixed_zip_times
+    from _table_docs import slide_table, workbook, write_set
 
     sys.path.insert(0, str(REPO_ROOT))
     from tests.fixtures.make_files import build_pdf
 
-    target.mkdir(parents=True, exist_ok=True)
-    files = {
-        "sites.xlsx": _fixed_zip_times(workbook()),
-        "projects.pptx": _fixed_zip_times(deck()),
-        "fleet.csv": FLEET.encode(),
-        "training.md": TRAINING.encode(),
-        "incidents.pdf": build_pdf([INCIDENTS]),
-    }
-    written = []
-    for name, data in files.items():
-        path = target / name
-        path.write_bytes(data)
-        written.append(path)
-    return sorted(written)
+    return write_set(
+        target,
+        {
+            "sites.xlsx": workbook({"Sites": SITES, "Budgets": BUDGETS}, creator=COMPANY),
+            "projects.pptx": slide_table("Digital projects 2026", PROJECTS, author=COMPANY),
+            "fleet.csv": FLEET.encode(),
+            "training.md": TRAINING.encode(),
+            "incidents.pdf": build_pdf([INCIDENTS]),
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ tune, even numbers held out.
 from __future__ import annotations
 
 import datetime
-import io
 import sys
 from pathlib import Path
 
@@ -83,62 +82,23 @@ COSTS = [
 ]
 
 
-def workbook() -> bytes:
-    from openpyxl import Workbook
-
-    book = Workbook()
-    events = book.active
-    events.title = "Events"
-    for row in EVENTS:
-        events.append([datetime.date(*v) if isinstance(v, tuple) else v for v in row])
-    venues = book.create_sheet("Venues")
-    for row in VENUES:
-        venues.append(row)
-    book.properties.creator = COMPANY
-    raw = io.BytesIO()
-    book.save(raw)
-    return raw.getvalue()
-
-
-def deck() -> bytes:
-    from pptx import Presentation
-    from pptx.util import Inches
-
-    presentation = Presentation()
-    slide = presentation.slides.add_slide(presentation.slide_layouts[5])
-    slide.shapes.title.text = "Event costs 2025: plan and actual"
-    shape = slide.shapes.add_table(
-        len(COSTS), len(COSTS[0]), Inches(0.5), Inches(1.5), Inches(9), Inches(3)
-    )
-    for r, row in enumerate(COSTS):
-        for c, value in enumerate(row):
-            shape.table.cell(r, c).text = value
-    presentation.core_properties.author = COMPANY
-    raw = io.BytesIO()
-    presentation.save(raw)
-    return raw.getvalue()
-
-
 def build(target: Path) -> list[Path]:
-    from team_docs.build import _fixed_zip_times
+    from _table_docs import slide_table, workbook, write_set
 
     sys.path.insert(0, str(REPO_ROOT))
     from tests.fixtures.make_files import build_pdf
 
-    target.mkdir(parents=True, exist_ok=True)
-    files = {
-        "events.xlsx": _fixed_zip_times(workbook()),
-        "suppliers.md": SUPPLIERS.encode(),
-        "staff.pdf": build_pdf([STAFF]),
-        "ticket-sales.csv": SALES.encode(),
-        "costs.pptx": _fixed_zip_times(deck()),
-    }
-    written = []
-    for name, data in files.items():
-        path = target / name
-        path.write_bytes(data)
-        written.append(path)
-    return sorted(written)
+    events = [[datetime.date(*v) if isinstance(v, tuple) else v for v in row] for row in EVENTS]
+    return write_set(
+        target,
+        {
+            "events.xlsx": workbook({"Events": events, "Venues": VENUES}, creator=COMPANY),
+            "suppliers.md": SUPPLIERS.encode(),
+            "staff.pdf": build_pdf([STAFF]),
+            "ticket-sales.csv": SALES.encode(),
+            "costs.pptx": slide_table("Event costs 2025: plan and actual", COSTS, author=COMPANY),
+        },
+    )
 
 
 if __name__ == "__main__":

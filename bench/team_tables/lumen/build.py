@@ -82,26 +82,6 @@ L-06,Dell Latitude 7440,Oskar Lund,2023-11-30,1620,Retired
 """
 
 
-def workbook() -> bytes:
-    from openpyxl import Workbook
-
-    book = Workbook()
-    tickets = book.active
-    tickets.title = "Tickets"
-    for row in TICKETS:
-        tickets.append(
-            [datetime.date(*value) if isinstance(value, tuple) else value for value in row]
-        )
-    agents = book.create_sheet("Agents")
-    for row in AGENTS:
-        agents.append(row)
-    book.properties.creator = COMPANY
-    book.properties.created = book.properties.modified = FIXED_TIME
-    raw = io.BytesIO()
-    book.save(raw)
-    return raw.getvalue()
-
-
 def rooms() -> bytes:
     import docx
 
@@ -123,44 +103,30 @@ def rooms() -> bytes:
     return raw.getvalue()
 
 
-def deck() -> bytes:
-    from pptx import Presentation
-    from pptx.util import Inches
-
-    presentation = Presentation()
-    slide = presentation.slides.add_slide(presentation.slide_layouts[5])
-    slide.shapes.title.text = "Revenue by region 2025 (thousand USD)"
-    shape = slide.shapes.add_table(
-        len(REVENUE), len(REVENUE[0]), Inches(0.5), Inches(1.5), Inches(9), Inches(3)
-    )
-    for r, row in enumerate(REVENUE):
-        for c, value in enumerate(row):
-            shape.table.cell(r, c).text = value
-    props = presentation.core_properties
-    props.author = props.last_modified_by = COMPANY
-    props.created = props.modified = FIXED_TIME
-    raw = io.BytesIO()
-    presentation.save(raw)
-    return raw.getvalue()
-
-
 def build(target: Path) -> list[Path]:
+    from _table_docs import slide_table, workbook, write_set
     from team_docs.build import _fixed_zip_times
 
-    target.mkdir(parents=True, exist_ok=True)
-    files = {
-        "support.xlsx": _fixed_zip_times(workbook()),
-        "prices.html": PRICES.encode(),
-        "rooms.docx": _fixed_zip_times(rooms()),
-        "revenue.pptx": _fixed_zip_times(deck()),
-        "laptops.csv": LAPTOPS.encode(),
-    }
-    written = []
-    for name, data in files.items():
-        path = target / name
-        path.write_bytes(data)
-        written.append(path)
-    return sorted(written)
+    tickets = [[datetime.date(*v) if isinstance(v, tuple) else v for v in row] for row in TICKETS]
+    dated = {"created": FIXED_TIME, "modified": FIXED_TIME}
+    return write_set(
+        target,
+        {
+            "support.xlsx": workbook(
+                {"Tickets": tickets, "Agents": AGENTS}, creator=COMPANY, **dated
+            ),
+            "prices.html": PRICES.encode(),
+            "rooms.docx": _fixed_zip_times(rooms()),
+            "revenue.pptx": slide_table(
+                "Revenue by region 2025 (thousand USD)",
+                REVENUE,
+                author=COMPANY,
+                last_modified_by=COMPANY,
+                **dated,
+            ),
+            "laptops.csv": LAPTOPS.encode(),
+        },
+    )
 
 
 if __name__ == "__main__":

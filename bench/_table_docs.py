@@ -1,0 +1,61 @@
+"""What the team-tables sets' builders share (`bench/team_tables/*/build.py`): a workbook of
+sheets, a slide with one table, and a set's files written out, each byte-for-byte the same on
+every run."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from team_docs.build import _fixed_zip_times
+
+
+def workbook(sheets: dict[str, list[tuple]], **properties) -> bytes:
+    """Return an xlsx of the sheets, in order (rows as written: numbers, dates, text), with
+    the document properties given (creator, created, ...)."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    for number, (title, rows) in enumerate(sheets.items()):
+        sheet = book.active if number == 0 else book.create_sheet(title)
+        sheet.title = title
+        for row in rows:
+            sheet.append(list(row))
+    for name, value in properties.items():
+        setattr(book.properties, name, value)
+    raw = io.BytesIO()
+    book.save(raw)
+    return _fixed_zip_times(raw.getvalue())
+
+
+def slide_table(title: str, rows: list[tuple], **properties) -> bytes:
+    """Return a pptx of one titled slide holding the rows as a table, with the core
+    properties given (author, ...)."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    presentation = Presentation()
+    slide = presentation.slides.add_slide(presentation.slide_layouts[5])
+    slide.shapes.title.text = title
+    shape = slide.shapes.add_table(
+        len(rows), len(rows[0]), Inches(0.5), Inches(1.5), Inches(9), Inches(3)
+    )
+    for r, row in enumerate(rows):
+        for c, value in enumerate(row):
+            shape.table.cell(r, c).text = str(value)
+    for name, value in properties.items():
+        setattr(presentation.core_properties, name, value)
+    raw = io.BytesIO()
+    presentation.save(raw)
+    return _fixed_zip_times(raw.getvalue())
+
+
+def write_set(target: Path, files: dict[str, bytes]) -> list[Path]:
+    """Write a set's files into `target` and return their paths, sorted."""
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, data in files.items():
+        path = target / name
+        path.write_bytes(data)
+        written.append(path)
+    return sorted(written)
