@@ -378,8 +378,12 @@ def counted_options(question: str, grid: Grid, found: list[Candidate]) -> Candid
 
 def followed(question: str, grid: Grid, weights: dict[int, float] | None = None) -> list[Candidate]:
     """Return the parser's candidates for a question that follow it, the likeliest answer's
-    programs first (`by_answer`), or the sum of two named rows when it adds them up
-    (`added_pair`), or which of two named groups has more rows (`counted_options`): what the store, the model's judge and the benches read."""
+    programs first (`by_answer`), led by a program a rule makes when one applies: the sum of
+    two named rows (`added_pair`), which of two named groups has more rows
+    (`counted_options`), the rows sharing a named row's cell (`same_as`), a run of
+    consecutive rows (`consecutive_rows`), the one of two offered cells a row holds
+    (`offered_row`), or a change along a row between two columns (`column_change`). This is
+    what the store, the model's judge and the benches read."""
     every = counts_some_rows(reads_both_of_a_pair(ranked(question, grid, weights)))
     found = by_answer([c for c in every if follows_the_question(question, grid, c)])
     found = picks_an_offered_cell(question, grid, found)
