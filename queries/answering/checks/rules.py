@@ -221,33 +221,47 @@ class ThingAsked(Rule):
 
 
 class ColumnAsked(Rule):
-    """A "which <thing>" question answered from table rows that have no column of the thing.
+    """A "which <thing>" or "who is the <role> of" question answered from table rows that have
+    no column of the thing.
 
     "Which team is the agent of ticket T-106 on?" read from the ticket's row answers with its
     Agent: the row is about the question (it names T-106), its cell is a name as a team's
     would be, and the claim is the row's; but a row of tickets holds no team. When the answer
     rests on table rows alone and none of their headers, captions, sections or files speaks
-    of the thing asked (the frame's `asked`), the answer gives another column's cell: it is
-    left unverified. The thing may sit on another sheet, which a two-step program reads.
+    of the thing asked (the frame's `asked`, or the role of "who is the caterer for the Autumn
+    Fair?"), the answer gives another column's cell (the event's Venue): it is left
+    unverified. The thing may sit on another sheet, which a two-step program reads.
     """
 
     name = "column_asked"
 
     def apply(self, reading: Reading) -> None:
         result, frame = reading.result, reading.frame
-        if result.refusal or not result.claims or not reading.evidence or not frame.asked:
+        asked = frame.asked or _role_asked(frame.text)
+        if result.refusal or not result.claims or not reading.evidence or not asked:
             return
-        if frame.answer_type in QUANTITIES or frame.asked in _GENERIC_THINGS:
+        if frame.answer_type in QUANTITIES or asked in _GENERIC_THINGS:
             return
-        if not all(block.kind == KIND_ROW for block in reading.evidence):
+        if not all(block.kind in (KIND_ROW, KIND_TABLE) for block in reading.evidence):
             return
         names = "\n".join(f"{block.file_name}\n{_frame_text(block)}" for block in reading.evidence)
-        unnamed = subject.unnamed_by(frame.asked, names)
+        unnamed = subject.unnamed_by(asked, names)
         if unnamed:
             words = " ".join(f'"{word}"' for word in unnamed)
             self.find(reading, DOUBT, f"The rows the answer reads have no column of {words}.")
 
 
+def _role_asked(question: str) -> str:
+    """Return the role a "who is the <role> of/for ..." question asks for ("caterer" in "who
+    is the caterer for the Autumn Fair?"), "" for another question."""
+    match = _ROLE.match(question.strip())
+    return match.group(1) if match else ""
+
+
+_ROLE = re.compile(
+    r"who(?:'s| is| was| are| were) (?:the|a|an|our|their) ([a-z][\w -]*?) (?:of|for|at|on|in)\b",
+    re.IGNORECASE,
+)
 # Things asked that any column may hold ("which one", "what name").
 _GENERIC_THINGS = frozenset("one ones name names thing things kind type item items value".split())
 

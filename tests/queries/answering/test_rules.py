@@ -251,6 +251,8 @@ CASES = {
         ("Which department does ticket T-230 belong to?", "Jonas Weber [1].", DOUBT),
         ("In which city was ticket T-230 handled?", "Jonas Weber handled T-230 [1].", DOUBT),
         ("What region is ticket T-230 from?", "Atlas Energy [1].", DOUBT),
+        # "Who is the <role> of ...": a row with no column of the role gives another's cell.
+        ("Who is the caterer for ticket T-230?", "The caterer is Atlas Energy [1].", DOUBT),
     ],
     "coverage": [
         (
@@ -329,6 +331,7 @@ def test_each_rule_catches_its_class_of_question_in_several_phrasings(
         ("Which customer opened ticket T-230?", "Atlas Energy opened T-230 [1]."),
         ("Which agent handled ticket T-230?", "Jonas Weber handled T-230 [1]."),
         ("What priority does ticket T-230 have?", "Low is the priority of T-230 [1]."),
+        ("Who is the agent for ticket T-230?", "Jonas Weber is the agent for T-230 [1]."),
     ],
 )
 def test_an_answer_that_gives_what_is_asked_from_its_passage_passes_every_rule(question, answer):
