@@ -237,10 +237,10 @@ class ColumnAsked(Rule):
 
     def apply(self, reading: Reading) -> None:
         result, frame = reading.result, reading.frame
-        asked = frame.asked or _role_asked(frame.text)
+        asked = frame.asked or subject.role_asked(frame.text)
         if result.refusal or not result.claims or not reading.evidence or not asked:
             return
-        if frame.answer_type in QUANTITIES or asked in _GENERIC_THINGS:
+        if frame.answer_type in QUANTITIES or asked in subject.GENERIC_THINGS:
             return
         if not all(block.kind in (KIND_ROW, KIND_TABLE) for block in reading.evidence):
             return
@@ -249,21 +249,6 @@ class ColumnAsked(Rule):
         if unnamed:
             words = " ".join(f'"{word}"' for word in unnamed)
             self.find(reading, DOUBT, f"The rows the answer reads have no column of {words}.")
-
-
-def _role_asked(question: str) -> str:
-    """Return the role a "who is the <role> of/for ..." question asks for ("caterer" in "who
-    is the caterer for the Autumn Fair?"), "" for another question."""
-    match = _ROLE.match(question.strip())
-    return match.group(1) if match else ""
-
-
-_ROLE = re.compile(
-    r"who(?:'s| is| was| are| were) (?:the|a|an|our|their) ([a-z][\w -]*?) (?:of|for|at|on|in)\b",
-    re.IGNORECASE,
-)
-# Things asked that any column may hold ("which one", "what name").
-_GENERIC_THINGS = frozenset("one ones name names thing things kind type item items value".split())
 
 
 class AnswerValue(Rule):

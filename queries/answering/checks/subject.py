@@ -273,3 +273,18 @@ def speaks_of(noun: str, text: str) -> bool:
         return True
     found = evidence_words(text)
     return bool(found) and near_in_meaning(noun, found, NEAR_WORD_COSINE)
+
+
+def role_asked(question: str) -> str:
+    """Return the role a "who is the <role> of/for ..." question asks for ("caterer" in "who
+    is the caterer for the Autumn Fair?"), "" for another question."""
+    match = _ROLE.match(question.strip())
+    return match.group(1) if match else ""
+
+
+_ROLE = re.compile(
+    r"who(?:'s| is| was| are| were) (?:the|a|an|our|their) ([a-z][\w -]*?) (?:of|for|at|on|in)\b",
+    re.IGNORECASE,
+)
+# Things asked that any column may hold ("which one", "what name").
+GENERIC_THINGS = frozenset("one ones name names thing things kind type item items value".split())
