@@ -101,34 +101,17 @@ def unaddressed(asked: str, evidence_text: str) -> list[str]:
     """Return the words of the thing a question asks for ("shift pattern") when the evidence
     holds none of them in any form, and one at least is not a common word: the passages are
     about the question's other words ("the night nurses in Ward 4"), not what is asked."""
-    found = evidence_words(evidence_text)
-    words = [
-        word
-        for word in raw_tokens(asked)
-        if word not in STOP_WORDS and word not in QUESTION_WORDS and not NUMBER.fullmatch(word)
-    ]
-    if not words or all(is_common(word) for word in words):
+    if all(is_common(word) for word in _asked_words(asked)):
         return []
-    stems = set(bm25_tokens(evidence_text))
-    for word in words:
-        stem = (bm25_tokens(word) or [word])[0]
-        if _covered(word, stem, stems, evidence_text) or (
-            found and near_in_meaning(word, found, ASKED_THING_COSINE)
-        ):
-            return []
-    return words
+    return unnamed_by(asked, evidence_text)
 
 
 def unnamed_by(asked: str, names: str) -> list[str]:
-    """Return the words of the thing a question asks for ("team") when the names of what a
-    passage holds (a table row's headers, caption, section and file) speak of none of them,
-    not even as a word near in meaning: a row of tickets holds no team, whatever its cells
-    say. Common words count here: columns are named with them."""
-    words = [
-        word
-        for word in raw_tokens(asked)
-        if word not in STOP_WORDS and word not in QUESTION_WORDS and not NUMBER.fullmatch(word)
-    ]
+    """Return the words of the thing a question asks for ("team") when a text (the evidence,
+    or the names of what a passage holds: a table row's headers, caption, section and file)
+    speaks of none of them, not even as a word near in meaning: a row of tickets holds no
+    team, whatever its cells say. Common words count here: columns are named with them."""
+    words = _asked_words(asked)
     if not words:
         return []
     stems = set(bm25_tokens(names))
@@ -140,6 +123,14 @@ def unnamed_by(asked: str, names: str) -> list[str]:
         ):
             return []
     return words
+
+
+def _asked_words(asked: str) -> list[str]:
+    return [
+        word
+        for word in raw_tokens(asked)
+        if word not in STOP_WORDS and word not in QUESTION_WORDS and not NUMBER.fullmatch(word)
+    ]
 
 
 def contrasts(question: str, absent: list[str], evidence_text: str) -> list[tuple[str, str]]:
