@@ -1,6 +1,6 @@
 """What the team-tables sets' builders share (`bench/team_tables/*/build.py`): a workbook of
-sheets, a slide with one table, and a set's files written out, each byte-for-byte the same on
-every run."""
+sheets, a slide with one table, a Word document with one table, and a set's files written out,
+each byte-for-byte the same on every run."""
 
 from __future__ import annotations
 
@@ -47,6 +47,26 @@ def slide_table(title: str, rows: list[tuple], **properties) -> bytes:
         setattr(presentation.core_properties, name, value)
     raw = io.BytesIO()
     presentation.save(raw)
+    return _fixed_zip_times(raw.getvalue())
+
+
+def word_table(heading: str, before: str, rows: list[tuple], after: str, **properties) -> bytes:
+    """Return a docx of a heading, a paragraph, the rows as a table and a closing paragraph,
+    with the core properties given (author, created, ...)."""
+    import docx
+
+    document = docx.Document()
+    for name, value in properties.items():
+        setattr(document.core_properties, name, value)
+    document.add_heading(heading, level=1)
+    document.add_paragraph(before)
+    table = document.add_table(rows=len(rows), cols=len(rows[0]))
+    for row, values in zip(table.rows, rows, strict=True):
+        for cell, value in zip(row.cells, values, strict=True):
+            cell.text = value
+    document.add_paragraph(after)
+    raw = io.BytesIO()
+    document.save(raw)
     return _fixed_zip_times(raw.getvalue())
 
 

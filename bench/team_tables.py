@@ -1,7 +1,8 @@
 """Questions over a team's tables, through the whole pipeline.
 
-    .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater] [--provider NAME]
-                                          [--model NAME] [--half tune|held|all] [--out FILE]
+    .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera]
+                                          [--provider NAME] [--model NAME]
+                                          [--half tune|held|all] [--out FILE]
 
 Builds the documents of a set, ingests them into a fresh knowledge base and asks its
 `questions.json`. `halvard` (`bench/team_tables/`): a workbook with two sheets, a slide deck
@@ -11,10 +12,14 @@ tickets with real dates and a sheet of agents, an HTML price list, a Word table,
 table of quarters and a CSV with an empty cell. `brightwater` (`bench/team_tables/brightwater/`,
 written after the second's rules): events with a sheet of venues, a Markdown list of suppliers,
 a PDF text table of staff, a CSV of sales with two amount columns and a slide of planned and
-actual costs. The questions: counts, totals, averages, the most and the least, filters, the
-first and the last, differences, comparisons, lookups, two-step and cross-sheet questions, and
-questions the tables cannot answer. Each question is in the `tune` or the `held`
-half, fixed when the set was written; rules are never written while looking at `held`.
+actual costs. `tessera` (`bench/team_tables/tessera/`, written after the third's rules):
+shipments with shipping and delivery dates and a sheet of carriers, a Word table of
+warehouses, a Markdown table of trucks, a PDF text table of routes, a CSV of fuel by month and
+a slide of quarterly figures with one row per measure. The questions: counts, totals,
+averages, the most and the least, filters, the first and the last, differences, comparisons,
+lookups, two-step and cross-sheet questions, and questions the tables cannot answer. Each
+question is in the `tune` or the `held` half, fixed when the set was written; rules are never
+written while looking at `held`.
 
 Printed per half and in all: **right** (every gold item in the answer's first sentence, and
 for an answer with `answer_values`, those values denote the gold by WikiTableQuestions' rule),
@@ -44,6 +49,7 @@ SETS = {
     "halvard": ROOT / "bench" / "team_tables",
     "lumen": ROOT / "bench" / "team_tables" / "lumen",
     "brightwater": ROOT / "bench" / "team_tables" / "brightwater",
+    "tessera": ROOT / "bench" / "team_tables" / "tessera",
 }
 
 

@@ -13,7 +13,6 @@ empty cell. Every output is byte-for-byte the same on every run. The questions a
 from __future__ import annotations
 
 import datetime
-import io
 import sys
 from pathlib import Path
 
@@ -82,30 +81,8 @@ L-06,Dell Latitude 7440,Oskar Lund,2023-11-30,1620,Retired
 """
 
 
-def rooms() -> bytes:
-    import docx
-
-    document = docx.Document()
-    props = document.core_properties
-    props.author = props.last_modified_by = COMPANY
-    props.created = props.modified = props.last_printed = FIXED_TIME
-    document.add_heading("Meeting rooms", level=1)
-    document.add_paragraph(
-        "Book a room in the calendar; rooms with video have a camera and a screen."
-    )
-    table = document.add_table(rows=len(ROOMS), cols=len(ROOMS[0]))
-    for row, values in zip(table.rows, ROOMS, strict=True):
-        for cell, value in zip(row.cells, values, strict=True):
-            cell.text = value
-    document.add_paragraph("Rooms on the fifth floor need a badge after 18:00.")
-    raw = io.BytesIO()
-    document.save(raw)
-    return raw.getvalue()
-
-
 def build(target: Path) -> list[Path]:
-    from _table_docs import slide_table, workbook, write_set
-    from team_docs.build import _fixed_zip_times
+    from _table_docs import slide_table, word_table, workbook, write_set
 
     tickets = [[datetime.date(*v) if isinstance(v, tuple) else v for v in row] for row in TICKETS]
     dated = {"created": FIXED_TIME, "modified": FIXED_TIME}
@@ -116,7 +93,17 @@ def build(target: Path) -> list[Path]:
                 {"Tickets": tickets, "Agents": AGENTS}, creator=COMPANY, **dated
             ),
             "prices.html": PRICES.encode(),
-            "rooms.docx": _fixed_zip_times(rooms()),
+            "rooms.docx": word_table(
+                "Meeting rooms",
+                "Book a room in the calendar; rooms with video have a camera and a screen.",
+                ROOMS,
+                "Rooms on the fifth floor need a badge after 18:00.",
+                author=COMPANY,
+                last_modified_by=COMPANY,
+                created=FIXED_TIME,
+                modified=FIXED_TIME,
+                last_printed=FIXED_TIME,
+            ),
             "revenue.pptx": slide_table(
                 "Revenue by region 2025 (thousand USD)",
                 REVENUE,
