@@ -42,6 +42,7 @@ from knowledge.tables.question import (
     read_question,
     stem,
 )
+from knowledge.tables.top import top_rows
 
 # Cues that order by an amount: the words after them name what is measured ("the highest
 # water usage", "the most beds").
@@ -78,12 +79,36 @@ def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate)
         return True
     # The question's words alone: reading the whole question again for each of a table's
     # hundreds of candidates would cost more than ranking them.
-    asked = asked_direction(fold(question).split())
+    words = fold(question).split()
+    column = grid.columns[program.key]
+    header = set(fold(column.name).split())
+    asked = asked_direction(words) or _praised(words, column)
     if not asked:
         return True
-    if set(fold(grid.columns[program.key].name).split()) & RANK_WORDS:
+    if header & RANK_WORDS:
         return True
     return direction == asked
+
+
+# "The best" and "the worst" of an amount: more is better (a rate, a score, a rating), except
+# for an amount whose smaller is the better (a time, a cost, a rank or a place: "4th", a
+# starting or finishing position), left to the ranker.
+_PRAISE = {"best": 1, "better": 1, "worst": -1, "worse": -1}
+_SMALLER_IS_BETTER = RANK_WORDS | frozenset(
+    "time times duration hours minutes seconds days h min s price cost costs fee fees rent "
+    "expenses delay delays debt loss losses errors defects start finish grid".split()
+)
+_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)\b")
+
+
+def _praised(words: list[str], column) -> int:
+    """Return 1 when the question asks for the best of a column whose larger is the better
+    ("the carrier with the best on-time rate"), -1 for the worst, 0 otherwise."""
+    said = {_PRAISE[word] for word in words if word in _PRAISE}
+    if len(said) != 1 or set(fold(column.name).split()) & _SMALLER_IS_BETTER:
+        return 0
+    ordinals = sum(bool(_ORDINAL.match(text)) for text in column.folded)
+    return 0 if ordinals * 2 >= len(column.folded) else said.pop()
 
 
 # Words after "total" that name no column ("the total number of wins").
@@ -382,7 +407,8 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
     two named rows (`added_pair`), which of two named groups has more rows
     (`counted_options`), the rows sharing a named row's cell (`same_as`), a run of
     consecutive rows (`consecutive_rows`), the one of two offered cells a row holds
-    (`offered_row`), or a change along a row between two columns (`column_change`). This is
+    (`offered_row`), a change along a row between two columns (`column_change`), or as many
+    rows as the question asks of the likeliest program's most or least (`top_rows`). This is
     what the store, the model's judge and the benches read."""
     every = counts_some_rows(reads_both_of_a_pair(ranked(question, grid, weights)))
     found = by_answer([c for c in every if follows_the_question(question, grid, c)])
@@ -394,6 +420,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         consecutive_rows(question, grid, every),
         offered_row(question, grid, every),
         column_change(question, grid),
+        top_rows(question, grid, found),
     )
     for made in made_by_rules:
         if made is not None and follows_the_question(question, grid, made):

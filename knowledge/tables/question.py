@@ -64,7 +64,7 @@ _COMPARE_AFTER = [
     ),
     (re.compile(r"^\s*\+"), "ge"),
 ]
-_NUMBER_WORDS = {
+NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
 }  # fmt: skip
@@ -140,10 +140,10 @@ def read_question(text: str) -> Question:
             op = next((op for cue, op in _COMPARE_AFTER if cue.search(after)), "")
         numbers.append((value, op))
     for index, word in enumerate(words):
-        if word in _NUMBER_WORDS:
+        if word in NUMBER_WORDS:
             before = " ".join(words[:index]) + " "
             op = next((op for cue, op in _COMPARE_CUES if cue.search(before[-30:])), "")
-            numbers.append((float(_NUMBER_WORDS[word]), op))
+            numbers.append((float(NUMBER_WORDS[word]), op))
     cues = [word for word in words if not _NUMBER.fullmatch(word)]
     initials = {
         "".join(word[0] for word in words[i : i + n])

@@ -845,3 +845,61 @@ def test_no_change_without_two_named_columns_and_one_named_row() -> None:
         "What was the Legal budget in 2023 and 2025?",  # no change asked
     ):
         assert all(c.program.op != "change" for c in followed(question, budgets)), question
+
+
+SUPPLIERS = [
+    ["Supplier", "Rating", "Lead time (days)", "Orders"],
+    ["Arden", "4.1", "12", "38"],
+    ["Briggs", "4.7", "20", "52"],
+    ["Calder", "3.2", "6", "17"],
+    ["Dunmore", "4.4", "9", "44"],
+    ["Elwood", "3.9", "15", "29"],
+]
+
+
+@pytest.fixture(scope="module")
+def suppliers():
+    return grid(table_from_rows(SUPPLIERS[0], SUPPLIERS[1:]), "suppliers.csv")
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # The best of a rating is its highest, the worst its lowest.
+        ("Which supplier has the best rating?", ["Briggs"]),
+        ("Who is the supplier with the worst rating?", ["Calder"]),
+    ],
+)
+def test_the_best_of_an_amount_is_its_largest_and_the_worst_its_smallest(
+    suppliers, question, values
+) -> None:
+    assert followed(question, suppliers)[0].result.values == values
+
+
+@pytest.mark.parametrize(
+    ("question", "values", "words"),
+    [
+        (
+            "Which two suppliers have the most orders?",
+            ["Briggs", "Dunmore"],
+            "Took Supplier of the 2 rows with the most Orders among 5 rows of suppliers.csv",
+        ),
+        ("What are the three suppliers with the lowest rating?", ["Calder", "Elwood", "Arden"], ""),
+        ("Name the 2 suppliers with the longest lead time", ["Briggs", "Elwood"], ""),
+    ],
+)
+def test_a_question_asking_for_a_number_of_rows_takes_that_many(
+    suppliers, question, values, words
+) -> None:
+    best = followed(question, suppliers)[0]
+    assert best.program.op == "top" and best.result.values == values
+    if words:
+        assert in_words(best.program, suppliers, best.result) == words
+
+
+def test_a_number_that_names_a_group_or_a_rank_takes_one_row(suppliers) -> None:
+    for question in (
+        "Which of the two suppliers, Arden or Calder, has the higher rating?",
+        "Which supplier has the most orders?",
+    ):
+        assert followed(question, suppliers)[0].program.op != "top", question
