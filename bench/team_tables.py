@@ -1,6 +1,6 @@
 """Questions over a team's tables, through the whole pipeline.
 
-    .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera]
+    .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow]
                                           [--provider NAME] [--model NAME]
                                           [--half tune|held|all] [--out FILE]
 
@@ -15,7 +15,11 @@ a PDF text table of staff, a CSV of sales with two amount columns and a slide of
 actual costs. `tessera` (`bench/team_tables/tessera/`, written after the third's rules):
 shipments with shipping and delivery dates and a sheet of carriers, a Word table of
 warehouses, a Markdown table of trucks, a PDF text table of routes, a CSV of fuel by month and
-a slide of quarterly figures with one row per measure. The questions: counts, totals,
+a slide of quarterly figures with one row per measure. `marlow` (`bench/team_tables/marlow/`,
+written after the fourth's rules, with untidy cells): courses with start and end dates and a
+sheet of teachers, an HTML table of fees in euros with a totals row, a Word table of buses
+with departure times, a Markdown table of rooms with a footnote mark and an "n/a", a CSV of
+loans with thousands separators and a slide of pass rates by term. The questions: counts, totals,
 averages, the most and the least, filters, the first and the last, differences, comparisons,
 lookups, two-step and cross-sheet questions, and questions the tables cannot answer. Each
 question is in the `tune` or the `held` half, fixed when the set was written; rules are never
@@ -50,6 +54,7 @@ SETS = {
     "lumen": ROOT / "bench" / "team_tables" / "lumen",
     "brightwater": ROOT / "bench" / "team_tables" / "brightwater",
     "tessera": ROOT / "bench" / "team_tables" / "tessera",
+    "marlow": ROOT / "bench" / "team_tables" / "marlow",
 }
 
 
