@@ -48,6 +48,7 @@ _COMPARE_CUES = [
     (re.compile(r"\b(?:lighter|slower|younger|cheaper|narrower|shallower|thinner|weaker)\s+than\s+$"), "lt"),
     (re.compile(r"\b\w{3,}er\s+than\s+$"), "gt"),
 ]  # fmt: skip
+_CURRENCY_BEFORE = re.compile(r"\s*[$€£]\s*$")
 # A comparison said after a number ("70 or more").
 _COMPARE_AFTER = [
     (
@@ -133,7 +134,8 @@ def read_question(text: str) -> Question:
         value = leading_number(match.group(0))
         if value is None:
             continue
-        before = folded[: match.start()]
+        # A currency sign between the comparison and the number: "more than €1,300".
+        before = _CURRENCY_BEFORE.sub(" ", folded[: match.start()])
         op = next((op for cue, op in _COMPARE_CUES if cue.search(before[-30:])), "")
         if not op:
             after = folded[match.end() : match.end() + 30]

@@ -308,7 +308,10 @@ def _best_of_tables(
     query: str, first: str, votes: dict[int, float], grids: dict | None = None
 ) -> tuple[TableChoice | None, list[tuple[int, Grid]]]:
     """Return the best program of the voted tables for the question's first step (the one that
-    fits it best), and every table loaded on the way."""
+    fits it best), and every table loaded on the way. A program that reads every name the
+    question says comes before one that does not, whatever their fit: "which subject does the
+    teacher of Web Design teach?" is read from the sheet of courses holding Web Design (then
+    joined to the teachers' sheet), not from the teachers' sheet its other words match."""
     best: TableChoice | None = None
     loaded_grids: list[tuple[int, Grid]] = []
     for table_id, vote in votes.items():
@@ -325,9 +328,13 @@ def _best_of_tables(
         )  # fmt: skip
         weighed = signals(first, choice, found)
         choice.confidence, choice.share = probability(weighed), weighed["share"]
-        if best is None or fitness(choice, first) > fitness(best, first):
+        if best is None or _standing(choice, first) > _standing(best, first):
             best = choice
     return best, loaded_grids
+
+
+def _standing(choice: TableChoice, first: str) -> tuple[bool, float]:
+    return uses_its_names(first, choice), fitness(choice, first)
 
 
 def _admitted(

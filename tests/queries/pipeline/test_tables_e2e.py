@@ -10,6 +10,7 @@ import pytest
 from queries.answering.registry import get_strategy
 from queries.pipeline.events import ListSink
 from queries.pipeline.runner import run_pipeline
+from tests.fixtures.clinics import workbook
 from tests.queries.pipeline.contract import check_frames
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -84,6 +85,52 @@ def test_a_cross_sheet_question_joins_the_other_sheet_on_its_key(kb) -> None:
     assert ("Lisbon", "2,400,000") in cited and any(
         row[0] == "Lisbon" and "120" in row for row in cited
     )
+
+
+WORKSHOPS = [
+    ("Workshop", "Trainer", "Seats", "Weekday"),
+    ("Pottery Basics", "Lena Moss", 10, "Monday"),
+    ("Watercolour", "Ravi Shah", 14, "Tuesday"),
+    ("Woodturning", "Lena Moss", 6, "Thursday"),
+    ("Bookbinding", "Tom Eade", 8, "Friday"),
+]
+TRAINERS = [
+    ("Trainer", "Speciality", "Joined", "Desk"),
+    ("Lena Moss", "Ceramics", 2018, "D2"),
+    ("Ravi Shah", "Painting", 2020, "D5"),
+    ("Tom Eade", "Paper crafts", 2022, "D7"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "joined"),
+    [
+        ("What is the speciality of the trainer who runs Bookbinding?", "Paper crafts"),
+        ("At which desk does the trainer of Watercolour sit?", "D5"),
+    ],
+)
+def test_a_name_one_sheet_holds_is_read_there_and_joined_to_the_sheet_its_words_match(
+    user, question, joined
+) -> None:
+    """The trainers' sheet matches more of the question's words, but only the workshops' sheet
+    holds the workshop it names: its row is found there and the trainer's row joined."""
+    from knowledge.bulk import TextItem, documents_ingest_inline
+    from knowledge.services import kb_create
+    from knowledge.tables.store import choose
+
+    kb = kb_create(owner=user, name="Workshops")
+    book = workbook({"Workshops": WORKSHOPS, "Trainers": TRAINERS})
+    others = {  # more tables than are all tried, so that the finding model's votes count
+        "rooms.csv": "Room,Floor,Seats\nKiln room,0,6\nStudio A,1,16\nStudio B,1,12",
+        "kits.csv": "Kit,Price,Stock\nClay set,25,40\nBrush set,18,55\nGlue pack,6,120",
+        "holidays.csv": "Holiday,Date\nSpring break,2026-04-06\nSummer close,2026-08-03",
+    }
+    items = [TextItem("workshops.xlsx", book)]
+    items += [TextItem(name, text.encode()) for name, text in others.items()]
+    documents_ingest_inline(kb=kb, items=items)
+    choice = choose([kb.id], question)
+    assert choice.grid.label == "workshops.xlsx › Workshops"
+    assert [step.value for step in choice.steps] == [joined]
 
 
 def test_a_table_over_the_row_cap_is_left_to_its_row_chunks(kb, settings) -> None:
