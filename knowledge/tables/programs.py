@@ -77,6 +77,12 @@ def list_items(text: str) -> frozenset[str]:
     return frozenset(items) if len(items) > 1 else frozenset()
 
 
+def holds_a_value(text: str) -> bool:
+    """Whether a cell says something: not empty, and not a mark of no value ("n/a", "-",
+    "tbd"), which a lookup reads as nothing rather than as its answer."""
+    return bool(text) and text.strip().lower() not in MISSING
+
+
 def leading_number(text: str) -> float | None:
     """Return the number a cell's text starts with ("12 (3)" 12, "1st" 1, "$1,200" 1200)."""
     match = _LEADING_NUMBER.match(text or "")
@@ -322,11 +328,11 @@ def _run_on_target(program: Program, grid: Grid, rows: list[int]) -> Result | No
     column = grid.columns[program.target]
     if op == "values":
         texts = [column.texts[row] for row in rows]
-        kept = [(text, row) for text, row in zip(texts, rows, strict=True) if text]
+        kept = [(text, row) for text, row in zip(texts, rows, strict=True) if holds_a_value(text)]
         return Result([text for text, _ in kept], [row for _, row in kept]) if kept else None
     if op in ("first", "last"):
         ordered = rows if op == "first" else rows[::-1]
-        row = next((row for row in ordered if column.texts[row]), None)
+        row = next((row for row in ordered if holds_a_value(column.texts[row])), None)
         return None if row is None else Result([column.texts[row]], [row])
     if op == "distinct":
         read = [row for row in rows if column.folded[row]]
@@ -365,12 +371,12 @@ def _run_on_key(program: Program, grid: Grid, rows: list[int]) -> Result | None:
     if op in ("argmax", "argmin"):
         best = max(n for n, _ in numbered) if op == "argmax" else min(n for n, _ in numbered)
         read = [row for number, row in numbered if number == best]
-        values = [target.texts[row] for row in read if target.texts[row]]
+        values = [target.texts[row] for row in read if holds_a_value(target.texts[row])]
         return Result(values, read) if values else None
     if op == "top":
         ordered = sorted(numbered, key=lambda pair: pair[0], reverse=not program.ascending)
         read = [row for _, row in ordered[: program.k]]
-        values = [target.texts[row] for row in read if target.texts[row]]
+        values = [target.texts[row] for row in read if holds_a_value(target.texts[row])]
         return Result(values, read) if values else None
     raise ValueError(f"unknown op {op!r}")
 

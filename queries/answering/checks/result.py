@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
 
 from queries.answering.checks.claims import Claim
+
+if TYPE_CHECKING:
+    from queries.answering.checks.reading import Reading
 
 NOT_FOUND = "not_found"
 DOUBT = "doubt"
@@ -92,3 +96,18 @@ class AnswerCheck:
 def shorten(text: str, limit: int = 120) -> str:
     """Return text cut to `limit` characters with an ellipsis."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+class Rule:
+    """A check of an answer against its question and passages; `apply` adds findings (the rules
+    are listed in queries/answering/checks/rules.py)."""
+
+    name: ClassVar[str] = ""
+
+    def apply(self, reading: Reading) -> None:
+        raise NotImplementedError
+
+    def find(
+        self, reading: Reading, severity: str, message: str = "", *, exclusive: bool = False
+    ) -> None:
+        reading.result.findings.append(Finding(self.name, severity, message, exclusive))

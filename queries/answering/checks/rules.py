@@ -11,15 +11,15 @@ ask several phrasings of its class of question (tests/queries/answering/test_rul
 from __future__ import annotations
 
 import re
-from typing import ClassVar
 
 from knowledge.chunk_kinds import KIND_LIST, KIND_ROW, KIND_TABLE
 from knowledge.tables.rules import asks_across_rows, asks_for_a_computation
 from providers.tokenize import bm25_tokens
 from queries.answering.checks import subject
 from queries.answering.checks.lists import list_items
+from queries.answering.checks.missing import NoValueGiven
 from queries.answering.checks.reading import Reading
-from queries.answering.checks.result import DOUBT, NOT_FOUND, Finding
+from queries.answering.checks.result import DOUBT, NOT_FOUND, Rule
 from queries.answering.lexicon import words
 from queries.answering.sentences import split_sentences
 from queries.answering.types import SourceBlock
@@ -41,20 +41,6 @@ _TYPE_WORDS = {
     "amount": "amount",
     "name": "name",
 }
-
-
-class Rule:
-    """A check of an answer against its question and passages; `apply` adds findings."""
-
-    name: ClassVar[str] = ""
-
-    def apply(self, reading: Reading) -> None:
-        raise NotImplementedError
-
-    def find(
-        self, reading: Reading, severity: str, message: str = "", *, exclusive: bool = False
-    ) -> None:
-        reading.result.findings.append(Finding(self.name, severity, message, exclusive))
 
 
 class ListItemAsked(Rule):
@@ -489,6 +475,7 @@ RULES: tuple[Rule, ...] = (
     NearMiss(),
     ThingAsked(),
     ColumnAsked(),
+    NoValueGiven(),
     AnswerValue(),
     LimitAsked(),
     OneRowForMany(),

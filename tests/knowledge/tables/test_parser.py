@@ -903,3 +903,28 @@ def test_a_number_that_names_a_group_or_a_rank_takes_one_row(suppliers) -> None:
         "Which supplier has the most orders?",
     ):
         assert followed(question, suppliers)[0].program.op != "top", question
+
+
+def test_a_comparison_said_before_a_currency_sign_keeps_its_rows() -> None:
+    prices = grid(
+        table_from_rows(
+            ["Course", "Fee"], [["Clay", "€1,200"], ["Glass", "€1,650"], ["Wood", "€900"]]
+        ),
+        "fees.html",
+    )
+    best = followed("How many courses cost more than €1,000?", prices)[0]
+    assert best.program.op == "count" and best.result.values == [2.0]
+
+
+def test_a_cell_that_says_no_value_is_no_lookup_s_answer() -> None:
+    vans = grid(
+        table_from_rows(
+            ["Van", "Depot", "Payload (kg)"],
+            [["V1", "Leeds", "900"], ["V2", "Leeds", "n/a"], ["V3", "York", "-"]],
+        ),
+        "vans.md",
+    )
+    for question in ("What is the payload of van V2?", "What payload does V3 have?"):
+        found = followed(question, vans)
+        assert all(value not in ("n/a", "-") for c in found for value in c.result.values), question
+    assert followed("What is the payload of van V1?", vans)[0].result.values == ["900"]

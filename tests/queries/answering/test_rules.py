@@ -81,6 +81,17 @@ TICKET_ROW = SourceBlock(
         "row": 6,
     },
 )
+VAN_ROW = SourceBlock(
+    index=1,
+    file_name="vans.md",
+    text="Van: V2 | Depot: Leeds | Payload (kg): n/a | Electric: No | Service due: tbd",
+    kind="row",
+    structure={
+        "headers": ["Van", "Depot", "Payload (kg)", "Electric", "Service due"],
+        "cells": ["V2", "Leeds", "n/a", "No", "tbd"],
+        "row": 2,
+    },
+)
 ENGINEERS = SourceBlock(
     index=1,
     file_name="notes.txt",
@@ -254,6 +265,12 @@ CASES = {
         # "Who is the <role> of ...": a row with no column of the role gives another's cell.
         ("Who is the caterer for ticket T-230?", "The caterer is Atlas Energy [1].", DOUBT),
     ],
+    # A cell that says the table does not know ("n/a", "-", "tbd") is no answer.
+    "no_value_given": [
+        ("What is the payload of van V2?", "n/a is the payload (kg) for V2 [1].", DOUBT),
+        ("What payload does van V2 have?", "Probably n/a [1].", DOUBT),
+        ("When is van V2's service due?", "TBD [1].", DOUBT),
+    ],
     "coverage": [
         (
             "How many engineers are on the Porto ledger reconciliation team?",
@@ -284,6 +301,7 @@ BLOCKS = {
     "limit": [VENDOR_ROW],
     "one_row_for_many": [DEPOT_ROW],
     "column_asked": [TICKET_ROW],
+    "no_value_given": [VAN_ROW],
     "absent_words": [
         SourceBlock(index=1, file_name="x.txt", text="The defense gave up just 308 points.")
     ],
@@ -332,12 +350,16 @@ def test_each_rule_catches_its_class_of_question_in_several_phrasings(
         ("Which agent handled ticket T-230?", "Jonas Weber handled T-230 [1]."),
         ("What priority does ticket T-230 have?", "Low is the priority of T-230 [1]."),
         ("Who is the agent for ticket T-230?", "Jonas Weber is the agent for T-230 [1]."),
+        # A cell that holds a value is an answer; "No" is one.
+        ("Which depot is van V2 at?", "Leeds is the depot for V2 [1]."),
+        ("Is van V2 electric?", "No, V2 is not electric [1]."),
     ],
 )
 def test_an_answer_that_gives_what_is_asked_from_its_passage_passes_every_rule(question, answer):
     blocks = (
         [DEPOT_ROW] if "Harwich" in question
         else [TICKET_ROW] if "T-230" in question
+        else [VAN_ROW] if "V2" in question
         else [RUNBOOK] if "restore" in question
         else [STEPS] if "deploy" in question
         else [MEALS] if "meal" in question
