@@ -1,11 +1,13 @@
 """The rows with the most or the least of an amount, as many as the question asks: "which two
-trucks have the highest mileage?", "the three heaviest shipments", "the top 5 clubs by wins".
+trucks have the highest mileage?", "the three heaviest shipments", "the 2 suppliers with the
+longest lead time".
 
 The parser ranks programs that answer with one row's cell (`argmax`, `argmin`); a question that
 asks for a number of rows wants that many. `top_rows` turns the likeliest program, when it takes
 the row with the most or least of a column, into `top` over the same rows and columns, taking as
-many rows as the question says ("which two", "the three", "top 5"). A number said after "of the"
-or "between the" names a group to compare within ("which of the two ..."), not how many to take.
+many rows as the question says ("which two", "the three", "top 5"). A number said after "of
+the", "in the" or "between the" names a group to compare within or a rank ("which of the two
+...", "in the top 10"), not how many to take.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ _LEADING = re.compile(r"^\s*(?:probably\s+)?(\S+?)(?=\s|\[|\.|,|$)", re.IGNORECA
 
 
 class NoValueGiven(Rule):
-    """The answer's first sentence gives a mark of no value ("n/a", "-", "tbd") as its answer,
-    or its answer values are all such marks."""
+    """The answer's first sentence gives a mark of no value ("n/a", "-", "tbd") as its answer
+    ("n/a [2].", "Probably n/a.", "n/a is the payload (kg) for V2")."""
 
     name = "no_value_given"
 
