@@ -1,6 +1,6 @@
 """Questions over a team's tables, through the whole pipeline.
 
-    .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow]
+    .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow|osprey]
                                           [--provider NAME] [--model NAME]
                                           [--half tune|held|all] [--out FILE]
 
@@ -19,7 +19,11 @@ a slide of quarterly figures with one row per measure. `marlow` (`bench/team_tab
 written after the fourth's rules, with untidy cells): courses with start and end dates and a
 sheet of teachers, an HTML table of fees in euros with a totals row, a Word table of buses
 with departure times, a Markdown table of rooms with a footnote mark and an "n/a", a CSV of
-loans with thousands separators and a slide of pass rates by term. The questions: counts, totals,
+loans with thousands separators and a slide of pass rates by term. `osprey`
+(`bench/team_tables/osprey/`, written after the fifth's rules): cloud costs with one column per
+month and a sheet of the services' owners, a CSV of incidents with one still open, a Markdown
+table of releases, a Word on-call rota, a PDF text table of service levels and a slide of teams.
+The questions: counts, totals,
 averages, the most and the least, filters, the first and the last, differences, comparisons,
 lookups, two-step and cross-sheet questions, and questions the tables cannot answer. Each
 question is in the `tune` or the `held` half, fixed when the set was written; rules are never
@@ -55,6 +59,7 @@ SETS = {
     "brightwater": ROOT / "bench" / "team_tables" / "brightwater",
     "tessera": ROOT / "bench" / "team_tables" / "tessera",
     "marlow": ROOT / "bench" / "team_tables" / "marlow",
+    "osprey": ROOT / "bench" / "team_tables" / "osprey",
 }
 
 
