@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from knowledge.tables.cells import DATE
+from knowledge.tables.cells import DATE, TEXT
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import (
     AGGREGATES,
@@ -102,6 +102,11 @@ _ASKED_NOUN = re.compile(
     r"(?: only)?(?: (?:two|three|four|five|\d+))?"
     r"(?: name of(?: the)?)? (\w+)|^(?:what (?:is|was) )?(?:the )?name of(?: the)? (\w+)"
 )
+# "which was our first release ...": the word that may name what the table's rows are.
+_ASKED_ROWS = re.compile(
+    r"^(?:what|which)(?: (?:is|was|are|were))?(?: (?:the|our|their|its))?"
+    r"(?: (?:first|last|latest|newest|earliest|oldest|most recent))? (\w+)"
+)
 
 
 def _header_stems(column) -> set[str]:
@@ -110,13 +115,42 @@ def _header_stems(column) -> set[str]:
 
 def asked_column(question: str, grid: Grid) -> int | None:
     """Return the column a "what" or "which" question names by its first noun ("what is the name
-    of the trainer of …" names Trainer), when that noun names one column's header, else None."""
+    of the trainer of …" names Trainer), when that noun names one column's header; the first
+    column when the noun names no header but what the table's rows are ("which release …" of
+    releases.md); else None."""
     match = _ASKED_NOUN.match(fold(question))
     if not match:
         return None
-    asked = stem(match.group(1) or match.group(2))
+    noun = match.group(1) or match.group(2)
+    asked = stem(noun)
     named = [i for i, column in enumerate(grid.columns) if asked in _header_stems(column)]
+    rows_noun = _ASKED_ROWS.match(fold(question))
+    if not named and rows_noun and _names_the_table(rows_noun.group(1), grid):
+        # "which release fixed the most bugs?" over releases.md, headed Version, Released,
+        # Bugs fixed, Lead: the rows are releases, and the first column names each.
+        # (A version "3.4.0" reads as a number, but its column is typed as text.)
+        first = grid.columns[0] if grid.columns else None
+        names = first is not None and first.type == TEXT and len(set(first.folded)) == grid.size
+        return 0 if names else None
     return named[0] if len(named) == 1 else None
+
+
+def _names_the_table(noun: str, grid: Grid) -> bool:
+    """Whether a noun names what a table's rows are: a word of its label (its file's name, its
+    section or its caption), singular or plural ("release" for releases.md)."""
+    if noun in STOPWORDS or len(noun) < 3:
+        return False
+    label = re.split(r"[\W_]+", fold(grid.label.replace("›", " ")))
+    singular = noun.removesuffix("s")
+    return any(
+        word
+        and (
+            stem(word) == stem(noun)
+            or word.removesuffix("s") == singular
+            or word.removesuffix("es") == singular
+        )
+        for word in label
+    )
 
 
 def follows_the_asked_column(question: str, grid: Grid, candidate: Candidate) -> bool:
@@ -191,6 +225,7 @@ def counts_what_it_names(question: str, grid: Grid, candidate: Candidate) -> boo
 _KIND = {
     "month": "date",
     "year": "date",
+    "day": "date",
     "gt": "range",
     "ge": "range",
     "lt": "range",

@@ -14,9 +14,12 @@ the larger minus the smaller for a difference.
 
 from __future__ import annotations
 
+import re
+
+from knowledge.tables.cells import DATE
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, Program, fold, kept_rows, run
-from knowledge.tables.question import STOPWORDS, mentions, read_question, stem
+from knowledge.tables.question import MONTH_STEMS, STOPWORDS, mentions, read_question, stem
 
 _GROWTH = frozenset(
     "grow grew grown growth increase increased rise rose risen gain gained gains climb climbed "
@@ -46,15 +49,9 @@ def column_change(question: str, grid: Grid) -> Candidate | None:
     named = named_amount_columns(words, grid)
     if len(named) != 2:
         return None
-    rows = [
-        condition
-        for condition in mentions(read_question(question), grid)
-        if condition.op == "eq" and not grid.columns[condition.column].numeric
-    ]
-    single = [c for c in rows if len(kept_rows(grid, (c,))) == 1]
-    if len({kept_rows(grid, (c,))[0] for c in single}) != 1:
+    conditions = _one_row(question, grid)
+    if conditions is None:
         return None  # no row named, or two: "more than China" compares rows, not columns
-    conditions = tuple(single[:1])
     row = kept_rows(grid, conditions)[0]
     first, second = named
     amounts = grid.columns[first].numbers[row], grid.columns[second].numbers[row]
@@ -69,6 +66,60 @@ def column_change(question: str, grid: Grid) -> Candidate | None:
     program = Program("change", target=subtracted, key=kept, conditions=conditions)
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
+
+
+def _one_row(question: str, grid: Grid) -> tuple | None:
+    """Return the condition naming the one row a question is about by a text cell, or None
+    when it names none or several."""
+    rows = [
+        condition
+        for condition in mentions(read_question(question), grid)
+        if condition.op == "eq" and not grid.columns[condition.column].numeric
+    ]
+    single = [c for c in rows if len(kept_rows(grid, (c,))) == 1]
+    if len({kept_rows(grid, (c,))[0] for c in single}) != 1:
+        return None
+    return tuple(single[:1])
+
+
+_TOTAL = frozenset("total sum altogether combined overall".split())
+_AVERAGE = frozenset("average mean".split())
+# A header that names a period: a month, a quarter, a half, a year ("Jan", "Q3", "H1", "2024").
+_PERIOD = re.compile(r"^(?:q[1-4]|h[12]|(?:19|20)\d\d|fy ?\d{2,4})$")
+
+
+def row_span(question: str, grid: Grid) -> Candidate | None:
+    """Return the total or the average along the row a question names over its period columns
+    ("what did Storage cost in total from January to April?", "the average monthly cost of
+    Billing"), or None. The span is the periods it names first and last, or every period when
+    it names none; one period named asks for that column ("the total bill in January")."""
+    words = fold(question).split()
+    said = set(words)
+    op = "row_avg" if said & _AVERAGE else "row_sum" if said & _TOTAL else ""
+    periods = [index for index, column in enumerate(grid.columns) if _is_period(column)]
+    if not op or len(periods) < 2:
+        return None
+    named = [index for index in named_amount_columns(words, grid) if index in periods]
+    if len(named) == 1 or len(named) > 2:
+        return None
+    first, last = (min(named), max(named)) if named else (periods[0], periods[-1])
+    if any(index not in periods for index in range(first, last + 1)):
+        return None
+    conditions = _one_row(question, grid)
+    if conditions is None:
+        return None
+    program = Program(op, target=last, key=first, conditions=conditions)
+    result = run(program, grid)
+    return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
+
+
+def _is_period(column) -> bool:
+    header = fold(column.name.split("(")[0]).strip()
+    return (
+        column.numeric
+        and column.type != DATE
+        and (stem(header) in MONTH_STEMS or bool(_PERIOD.match(header)))
+    )
 
 
 def named_amount_columns(words: list[str], grid: Grid) -> list[int]:

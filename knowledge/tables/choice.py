@@ -50,3 +50,7 @@ class TableChoice:
     # A program the rules do not admit but the judge does not rule out (TABLE_TENTATIVE_MIN):
     # it answers only when the passages find nothing, and is never verified.
     tentative: bool = False
+    # The cell a first program read from another table for a clause of the question ("the team
+    # that owns Billing": Payments), which this program's question says in its place
+    # (knowledge/tables/nested.py).
+    before: Step | None = None

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from knowledge.tables.against import against_column
 from knowledge.tables.asked import (
     AMOUNT_FILLERS,
     answers_with_a_number,
@@ -30,7 +31,7 @@ from knowledge.tables.asked import (
 )
 from knowledge.tables.asked_time import follows_the_asked_time, program_direction
 from knowledge.tables.cells import DATE
-from knowledge.tables.change import column_change
+from knowledge.tables.change import column_change, row_span
 from knowledge.tables.offered import offered_row, picks_an_offered_cell
 from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Grid, Program, display, fold, kept_rows, run
@@ -407,7 +408,9 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
     two named rows (`added_pair`), which of two named groups has more rows
     (`counted_options`), the rows sharing a named row's cell (`same_as`), a run of
     consecutive rows (`consecutive_rows`), the one of two offered cells a row holds
-    (`offered_row`), a change along a row between two columns (`column_change`), or as many
+    (`offered_row`), a change along a row between two columns (`column_change`), a total or an
+    average along a row over its period columns (`row_span`), the rows whose
+    amount is below or above another column's (`against_column`), or as many
     rows as the question asks of the likeliest program's most or least (`top_rows`). This is
     what the store, the model's judge and the benches read."""
     every = counts_some_rows(reads_both_of_a_pair(ranked(question, grid, weights)))
@@ -420,6 +423,8 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         consecutive_rows(question, grid, every),
         offered_row(question, grid, every),
         column_change(question, grid),
+        row_span(question, grid),
+        against_column(question, grid),
         top_rows(question, grid, found),
     )
     for made in made_by_rules:

@@ -12,6 +12,7 @@ A program reads the rows a condition keeps (all rows when it has none) and compu
 | `next`, `previous` | the target column of the row after / before the anchor row |
 | `diff` | the key column of the anchor row minus that of the second anchor row |
 | `change` | the key column minus the target column of the one kept row ("from Q1 to Q4") |
+| `row_sum`, `row_avg` | the key column to the target column of the one kept row, added / averaged ("from January to April") |
 | `plus` | the key column of the two anchor rows added ("Braga and Faro combined") |
 | `same` | the target column of the other rows whose key cell is the anchor row's ("the same producer as …"); with no target, how many they are |
 | `more`, `less` | which of the two anchor rows has the more / less key: its anchor cell (with no key: which anchor cell more / fewer rows hold) |
@@ -28,6 +29,7 @@ positions in the grid, which the answer cites) and the program in words.
 from __future__ import annotations
 
 import functools
+import operator
 import re
 import unicodedata
 from collections import Counter
@@ -39,15 +41,26 @@ from knowledge.tables.cells import DATE, DURATION, MISSING, NUMBER, clean
 OPS = (
     "values", "count", "sum", "avg", "max", "min", "argmax", "argmin", "first", "last",
     "next", "previous", "diff", "more", "less", "mode", "top", "distinct", "plus", "same",
-    "streak", "change",
+    "streak", "change", "row_sum", "row_avg",
 )  # fmt: skip
 AGGREGATES = frozenset(
-    {"count", "sum", "avg", "max", "min", "diff", "distinct", "plus", "streak", "change"}
-)
+    {"count", "sum", "avg", "max", "min", "diff", "distinct", "plus", "streak", "change",
+     "row_sum", "row_avg"}
+)  # fmt: skip
 # The operations on the rows a question names (its anchors), not on the rows conditions keep.
 ANCHORED = ("next", "previous", "diff", "more", "less", "plus", "same")
-# Condition operators: text equal / contained, numbers compared.
-COMPARISONS = ("eq", "contains", "gt", "lt", "ge", "le", "ne", "month", "year")
+_COMPARE = {
+    "gt": operator.gt, "lt": operator.lt, "ge": operator.ge, "le": operator.le,
+    "above": operator.gt, "below": operator.lt, "reaches": operator.ge, "within": operator.le,
+}  # fmt: skip
+# A row's amount against another column's of the same row (knowledge/tables/against.py): the
+# condition's value is that column's index.
+AGAINST = {"below": "<", "above": ">", "reaches": "≥", "within": "≤"}
+# Condition operators: text equal / contained, numbers compared, a date's year, month or day,
+# an empty cell, an amount against another column's.
+COMPARISONS = (
+    "eq", "contains", "gt", "lt", "ge", "le", "ne", "month", "year", "day", "blank", *AGAINST,
+)  # fmt: skip
 _LEADING_NUMBER = re.compile(r"^\s*[$€£¥₹#~≈]?\s*([-−–]?\d[\d,]*(?:\.\d+)?)")
 _PUNCTUATION = re.compile(r"[^\w\s.%$€£-]|(?<!\d)\.(?!\d)")
 # A comma that groups a number's thousands ("2,000"): dropped, so that the number stays one.
@@ -193,6 +206,11 @@ class Condition:
     value: str | float
     said: str = ""  # the words of the question it comes from
 
+    @property
+    def columns(self) -> tuple[int, ...]:
+        """The columns it reads: its own, and the one an amount is compared against."""
+        return (self.column, int(self.value)) if self.op in AGAINST else (self.column,)
+
     def holds(self, grid: Grid, row: int) -> bool:
         column = grid.columns[self.column]
         if self.op in ("eq", "ne"):
@@ -205,22 +223,22 @@ class Condition:
         if self.op == "contains":
             return f" {self.value} " in f" {column.folded[row]} "
         number = column.numbers[row]
-        if self.op == "year":  # a date column's year
-            return column.type == DATE and number is not None and int(number) // 10000 == self.value
-        if self.op == "month":  # a date column's month: numbers sort as yyyymmdd
-            return (
-                column.type == DATE
-                and number is not None
-                and int(number) // 100 % 100 == (self.value)
-            )
+        if self.op in AGAINST:
+            other = grid.columns[int(self.value)].numbers[row]
+            return number is not None and other is not None and _COMPARE[self.op](number, other)
+        if self.op == "blank":  # "not resolved yet": no value in the cell
+            return not holds_a_value(column.texts[row])
+        if self.op in ("year", "month", "day"):  # a date's (dates sort as yyyymmdd numbers)
+            if column.type != DATE or number is None:
+                return False
+            # "20 April" is the day 420 of any year.
+            parts = {"year": int(number) // 10000, "month": int(number) // 100 % 100}
+            return parts.get(self.op, int(number) % 10000) == self.value
         if number is None or not isinstance(self.value, int | float):
             return False
         if column.type == DATE and abs(self.value) < 10000:
             number = int(number) // 10000  # "before 1965" of a date column: its year
-        return {
-            "gt": number > self.value, "lt": number < self.value,
-            "ge": number >= self.value, "le": number <= self.value,
-        }[self.op]  # fmt: skip
+        return _COMPARE[self.op](number, self.value)
 
 
 @dataclass(frozen=True)
@@ -304,6 +322,17 @@ def run(program: Program, grid: Grid) -> Result | None:
         if earlier is None or later is None:
             return None
         return Result([_number(later - earlier)], rows, computed=True)
+    if op in ("row_sum", "row_avg"):
+        if len(rows) != 1:
+            return None
+        span = range(program.key, program.target + 1)
+        amounts = [grid.columns[index].numbers[rows[0]] for index in span]
+        if None in amounts:
+            return None
+        total = sum(amounts)
+        return Result(
+            [_number(total if op == "row_sum" else total / len(amounts))], rows, computed=True
+        )
     if op in ("values", "first", "last", "distinct", "mode"):
         return _run_on_target(program, grid, rows)
     return _run_on_key(program, grid, rows)

@@ -14,7 +14,14 @@ import re
 from dataclasses import dataclass, field
 
 from knowledge.tables.cells import DATE
-from knowledge.tables.programs import Condition, Grid, fold, kept_rows, leading_number
+from knowledge.tables.programs import (
+    Condition,
+    Grid,
+    fold,
+    holds_a_value,
+    kept_rows,
+    leading_number,
+)
 
 # Words the parser pairs with operations: anything else in a question is content, not a cue.
 STOPWORDS = frozenset(
@@ -119,7 +126,17 @@ class Question:
     direction: int = 0  # 1 asks for the larger amount, -1 the smaller, 0 neither (or both)
 
 
+# A month said in full or shortened is one word: "February" names the column headed "Feb".
+MONTH_STEMS = (
+    {name.lower(): name[:3].lower() for name in _MONTH_NAMES}
+    | {name[:3].lower(): name[:3].lower() for name in _MONTH_NAMES}
+    | {"sept": "sep"}
+)
+
+
 def stem(word: str) -> str:
+    if word in MONTH_STEMS:
+        return MONTH_STEMS[word]
     for suffix in ("ies", "es", "s", "ed", "ing", "er", "est"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
@@ -294,11 +311,76 @@ def _word_conditions(
             found.setdefault((index, code), Condition(index, "contains", code, word))
 
 
+_MONTH_WORD = "|".join([*_MONTHS, *(name[:3].lower() for name in _MONTH_NAMES), "sept"])
+_DAY_MONTH = re.compile(
+    rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? ({_MONTH_WORD})"
+    rf"|({_MONTH_WORD}) (\d{{1,2}})(?:st|nd|rd|th)?)\b"
+)
+
+
+def said_days(folded: str) -> list[tuple[int, int, str]]:
+    """Return the days of a month a question says ("20 april", "april 20th", "3rd of may") as
+    (month, day, words); a month with a year ("april 2026") says no day."""
+    days = []
+    for match in _DAY_MONTH.finditer(folded):
+        day = int(match.group(1) or match.group(4))
+        month = MONTH_STEMS[match.group(2) or match.group(3)]
+        number = [name[:3].lower() for name in _MONTH_NAMES].index(month) + 1
+        if 1 <= day <= 31:
+            days.append((number, day, match.group(0)))
+    return days
+
+
+# "haven't" folds to "haven t".
+_UNDONE = frozenset("not never yet t".split())
+
+
+def _said_undone(words: list[str], header: str) -> bool:
+    """Whether the question says a header's word after "not", "never" or "yet" (within three
+    words): "have not been resolved", "haven't shipped", "yet to be paid" ask for its empty
+    cells."""
+    stems = {stem(word) for word in fold(header).split() if word not in STOPWORDS}
+    for at, word in enumerate(words):
+        before = set(words[max(0, at - 3) : at])
+        if stem(word) in stems and before & _UNDONE:
+            return True
+    return False
+
+
 def negated(padded: str, value: str) -> bool:
     """Whether the question (folded, a space at each end) says a cell's words after "not",
     "besides", "other than" (within three words): it asks for the other rows."""
     at = padded.find(f" {value} ")
     return at >= 0 and bool(_NEGATED.search(" ".join(padded[:at].split()[-3:])))
+
+
+def _blank_and_day_conditions(
+    question: Question, grid: Grid, found: dict[tuple[int, str], Condition]
+) -> None:
+    """Add the conditions on a cell's emptiness and on a date's month or day the question says."""
+    # "Which incidents have not been resolved yet?": the rows whose Resolved cell is empty.
+    for index, column in enumerate(grid.columns):
+        empty = sum(not holds_a_value(text) for text in column.texts)
+        if 0 < empty < grid.size and _said_undone(question.words, column.name):
+            found[(index, "blank")] = Condition(index, "blank", "", f"no {column.name}")
+    # "How many flights leave in March?": the rows of a date column in that month.
+    # A month said with its day ("20 April") is that day's (below), not the whole month's.
+    dated = {month for month, _, _ in said_days(question.folded)}
+    months = [_MONTHS[word] for word in question.words if word in _MONTHS]
+    months = [month for month in months if month not in dated]
+    for index, column in enumerate(grid.columns):
+        if column.type == DATE:
+            for month in dict.fromkeys(months):
+                found[(index, f"month{month}")] = Condition(
+                    index, "month", month, _MONTH_NAMES[month - 1]
+                )
+    # "The week of 20 April", "on April 20th": the rows of a date column on that day, whatever
+    # the year (a rota or a schedule says the day and leaves the year to its title).
+    for month, day, said in said_days(question.folded):
+        for index, column in enumerate(grid.columns):
+            on_day = Condition(index, "day", month * 100 + day, said)
+            if column.type == DATE and kept_rows(grid, (on_day,)):
+                found.setdefault((index, f"day{month}-{day}"), on_day)
 
 
 def mentions(question: Question, grid: Grid) -> list[Condition]:
@@ -324,14 +406,7 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
         if negated(padded, value):
             said_text = found[(index, value)].said
             found[(index, f"!{value}")] = Condition(index, "ne", value, said_text)
-    # "How many flights leave in March?": the rows of a date column in that month.
-    months = [_MONTHS[word] for word in question.words if word in _MONTHS]
-    for index, column in enumerate(grid.columns):
-        if column.type == DATE:
-            for month in dict.fromkeys(months):
-                found[(index, f"month{month}")] = Condition(
-                    index, "month", month, _MONTH_NAMES[month - 1]
-                )
+    _blank_and_day_conditions(question, grid, found)
     for value, op in question.numbers:
         if not op and value.is_integer() and 1000 <= value <= 2100:
             # "How many rebounds in 1978?": the rows of a date column in that year (when

@@ -152,9 +152,10 @@ def uses_its_names(question: str, choice: TableChoice) -> bool:
     another question, so the passages answer it, or nothing does."""
     program = choice.best.program
     used = fold(" ".join(f"{c.value} {c.said}" for c in program.conditions + program.anchors))
-    headers = {word for column in choice.grid.columns for word in fold(column.name).split()}
+    # A header said in full is a header too: "February" names the column Feb.
+    headers = {stem(word) for column in choice.grid.columns for word in fold(column.name).split()}
     for name in _NAME.findall(question.strip()):
-        words = [w for w in fold(name).split() if w not in STOPWORDS and w not in headers]
+        words = [w for w in fold(name).split() if w not in STOPWORDS and stem(w) not in headers]
         if words and not all(f" {word} " in f" {used} " for word in words):
             return False
     return True
@@ -269,7 +270,7 @@ def unaccounted(question: str, choice: TableChoice) -> list[str]:
     said = program.conditions + program.anchors
     used = fold(" ".join(f"{condition.value} {condition.said}" for condition in said)).split()
     known = {stem(word) for word in used} | {word[:5] for word in used}
-    for index in {program.target, program.key, *(condition.column for condition in said)}:
+    for index in {program.target, program.key, *(index for c in said for index in c.columns)}:
         if index is not None:
             known |= {stem(word) for word in fold(grid.columns[index].name).split()}
     known |= {stem(word) for word in fold(grid.label).split()}
@@ -290,7 +291,7 @@ def uses_the_question(question: str, choice: TableChoice) -> bool:
     if any(condition.op == "eq" for condition in said):
         return True
     read = read_question(question)
-    touched = {program.target, program.key, *(condition.column for condition in said)}
+    touched = {program.target, program.key, *(index for c in said for index in c.columns)}
     return any(
         header_overlap(choice.grid.columns[index].name, read) >= 0.5
         for index in touched

@@ -40,6 +40,7 @@ from knowledge.tables.choice import TableChoice
 from knowledge.tables.finding import Votes
 from knowledge.tables.follows import followed
 from knowledge.tables.judge import probability
+from knowledge.tables.nested import nested_choice
 from knowledge.tables.programs import Grid, fold
 from knowledge.tables.question import stem
 from knowledge.tables.rules import (
@@ -270,6 +271,10 @@ def supported(kb_ids: list[int], query: str, filters, table_ids: list[int]) -> b
 def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
     """Return the best program over the question's tables, with the steps after it, or None
     when none fits."""
+    if not the_only_table(kb_ids, filters):
+        nested = nested_choice(kb_ids, query, filters, choose)
+        if nested is not None:
+            return nested
     first, second = split_two_step(query)
     # "Are there at least 10 songs?" asks how many there are first, then measures it.
     threshold = None if second else threshold_question(first)
@@ -419,7 +424,7 @@ def table_search(q) -> list[Hit]:
     said, words = computed_text(choice)
     result = choice.best.result
     row_chunks = [choice.grid.chunk_ids[row] for row in result.rows[:CITED_ROWS]]
-    row_chunks += [step.chunk_id for step in choice.steps]
+    row_chunks += [step.chunk_id for step in [*choice.steps, choice.before] if step]
     row_chunks = list(dict.fromkeys(c for c in row_chunks if c is not None))
     structure = {
         "program": {**choice.best.program.to_dict(), "by": "parser"},

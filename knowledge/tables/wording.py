@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from knowledge.tables.cells import NUMBER, read_cell
 from knowledge.tables.choice import TableChoice
-from knowledge.tables.programs import Condition, Grid, Program, Result, display, kept_rows
+from knowledge.tables.programs import (
+    AGAINST,
+    Condition,
+    Grid,
+    Program,
+    Result,
+    display,
+    kept_rows,
+)
 from knowledge.tables.question import outcome_of
 
 
@@ -15,9 +23,13 @@ def _said_condition(grid: Grid, c: Condition) -> str:
     outcome = outcome_of(c)
     if outcome:
         return f"{grid.columns[c.column].name} is a {outcome} ({str(c.value).upper()})"
+    if c.op in AGAINST:  # "Achieved (%) < Target (%)"
+        return f"{grid.columns[c.column].name} {AGAINST[c.op]} {c.said}"
+    if c.op == "blank":
+        return f"{grid.columns[c.column].name} is empty"
     symbol = {"eq": "is", "contains": "contains", "ne": "is not", "gt": ">", "lt": "<",
-              "ge": "≥", "le": "≤", "month": "is in", "year": "is in"}[c.op]  # fmt: skip
-    if c.op in ("ne", "month", "year") and c.said:
+              "ge": "≥", "le": "≤", "month": "is in", "year": "is in", "day": "is on"}[c.op]  # fmt: skip
+    if c.op in ("ne", "month", "year", "day") and c.said:
         value = c.said
     elif isinstance(c.value, str):
         value = c.said if c.op == "eq" and c.said else c.value
@@ -75,6 +87,9 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
         return f"Took the most frequent {name(program.target)} among {rows}"
     if op == "change":
         return f"Subtracted {name(program.target)} from {name(program.key)} of {rows}"
+    if op in ("row_sum", "row_avg"):
+        done = "Added" if op == "row_sum" else "Averaged"
+        return f"{done} {name(program.key)} to {name(program.target)} of {rows}"
     anchors = " and ".join(_said_condition(grid, a) for a in program.anchors)
     if op in ("next", "previous"):
         side = "after" if op == "next" else "before"
@@ -127,6 +142,10 @@ def computed_text(choice: TableChoice) -> tuple[str, str]:
             else step.value
         )  # fmt: skip
         words = f"{words}; {step.words}"
+    if choice.before is not None:
+        # "Took Team of … where Service is Billing: Payments; then took Engineers of … where
+        # Team is Payments" (knowledge/tables/nested.py).
+        words = f"{choice.before.words}: {choice.before.value}; then {words[:1].lower()}{words[1:]}"
     return said, words
 
 

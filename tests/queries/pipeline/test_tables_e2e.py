@@ -177,3 +177,41 @@ def test_a_program_the_rules_do_not_admit_answers_only_what_the_passages_do_not(
     # A question the passages answer keeps their answer.
     outcome, sink = _ask(kb, "When do visiting hours end?")
     assert "8 pm" in outcome.answer and "Probably" not in outcome.answer
+
+
+SQUADS = "Squad,People,Floor\nAtlas,7,2\nBorealis,4,3\nCirrus,9,1\n"
+APPS = "App,Squad,Launched\nCheckout,Borealis,2021\nSearch,Atlas,2019\nMobile,Cirrus,2023\n"
+
+
+@pytest.mark.parametrize(
+    ("question", "named", "answer"),
+    [
+        ("How many people are in the squad that maintains Mobile?", "Cirrus", "9"),
+        ("On which floor does the squad that built Checkout sit?", "Borealis", "3"),
+    ],
+)
+def test_a_thing_named_by_a_clause_is_found_in_one_table_and_asked_of_another(
+    user, question, named, answer
+) -> None:
+    """The squad that maintains Mobile is a question of its own, answered from the apps'
+    table; the rest is asked of the squads' table with its answer in its place."""
+    from knowledge.bulk import TextItem, documents_ingest_inline
+    from knowledge.services import kb_create
+    from knowledge.tables.store import choose
+    from knowledge.tables.wording import computed_text
+
+    kb = kb_create(owner=user, name="Squads")
+    documents = {
+        "squads.csv": SQUADS,
+        "apps.csv": APPS,
+        "kits.csv": "Kit,Price,Stock\nClay set,25,40\nBrush set,18,55\nGlue pack,6,120",
+        "holidays.csv": "Holiday,Date\nSpring break,2026-04-06\nSummer close,2026-08-03",
+    }
+    items = [TextItem(name, text.encode()) for name, text in documents.items()]
+    documents_ingest_inline(kb=kb, items=items)
+    choice = choose([kb.id], question)
+    assert choice.grid.label == "squads.csv › squads"
+    assert choice.best.result.values == [answer]
+    assert choice.before.value == named
+    words = computed_text(choice)[1]
+    assert "of apps.csv › apps where App is" in words and "; then read" in words

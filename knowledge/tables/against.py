@@ -1,0 +1,106 @@
+"""A comparison of two columns of each row: what was achieved against its target.
+
+A team's tables keep a plan beside what happened ("Target (%) | Achieved (%)", "Budget |
+Spent", "Quota | Sold"): "which services missed their availability target?", "how many
+projects went over budget?", "which reps met their quota?" keep the rows where one column is
+below, above or at least the other, which no condition on one column states. `against_column`
+makes that program when the question says a verb of reaching (`_BELOW`, `_ABOVE`, `_REACHES`)
+before a word naming a numeric column (the reference) and exactly one other numeric column
+measures in the same unit (the header's parentheses: "(%)" is not "(min)").
+"""
+
+from __future__ import annotations
+
+import re
+
+from knowledge.tables.asked import asked_column
+from knowledge.tables.cells import DATE, TEXT
+from knowledge.tables.parser import Candidate
+from knowledge.tables.programs import Condition, Grid, Program, fold, run
+from knowledge.tables.question import STOPWORDS, stem
+
+_BELOW = frozenset("miss missed misses missing under below short fail failed fails".split())
+_ABOVE = frozenset(
+    "exceed exceeded exceeds beat beats over above surpass surpassed overshot overran".split()
+)
+_REACHES = frozenset("meet meets met reach reached reaches hit hits make made".split())
+_NEGATION = frozenset("not never t".split())
+_UNIT = re.compile(r"\(([^)]*)\)")
+# How likely the program is right when it is made: the parser builds no comparison of two
+# columns to rank it against, and a question naming a reference column, a verb of reaching and
+# rows asks for little else.
+AGAINST_SCORE = 0.8
+
+
+def against_column(question: str, grid: Grid) -> Candidate | None:
+    """Return the rows (or their number, for "how many") whose amount is below, above or at
+    least the amount of the column the question names against it, or None."""
+    words = fold(question).split()
+    if words[:2] == ["how", "much"] or "by" in words[:1]:
+        return None  # "by how much did units sold exceed the target?" is a change (change.py)
+    found = _reaching(words)
+    if found is None:
+        return None
+    op, at = found
+    if any(word[:1].isdigit() for word in words[at + 1 : at + 3]):
+        return None  # "over 16%" compares with a number, not with a column
+    reference = _named_after(words, at, grid)
+    if reference is None:
+        return None
+    unit = _unit(grid.columns[reference].name)
+    others = [
+        index
+        for index, column in enumerate(grid.columns)
+        if index != reference and column.numeric and column.type != DATE
+        and _unit(column.name) == unit
+    ]  # fmt: skip
+    if len(others) != 1:
+        return None
+    said = grid.columns[reference].name
+    condition = Condition(others[0], op, float(reference), said)
+    if words[:2] == ["how", "many"]:
+        program = Program("count", conditions=(condition,))
+    else:
+        target = asked_column(question, grid)
+        if target is None and grid.columns and grid.columns[0].type == TEXT:
+            target = 0
+        if target is None:
+            return None
+        program = Program("values", target=target, conditions=(condition,))
+    result = run(program, grid)
+    return None if result is None else Candidate(program, result, {}, AGAINST_SCORE)
+
+
+def _reaching(words: list[str]) -> tuple[str, int] | None:
+    """Return the comparison a verb of reaching says (programs.AGAINST: "below", "above",
+    "reaches"; a negation before it turns "met" into "below", "missed" into "reaches" and
+    "exceeded" into "within") and where it is said."""
+    for at, word in enumerate(words):
+        op = (
+            "below" if word in _BELOW else "above" if word in _ABOVE
+            else "reaches" if word in _REACHES else ""
+        )  # fmt: skip
+        if not op:
+            continue
+        if _NEGATION & set(words[max(0, at - 3) : at]):
+            op = {"below": "reaches", "reaches": "below", "above": "within"}[op]
+        return op, at
+    return None
+
+
+def _named_after(words: list[str], at: int, grid: Grid) -> int | None:
+    """Return the numeric column a word after the verb names ("their availability target"
+    names Target (%)), when one does."""
+    after = [stem(word) for word in words[at + 1 :] if word not in STOPWORDS]
+    named = [
+        index
+        for index, column in enumerate(grid.columns)
+        if column.numeric and column.type != DATE
+        and {stem(word) for word in fold(_UNIT.sub(" ", column.name)).split()} & set(after)
+    ]  # fmt: skip
+    return named[0] if len(named) == 1 else None
+
+
+def _unit(header: str) -> str:
+    found = _UNIT.search(header)
+    return fold(found.group(1)) if found else ""

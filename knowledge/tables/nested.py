@@ -1,0 +1,75 @@
+"""A question about a thing another table names by a clause: "how many engineers are in the
+team that owns Billing?".
+
+"The team that owns Billing" is a question of its own ("which team owns Billing?"), answered
+from one table (the owners' sheet: Payments); the rest is asked of another table with its
+answer in its place ("how many engineers are in the team Payments?", the teams' slide: 6).
+`nested_choice` asks both through the store's `choose` and returns the second program with
+the first as the step before it. Only across two tables: within one table the clause is a
+condition the parser reads itself ("the player who scored the most"), so a question over one
+table (every WikiTableQuestions question) is left to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from django.conf import settings
+
+from knowledge.tables.choice import Step, TableChoice
+from knowledge.tables.wording import in_words
+
+# "the team that owns Billing", "the carrier which handled S-1004", "the agent who closed T-7":
+# a noun (one or two words), then a clause to the end of the question or to a comma.
+_CLAUSE = re.compile(
+    r"\bthe (?P<noun>[a-z]+(?: [a-z]+)?) (?:that|which|who) (?P<clause>[^,?!.]+)",
+    re.IGNORECASE,
+)
+
+
+def nested_choice(
+    kb_ids: list[int], query: str, filters, choose: Callable[..., TableChoice | None]
+) -> TableChoice | None:
+    """Return the program over a second table for a question whose thing a clause names from a
+    first table, with the first program's cell as its step before, or None."""
+    match = _CLAUSE.search(query)
+    if match is None:
+        return None
+    inner = choose(kb_ids, f"Which {match['noun']} {match['clause'].strip()}?", filters)
+    if inner is None or inner.steps or not _one_cell(inner):
+        return None
+    if inner.tentative and inner.confidence < settings.TABLE_ANSWER_MIN:
+        # A lookup the rules leave to its row's passage may still name the thing: no passage
+        # answers the whole question, so the judge decides.
+        return None
+    value = inner.best.result.values[0]
+    outer_query = f"{query[: match.start()]}the {match['noun']} {value}{query[match.end() :]}"
+    outer = choose(kb_ids, outer_query, filters)
+    if outer is None or outer.table_id == inner.table_id:
+        return None
+    row = inner.best.result.rows[0]
+    program = inner.best.program
+    outer.before = Step(
+        "before",
+        inner.grid.columns[program.target].name,
+        str(value),
+        in_words(program, inner.grid, inner.best.result),
+        inner.grid.chunk_ids[row],
+        inner.grid.row_numbers[row],
+    )
+    # As sure as the less sure of the two steps.
+    outer.confidence = min(outer.confidence * outer.vote, inner.confidence * inner.vote)
+    outer.vote = 1.0
+    return outer
+
+
+def _one_cell(choice: TableChoice) -> bool:
+    """Whether a program read one cell of one row (a name, not a count)."""
+    result = choice.best.result
+    return (
+        not result.computed
+        and len(result.values) == 1
+        and len(result.rows) == 1
+        and choice.best.program.target is not None
+    )
