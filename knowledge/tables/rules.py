@@ -15,6 +15,7 @@ import re
 
 from django.conf import settings
 
+from knowledge.tables.asked import asked_column
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import AMOUNT_CUES
 from knowledge.tables.parser import Candidate
@@ -192,7 +193,24 @@ def asks_for_its_operation(question: str, choice: TableChoice) -> bool:
     """Whether a word of the question asks for the program's operation: an order ("most",
     "first", "after") for one that orders rows, an aggregate ("how many", "total", "average")
     for one that counts or adds them. A filter's rows need no such word."""
-    needed = _NEEDS.get(choice.best.program.op)
+    return _asked(question, choice.best.program.op)
+
+
+def explained(question: str, found: list[Candidate]) -> Candidate:
+    """Return the program that computes the likeliest answer by what the question asks: of the
+    programs computing the first's result, the first whose operation a word asks for ("who is
+    on call the week of 20 April?" reads the row's cell, not the first of one row)."""
+    lead = found[0]
+    if _asked(question, lead.program.op):
+        return lead
+    same = lead.result.values
+    return next(
+        (c for c in found if c.result.values == same and _asked(question, c.program.op)), lead
+    )
+
+
+def _asked(question: str, op: str) -> bool:
+    needed = _NEEDS.get(op)
     if needed is None:
         return True
     words = set(fold(question).split())
@@ -273,7 +291,8 @@ def unaccounted(question: str, choice: TableChoice) -> list[str]:
     for index in {program.target, program.key, *(index for c in said for index in c.columns)}:
         if index is not None:
             known |= {stem(word) for word in fold(grid.columns[index].name).split()}
-    known |= {stem(word) for word in fold(grid.label).split()}
+    # The label's words, each part of "on-call" or "on_call_rota.xlsx" a word.
+    known |= {stem(word) for word in re.split(r"[\W_]+", fold(grid.label)) if word}
     return [
         word for word in fold(question).split()
         if word not in STOPWORDS and word not in _ASKING and not word.isdigit()
@@ -283,13 +302,16 @@ def unaccounted(question: str, choice: TableChoice) -> list[str]:
 
 def uses_the_question(question: str, choice: TableChoice) -> bool:
     """Whether the program reads what the question names: a column whose header the question
-    says (the one answered, ordered on or filtered), or a cell it names whole. A program that
+    says (the one answered, ordered on or filtered) or that its "which" noun asks for, or a
+    cell it names whole. A program that
     only shares words with a table's cells answers another question (a knowledge base's small
     tables around prose questions)."""
     program = choice.best.program
     said = program.conditions + program.anchors
     if any(condition.op == "eq" for condition in said):
         return True
+    if program.target is not None and asked_column(question, choice.grid) == program.target:
+        return True  # "which release …" answered from Version, the column naming releases
     read = read_question(question)
     touched = {program.target, program.key, *(index for c in said for index in c.columns)}
     return any(

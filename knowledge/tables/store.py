@@ -46,6 +46,7 @@ from knowledge.tables.question import stem
 from knowledge.tables.rules import (
     asks_for_its_operation,
     content_words,
+    explained,
     fitness,
     fits_by_its_words,
     left_to_its_row,
@@ -328,8 +329,9 @@ def _best_of_tables(
         found = followed(first, grid)
         if not found:
             continue
+        lead = explained(first, found)
         choice = TableChoice(
-            table_id, document_id, file_name, grid, found[0], relevance(query, grid), vote=vote
+            table_id, document_id, file_name, grid, lead, relevance(query, grid), vote=vote
         )  # fmt: skip
         weighed = signals(first, choice, found)
         choice.confidence, choice.share = probability(weighed), weighed["share"]

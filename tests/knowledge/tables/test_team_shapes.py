@@ -188,3 +188,19 @@ def test_a_question_naming_the_table_s_rows_is_answered_by_its_first_column(
 ) -> None:
     releases = grid(table_from_rows(RELEASES[0], RELEASES[1:]), "releases.md › Releases")
     assert followed(question, releases)[0].result.values == values
+
+
+def test_of_programs_computing_one_answer_the_one_the_question_asks_for_explains_it() -> None:
+    from knowledge.tables.parser import Candidate
+    from knowledge.tables.programs import Condition, Program, run
+    from knowledge.tables.rules import explained
+
+    rota = grid(table_from_rows(ROTA[0], ROTA[1:]), "rota.docx")
+    on_day = (Condition(0, "day", 309, "9 march"),)
+    first = Program("first", target=1, conditions=on_day)
+    lookup = Program("values", target=1, conditions=on_day)
+    found = [Candidate(p, run(p, rota), {}, score) for p, score in ((first, 0.6), (lookup, 0.3))]
+    # No word asks for the first of the rows: the lookup reads the same cell and explains it.
+    assert explained("Who leads the week of 9 March?", found).program.op == "values"
+    # "First" is asked: the likeliest program stands.
+    assert explained("Who led first in the week of 9 March?", found).program.op == "first"

@@ -215,3 +215,29 @@ def test_a_thing_named_by_a_clause_is_found_in_one_table_and_asked_of_another(
     assert choice.before.value == named
     words = computed_text(choice)[1]
     assert "of apps.csv › apps where App is" in words and "; then read" in words
+
+
+def test_a_lookup_of_a_day_and_a_first_of_the_table_s_rows_are_read_from_the_table(user) -> None:
+    """A lookup the question words wholly (the rota's file names "on call"; "9 March" is the
+    row's day) is read from the table, by the lookup that computes the cell, not by the first
+    of one row; "which release came first?" reads Version, the column naming the releases."""
+    from knowledge.bulk import TextItem, documents_ingest_inline
+    from knowledge.services import kb_create
+    from knowledge.tables.store import choose
+
+    kb = kb_create(owner=user, name="Rota")
+    documents = {
+        "on_call_rota.csv": "Week of,Lead,Backup\n2 Mar 2026,Ines,Tomas\n9 Mar 2026,Tomas,Greta\n"
+        "16 Mar 2026,Greta,Ines\n",
+        "releases.md": "# Releases\n\n| Version | Released | Fixes |\n|---|---|---|\n"
+        "| 4.1.0 | 12 Jan 2026 | 9 |\n| 4.2.0 | 9 Feb 2026 | 14 |\n| 4.3.0 | 16 Mar 2026 | 5 |\n",
+        "kits.csv": "Kit,Price,Stock\nClay set,25,40\nBrush set,18,55\nGlue pack,6,120",
+        "holidays.csv": "Holiday,Date\nSpring break,2026-04-06\nSummer close,2026-08-03",
+    }
+    items = [TextItem(name, text.encode()) for name, text in documents.items()]
+    documents_ingest_inline(kb=kb, items=items)
+    lookup = choose([kb.id], "Who is the lead on call the week of 9 March?")
+    assert lookup.best.result.values == ["Tomas"]
+    assert lookup.best.program.op == "values" and not lookup.tentative
+    first = choose([kb.id], "Which release came first?")
+    assert first.best.result.values == ["4.1.0"] and not first.tentative
