@@ -135,6 +135,22 @@ def asked_column(question: str, grid: Grid) -> int | None:
     return named[0] if len(named) == 1 else None
 
 
+def asked_of_another_table(question: str, grid: Grid, others: list[Grid]) -> bool:
+    """Whether a "which" or "what" question's noun names no column and no label of this table
+    but a column or the label of another searched table: "which vendor cleans the Lisbon
+    office?" over offices.csv (its Office manager is no vendor) beside vendors.csv."""
+    match = _ASKED_NOUN.match(fold(question))
+    noun = (match.group(1) or match.group(2)) if match else ""
+    if not noun or noun in STOPWORDS or _names(noun, grid):
+        return False
+    return any(_names(noun, other) for other in others if other is not grid)
+
+
+def _names(noun: str, grid: Grid) -> bool:
+    asked = stem(noun)
+    return any(asked in _header_stems(c) for c in grid.columns) or _names_the_table(noun, grid)
+
+
 def _names_the_table(noun: str, grid: Grid) -> bool:
     """Whether a noun names what a table's rows are: a word of its label (its file's name, its
     section or its caption), singular or plural ("release" for releases.md)."""

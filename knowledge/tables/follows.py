@@ -251,6 +251,23 @@ def reads_each_word_once(question: str, candidate: Candidate) -> bool:
     return True
 
 
+def keeps_the_said_comparison(question: str, candidate: Candidate) -> bool:
+    """Whether a program reads a number the question compares as a comparison: "which offices
+    opened before 2014?" keeps the offices opened before it, not the one whose cell is 2014 (a
+    number also said without a comparison may be a cell)."""
+    numbers = read_question(question).numbers
+    compared = {value for value, op in numbers if op} - {value for value, op in numbers if not op}
+    return not any(
+        c.op == "eq"
+        and _WHOLE_NUMBER.fullmatch(str(c.value))
+        and _said_numbers(str(c.value))[0] in compared
+        for c in candidate.program.conditions
+    )
+
+
+_WHOLE_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
 def _said_numbers(text: str) -> list[float]:
     """Return the numbers written in digits in a text ("2,000", "8.70"); a version or a date
     written with several points ("3.1.0") is none."""
@@ -297,6 +314,7 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         and follows_the_named_order(question, grid, candidate)
         and follows_the_asked_direction(question, grid, candidate)
         and reads_each_word_once(question, candidate)
+        and keeps_the_said_comparison(question, candidate)
         and not keeps_what_it_excludes(question, candidate)
     ):
         return False

@@ -36,6 +36,7 @@ from knowledge.retrieval.db import retrieval_alias
 from knowledge.retrieval.filters import as_filter
 from knowledge.retrieval.hits import SOURCE_TABLE, Hit, hydrate
 from knowledge.tables import finding
+from knowledge.tables.asked import asked_of_another_table
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.finding import Votes
 from knowledge.tables.follows import followed
@@ -287,6 +288,7 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
     if best is None or not _admitted(kb_ids, query, filters, first, second, best):
         return None
     best.others = _other_tables(best, loaded_grids)
+    others = [grid for _, grid in best.others]
     if second or threshold is not None:
         step = (
             same_row_step(second, best)
@@ -307,6 +309,8 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
         )
         if step is not None:
             best.steps.append(step)
+    if best.tentative and not best.steps and asked_of_another_table(first, best.grid, others):
+        return None  # a held-back reading of a table that holds none of the things asked for
     return best
 
 

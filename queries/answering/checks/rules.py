@@ -16,6 +16,7 @@ from knowledge.chunk_kinds import KIND_LIST, KIND_ROW, KIND_TABLE
 from knowledge.tables.rules import asks_across_rows, asks_for_a_computation
 from providers.tokenize import bm25_tokens
 from queries.answering.checks import subject
+from queries.answering.checks.items import ItemsAsked
 from queries.answering.checks.lists import list_items
 from queries.answering.checks.missing import NoValueGiven
 from queries.answering.checks.reading import Reading
@@ -476,6 +477,7 @@ RULES: tuple[Rule, ...] = (
     ThingAsked(),
     ColumnAsked(),
     NoValueGiven(),
+    ItemsAsked(),
     AnswerValue(),
     LimitAsked(),
     OneRowForMany(),

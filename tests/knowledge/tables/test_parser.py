@@ -928,3 +928,32 @@ def test_a_cell_that_says_no_value_is_no_lookup_s_answer() -> None:
         found = followed(question, vans)
         assert all(value not in ("n/a", "-") for c in found for value in c.result.values), question
     assert followed("What is the payload of van V1?", vans)[0].result.values == ["900"]
+
+
+SITES = [
+    ["Site", "Country", "Staff", "Opened"],
+    ["Lisbon", "Portugal", "80", "2009"],
+    ["Rotterdam", "Netherlands", "45", "2012"],
+    ["Kraków", "Poland", "30", "2015"],
+    ["Dublin", "Ireland", "25", "2018"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("Which sites opened before 2015?", ["Lisbon", "Rotterdam"]),
+        ("Which sites opened after 2015?", ["Dublin"]),
+        ("How many sites have more than 30 staff?", [2.0]),
+    ],
+)
+def test_a_number_said_with_a_comparison_is_compared_not_matched(question, values) -> None:
+    # The cell "2015" (or "30") is not the row asked for: the question compares with it.
+    sites = grid(table_from_rows(SITES[0], SITES[1:]), "sites.csv › sites")
+    found = followed(question, sites)
+    assert found[0].result.values == values, found[0].program
+    # No program that follows the question reads the compared number as a cell.
+    said = {"2015", "30"}
+    assert not any(c.op == "eq" and c.value in said for f in found for c in f.program.conditions), [
+        f.program for f in found if any(c.op == "eq" for c in f.program.conditions)
+    ]

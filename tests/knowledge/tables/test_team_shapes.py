@@ -204,3 +204,23 @@ def test_of_programs_computing_one_answer_the_one_the_question_asks_for_explains
     assert explained("Who leads the week of 9 March?", found).program.op == "values"
     # "First" is asked: the likeliest program stands.
     assert explained("Who led first in the week of 9 March?", found).program.op == "first"
+
+
+def test_a_thing_asked_that_only_another_table_names_is_not_this_table_s_to_answer() -> None:
+    from knowledge.tables.asked import asked_of_another_table
+
+    depots = grid(
+        table_from_rows(["Depot", "Manager", "Staff"], [["Leeds", "Ana Reis", "40"]]), "depots.csv"
+    )
+    suppliers = grid(
+        table_from_rows(["Supplier", "Service", "Depot"], [["Brightclean", "Cleaning", "York"]]),
+        "suppliers.csv",
+    )
+    # The depots' table has no supplier; the suppliers' table is headed Supplier.
+    assert asked_of_another_table("Which supplier cleans the Leeds depot?", depots, [suppliers])
+    assert asked_of_another_table("What supplier serves Leeds?", depots, [depots, suppliers])
+    # A thing this table names (a column, or its rows), or that no table names, is its own.
+    assert not asked_of_another_table("Which manager runs Leeds?", depots, [suppliers])
+    assert not asked_of_another_table("Which depot has the most staff?", depots, [suppliers])
+    assert not asked_of_another_table("Which vendor cleans Leeds?", depots, [suppliers])
+    assert not asked_of_another_table("Which supplier cleans Leeds?", suppliers, [depots])

@@ -92,6 +92,24 @@ VAN_ROW = SourceBlock(
         "row": 2,
     },
 )
+STAFFING_PAGE = SourceBlock(
+    index=1,
+    file_name="staffing.pdf",
+    text="Depot staffing against target, May 2026\nStaffing per depot against its target.",
+)
+STAFFING_ROWS = SourceBlock(
+    index=2,
+    file_name="staffing.pdf",
+    text="depot: Harwich | target: 70 | staff: 64\ndepot: Leeds | target: 40 | staff: 44",
+    kind="table",
+    structure={
+        "headers": ["depot", "target", "staff"],
+        "rows": [["Harwich", "70", "64"], ["Leeds", "40", "44"]],
+    },
+)
+STAFFING_ANSWER = (
+    "Depot staffing against target, May 2026 Staffing per depot against its target. [1]"
+)
 ENGINEERS = SourceBlock(
     index=1,
     file_name="notes.txt",
@@ -271,6 +289,13 @@ CASES = {
         ("What payload does van V2 have?", "Probably n/a [1].", DOUBT),
         ("When is van V2's service due?", "TBD [1].", DOUBT),
     ],
+    # A "which <things>" answer naming none of the things the passages' table lists: the
+    # page's title and first sentence restate the question.
+    "items_asked": [
+        ("Which depots missed their staffing target?", STAFFING_ANSWER, DOUBT),
+        ("Which depots are below target?", STAFFING_ANSWER, DOUBT),
+        ("What depot is furthest below its staffing target?", STAFFING_ANSWER, DOUBT),
+    ],
     "coverage": [
         (
             "How many engineers are on the Porto ledger reconciliation team?",
@@ -302,6 +327,7 @@ BLOCKS = {
     "one_row_for_many": [DEPOT_ROW],
     "column_asked": [TICKET_ROW],
     "no_value_given": [VAN_ROW],
+    "items_asked": [STAFFING_PAGE, STAFFING_ROWS],
     "absent_words": [
         SourceBlock(index=1, file_name="x.txt", text="The defense gave up just 308 points.")
     ],
@@ -350,6 +376,9 @@ def test_each_rule_catches_its_class_of_question_in_several_phrasings(
         ("Which agent handled ticket T-230?", "Jonas Weber handled T-230 [1]."),
         ("What priority does ticket T-230 have?", "Low is the priority of T-230 [1]."),
         ("Who is the agent for ticket T-230?", "Jonas Weber is the agent for T-230 [1]."),
+        # A "which" answer that names one of the things the table lists.
+        ("Which depots missed their staffing target?", "Harwich [2]."),
+        ("Which depots are under their target?", "Harwich [2]."),
         # A cell that holds a value is an answer; "No" is one.
         ("Which depot is van V2 at?", "Leeds is the depot for V2 [1]."),
         ("Is van V2 electric?", "No, V2 is not electric [1]."),
@@ -360,6 +389,7 @@ def test_an_answer_that_gives_what_is_asked_from_its_passage_passes_every_rule(q
         [DEPOT_ROW] if "Harwich" in question
         else [TICKET_ROW] if "T-230" in question
         else [VAN_ROW] if "V2" in question
+        else [STAFFING_PAGE, STAFFING_ROWS] if "target" in question
         else [RUNBOOK] if "restore" in question
         else [STEPS] if "deploy" in question
         else [MEALS] if "meal" in question
