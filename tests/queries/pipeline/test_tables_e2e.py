@@ -102,6 +102,24 @@ TRAINERS = [
 ]
 
 
+# More tables than are all tried, so that the finding model's votes count.
+OTHER_TABLES = {
+    "kits.csv": b"Kit,Price,Stock\nClay set,25,40\nBrush set,18,55\nGlue pack,6,120",
+    "holidays.csv": b"Holiday,Date\nSpring break,2026-04-06\nSummer close,2026-08-03",
+}
+
+
+def _kb_of(user, name: str, files: dict[str, bytes]):
+    """A knowledge base of these files and OTHER_TABLES, ingested in this process."""
+    from knowledge.bulk import TextItem, documents_ingest_inline
+    from knowledge.services import kb_create
+
+    kb = kb_create(owner=user, name=name)
+    items = [TextItem(file, data) for file, data in (files | OTHER_TABLES).items()]
+    documents_ingest_inline(kb=kb, items=items)
+    return kb
+
+
 @pytest.mark.parametrize(
     ("question", "joined"),
     [
@@ -114,23 +132,18 @@ def test_a_name_one_sheet_holds_is_read_there_and_joined_to_the_sheet_its_words_
 ) -> None:
     """The trainers' sheet matches more of the question's words, but only the workshops' sheet
     holds the workshop it names: its row is found there and the trainer's row joined."""
-    from knowledge.bulk import TextItem, documents_ingest_inline
-    from knowledge.services import kb_create
     from knowledge.tables.store import choose
+    from knowledge.tables.wording import computed_text, step_values
 
-    kb = kb_create(owner=user, name="Workshops")
     book = workbook({"Workshops": WORKSHOPS, "Trainers": TRAINERS})
-    others = {  # more tables than are all tried, so that the finding model's votes count
-        "rooms.csv": "Room,Floor,Seats\nKiln room,0,6\nStudio A,1,16\nStudio B,1,12",
-        "kits.csv": "Kit,Price,Stock\nClay set,25,40\nBrush set,18,55\nGlue pack,6,120",
-        "holidays.csv": "Holiday,Date\nSpring break,2026-04-06\nSummer close,2026-08-03",
-    }
-    items = [TextItem("workshops.xlsx", book)]
-    items += [TextItem(name, text.encode()) for name, text in others.items()]
-    documents_ingest_inline(kb=kb, items=items)
+    rooms = b"Room,Floor,Seats\nKiln room,0,6\nStudio A,1,16\nStudio B,1,12"
+    kb = _kb_of(user, "Workshops", {"workshops.xlsx": book, "rooms.csv": rooms})
     choice = choose([kb.id], question)
-    assert choice.grid.label == "workshops.xlsx › Workshops"
-    assert [step.value for step in choice.steps] == [joined]
+    # Read from the workshops' sheet, then the trainers' (joined on Trainer, or asked of it
+    # with the trainer the clause names: knowledge/tables/nested.py).
+    words = computed_text(choice)[1]
+    assert "workshops.xlsx › Workshops where Workshop is" in words, words
+    assert "workshops.xlsx › Trainers" in words and step_values(choice) == [joined]
 
 
 def test_a_table_over_the_row_cap_is_left_to_its_row_chunks(kb, settings) -> None:
@@ -195,20 +208,10 @@ def test_a_thing_named_by_a_clause_is_found_in_one_table_and_asked_of_another(
 ) -> None:
     """The squad that maintains Mobile is a question of its own, answered from the apps'
     table; the rest is asked of the squads' table with its answer in its place."""
-    from knowledge.bulk import TextItem, documents_ingest_inline
-    from knowledge.services import kb_create
     from knowledge.tables.store import choose
     from knowledge.tables.wording import computed_text
 
-    kb = kb_create(owner=user, name="Squads")
-    documents = {
-        "squads.csv": SQUADS,
-        "apps.csv": APPS,
-        "kits.csv": "Kit,Price,Stock\nClay set,25,40\nBrush set,18,55\nGlue pack,6,120",
-        "holidays.csv": "Holiday,Date\nSpring break,2026-04-06\nSummer close,2026-08-03",
-    }
-    items = [TextItem(name, text.encode()) for name, text in documents.items()]
-    documents_ingest_inline(kb=kb, items=items)
+    kb = _kb_of(user, "Squads", {"squads.csv": SQUADS.encode(), "apps.csv": APPS.encode()})
     choice = choose([kb.id], question)
     assert choice.grid.label == "squads.csv › squads"
     assert choice.best.result.values == [answer]
@@ -221,21 +224,14 @@ def test_a_lookup_of_a_day_and_a_first_of_the_table_s_rows_are_read_from_the_tab
     """A lookup the question words wholly (the rota's file names "on call"; "9 March" is the
     row's day) is read from the table, by the lookup that computes the cell, not by the first
     of one row; "which release came first?" reads Version, the column naming the releases."""
-    from knowledge.bulk import TextItem, documents_ingest_inline
-    from knowledge.services import kb_create
     from knowledge.tables.store import choose
 
-    kb = kb_create(owner=user, name="Rota")
-    documents = {
-        "on_call_rota.csv": "Week of,Lead,Backup\n2 Mar 2026,Ines,Tomas\n9 Mar 2026,Tomas,Greta\n"
-        "16 Mar 2026,Greta,Ines\n",
-        "releases.md": "# Releases\n\n| Version | Released | Fixes |\n|---|---|---|\n"
-        "| 4.1.0 | 12 Jan 2026 | 9 |\n| 4.2.0 | 9 Feb 2026 | 14 |\n| 4.3.0 | 16 Mar 2026 | 5 |\n",
-        "kits.csv": "Kit,Price,Stock\nClay set,25,40\nBrush set,18,55\nGlue pack,6,120",
-        "holidays.csv": "Holiday,Date\nSpring break,2026-04-06\nSummer close,2026-08-03",
-    }
-    items = [TextItem(name, text.encode()) for name, text in documents.items()]
-    documents_ingest_inline(kb=kb, items=items)
+    rota = b"Week of,Lead,Backup\n2 Mar 2026,Ines,Tomas\n9 Mar 2026,Tomas,Greta\n16 Mar 2026,Greta,Ines\n"
+    releases = (
+        b"# Releases\n\n| Version | Released | Fixes |\n|---|---|---|\n"
+        b"| 4.1.0 | 12 Jan 2026 | 9 |\n| 4.2.0 | 9 Feb 2026 | 14 |\n| 4.3.0 | 16 Mar 2026 | 5 |\n"
+    )
+    kb = _kb_of(user, "Rota", {"on_call_rota.csv": rota, "releases.md": releases})
     lookup = choose([kb.id], "Who is the lead on call the week of 9 March?")
     assert lookup.best.result.values == ["Tomas"]
     assert lookup.best.program.op == "values" and not lookup.tentative
