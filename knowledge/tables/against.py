@@ -17,14 +17,13 @@ from knowledge.tables.asked import asked_column
 from knowledge.tables.cells import DATE, TEXT
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Condition, Grid, Program, fold, run
-from knowledge.tables.question import STOPWORDS, stem
+from knowledge.tables.question import NEGATIONS, STOPWORDS, stem
 
 _BELOW = frozenset("miss missed misses missing under below short fail failed fails".split())
 _ABOVE = frozenset(
     "exceed exceeded exceeds beat beats over above surpass surpassed overshot overran".split()
 )
 _REACHES = frozenset("meet meets met reach reached reaches hit hits make made".split())
-_NEGATION = frozenset("not never t".split())
 _UNIT = re.compile(r"\(([^)]*)\)")
 # How likely the program is right when it is made: the parser builds no comparison of two
 # columns to rank it against, and a question naming a reference column, a verb of reaching and
@@ -82,7 +81,7 @@ def _reaching(words: list[str]) -> tuple[str, int] | None:
         )  # fmt: skip
         if not op:
             continue
-        if _NEGATION & set(words[max(0, at - 3) : at]):
+        if NEGATIONS & set(words[max(0, at - 3) : at]):
             op = {"below": "reaches", "reaches": "below", "above": "within"}[op]
         return op, at
     return None

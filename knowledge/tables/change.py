@@ -118,7 +118,7 @@ def _is_period(column) -> bool:
     return (
         column.numeric
         and column.type != DATE
-        and (stem(header) in MONTH_STEMS or bool(_PERIOD.match(header)))
+        and (stem(header) in MONTH_STEMS.values() or bool(_PERIOD.match(header)))
     )
 
 

@@ -251,6 +251,10 @@ def reads_each_word_once(question: str, candidate: Candidate) -> bool:
     return True
 
 
+# A cell that is one number and nothing else ("2014", "1,200").
+_WHOLE_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
 def keeps_the_said_comparison(question: str, candidate: Candidate) -> bool:
     """Whether a program reads a number the question compares as a comparison: "which offices
     opened before 2014?" keeps the offices opened before it, not the one whose cell is 2014 (a
@@ -263,9 +267,6 @@ def keeps_the_said_comparison(question: str, candidate: Candidate) -> bool:
         and _said_numbers(str(c.value))[0] in compared
         for c in candidate.program.conditions
     )
-
-
-_WHOLE_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
 def _said_numbers(text: str) -> list[float]:

@@ -132,6 +132,8 @@ MONTH_STEMS = (
     | {name[:3].lower(): name[:3].lower() for name in _MONTH_NAMES}
     | {"sept": "sep"}
 )
+# Each month's number by its stem ("feb": 2).
+_MONTH_NUMBERS = {name[:3].lower(): n for n, name in enumerate(_MONTH_NAMES, start=1)}
 
 
 def stem(word: str) -> str:
@@ -311,7 +313,7 @@ def _word_conditions(
             found.setdefault((index, code), Condition(index, "contains", code, word))
 
 
-_MONTH_WORD = "|".join([*_MONTHS, *(name[:3].lower() for name in _MONTH_NAMES), "sept"])
+_MONTH_WORD = "|".join(MONTH_STEMS)
 _DAY_MONTH = re.compile(
     rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? ({_MONTH_WORD})"
     rf"|({_MONTH_WORD}) (\d{{1,2}})(?:st|nd|rd|th)?)\b"
@@ -324,15 +326,14 @@ def said_days(folded: str) -> list[tuple[int, int, str]]:
     days = []
     for match in _DAY_MONTH.finditer(folded):
         day = int(match.group(1) or match.group(4))
-        month = MONTH_STEMS[match.group(2) or match.group(3)]
-        number = [name[:3].lower() for name in _MONTH_NAMES].index(month) + 1
+        number = _MONTH_NUMBERS[MONTH_STEMS[match.group(2) or match.group(3)]]
         if 1 <= day <= 31:
             days.append((number, day, match.group(0)))
     return days
 
 
-# "haven't" folds to "haven t".
-_UNDONE = frozenset("not never yet t".split())
+# The words that deny what follows them ("haven't" folds to "haven t").
+NEGATIONS = frozenset("not never yet t".split())
 
 
 def _said_undone(words: list[str], header: str) -> bool:
@@ -342,7 +343,7 @@ def _said_undone(words: list[str], header: str) -> bool:
     stems = {stem(word) for word in fold(header).split() if word not in STOPWORDS}
     for at, word in enumerate(words):
         before = set(words[max(0, at - 3) : at])
-        if stem(word) in stems and before & _UNDONE:
+        if stem(word) in stems and before & NEGATIONS:
             return True
     return False
 
