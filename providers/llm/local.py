@@ -25,6 +25,7 @@ from django.conf import settings
 from providers.llm.base import ProviderError, RunCancelled, Usage
 from providers.llm.chat import ChatBackend, ChatRequest, Generation
 from providers.llm.grammar import bounded
+from providers.llm.sampling import grammar_first_llama
 from providers.model_files import CATALOGUE, default_model_file, models_dir
 
 logger = logging.getLogger(__name__)
@@ -69,12 +70,11 @@ def load_model(path: Path):
     with _load_lock:
         llm = _loaded.get(key)
         if llm is None:
-            from llama_cpp import Llama
-
             if not path.is_file():
                 raise ProviderError(f"no GGUF model file at {path}", permanent=True)
             started = time.perf_counter()
-            llm = Llama(
+            # Greedy grammar-constrained sampling asks the grammar about the pick first.
+            llm = grammar_first_llama()(
                 model_path=key,
                 n_ctx=settings.LOCAL_N_CTX,
                 n_threads=settings.LOCAL_N_THREADS or os.cpu_count() or 1,

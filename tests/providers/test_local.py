@@ -343,3 +343,40 @@ def test_the_context_budget_is_counted_in_the_model_s_tokens(local, gguf_model, 
     assert 180 <= count <= 220
     # A context that fits is kept whole.
     assert local.context_budget(CONTEXT, CallContext()) == len(CONTEXT)
+
+
+def test_greedy_json_asks_the_grammar_about_the_pick_first_and_writes_what_the_full_grammar_does(
+    gguf_model,
+):
+    """providers/llm/sampling.py: the local model writes a schema's JSON token for token as with
+    the grammar run over the whole vocabulary, while the grammar ran over it only for the picks
+    it refused."""
+    from llama_cpp import Llama
+
+    from providers.llm.grammar import bounded
+    from providers.llm.local import load_model
+    from queries.answering.schemas import BY_STAGE
+
+    messages = [
+        {"role": "system", "content": "You write poems. Never write JSON."},
+        {"role": "user", "content": "A short poem about the sea, then one about Paris."},
+    ]
+    options = {
+        "messages": messages,
+        "temperature": 0.0,
+        "max_tokens": 48,
+        "response_format": {"type": "json_object", "schema": bounded(BY_STAGE["reasoning"][1])},
+    }
+    provider_model = load_model(gguf_model)
+    written = provider_model.create_chat_completion(**options)["choices"][0]["message"]["content"]
+    sampler = provider_model.last_sampler
+    full_grammar = Llama(model_path=str(gguf_model), n_ctx=2048, n_threads=1, verbose=False)
+    try:
+        expected = full_grammar.create_chat_completion(**options)["choices"][0]["message"]
+    finally:
+        full_grammar.close()
+    assert written == expected["content"]
+    assert written.lstrip().startswith("{") and '"answer"' in written, written
+    # The grammar refused the model's own pick at least once (it wanted a poem, not JSON), and
+    # was not run over the whole vocabulary for most tokens.
+    assert sampler.picks >= 40 and 0 < sampler.refused < sampler.picks / 2, vars(sampler)
