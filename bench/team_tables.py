@@ -1,6 +1,7 @@
 """Questions over a team's tables, through the whole pipeline.
 
-    .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow|osprey]
+    .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow|osprey|
+                                                juniper]
                                           [--provider NAME] [--model NAME]
                                           [--half tune|held|all] [--out FILE]
 
@@ -23,6 +24,10 @@ loans with thousands separators and a slide of pass rates by term. `osprey`
 (`bench/team_tables/osprey/`, written after the fifth's rules): cloud costs with one column per
 month and a sheet of the services' owners, a CSV of incidents with one still open, a Markdown
 table of releases, a Word on-call rota, a PDF text table of service levels and a slide of teams.
+`juniper` (`bench/team_tables/juniper/`, written after the sixth's rules): restaurants and a
+sheet of covers per quarter with a totals row, a CSV of inspections with one result pending, an
+HTML menu, a Word table of suppliers with lead times in days and weeks, a Markdown table of
+staff, a PDF text table of revenue against target and a slide of delivery partners.
 The questions: counts, totals,
 averages, the most and the least, filters, the first and the last, differences, comparisons,
 lookups, two-step and cross-sheet questions, and questions the tables cannot answer. Each
@@ -60,6 +65,7 @@ SETS = {
     "tessera": ROOT / "bench" / "team_tables" / "tessera",
     "marlow": ROOT / "bench" / "team_tables" / "marlow",
     "osprey": ROOT / "bench" / "team_tables" / "osprey",
+    "juniper": ROOT / "bench" / "team_tables" / "juniper",
 }
 
 
