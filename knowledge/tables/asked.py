@@ -121,7 +121,7 @@ def asked_column(question: str, grid: Grid) -> int | None:
     match = _ASKED_NOUN.match(fold(question))
     if not match:
         return None
-    noun = match.group(1) or match.group(2)
+    noun = _head_noun(match.group(1) or match.group(2), fold(question)[match.end() :], grid)
     asked = stem(noun)
     named = [i for i, column in enumerate(grid.columns) if asked in _header_stems(column)]
     rows_noun = _ASKED_ROWS.match(fold(question))
@@ -133,6 +133,26 @@ def asked_column(question: str, grid: Grid) -> int | None:
         names = first is not None and first.type == TEXT and len(set(first.folded)) == grid.size
         return 0 if names else None
     return named[0] if len(named) == 1 else None
+
+
+# The verbs that end a "which" question's noun phrase: "which delivery partner is ...".
+_PHRASE_ENDS = frozenset("is are was were has have had does do did will can could".split())
+
+
+def _head_noun(noun: str, rest: str, grid: Grid) -> str:
+    """Return the noun a question asks for: the first noun after "which", or the next word when
+    the two are one name followed by its verb and only the next names a column of names
+    ("which delivery partner is fastest?" asks for a Partner, not a Delivery time; "which
+    vendor contracts does she own?" for a Vendor)."""
+    words = rest.split()
+    if len(words) < 2 or words[1] not in _PHRASE_ENDS or words[0] in STOPWORDS:
+        return noun
+
+    def names_text(word: str) -> bool:
+        asked = stem(word)
+        return any(asked in _header_stems(c) and not c.numeric for c in grid.columns)
+
+    return words[0] if names_text(words[0]) and not names_text(noun) else noun
 
 
 def asked_of_another_table(question: str, grid: Grid, others: list[Grid]) -> bool:
@@ -423,3 +443,49 @@ def compares_years_with_times(question: str, grid: Grid, candidate: Candidate) -
         for c in candidate.program.conditions
         if c.op in _COMPARISONS and c.value in years
     )
+
+
+# "Which suppliers ...": a plural noun right after "which" or "what" (not "status" nor "class").
+_WHICH_PLURAL = re.compile(r"^(?:which|what) (?:of (?:the|our) )?(\w+[^su\W]s)\b")
+# Words that ask for one row of several by its place: "which teams played first?".
+_PLACE_WORDS = frozenset("first last earliest latest next previous top bottom".split())
+
+
+def names_every_kept_row(question: str, grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program answers "which <things> ...?", asked of no place in an order, with every
+    row its conditions keep, not the first or the last of several: "which suppliers deliver
+    within two days?" names the three that do."""
+    program = candidate.program
+    if program.op not in ("first", "last") or not program.conditions:
+        return True
+    folded = fold(question)
+    match = _WHICH_PLURAL.match(folded)
+    if not match or match.group(1) in STOPWORDS or set(folded.split()) & _PLACE_WORDS:
+        return True
+    return len(kept_rows(grid, program.conditions)) < 2
+
+
+# The words that ask for an order of the rows (the most, the first, before, more).
+ASKS_ORDER = frozenset(
+    "most least highest lowest largest smallest biggest fewest greatest best worst longest "
+    "shortest earliest latest first last top bottom maximum minimum oldest newest youngest "
+    "before after next previous following preceding prior later earlier more less fewer "
+    "higher lower larger smaller longer shorter older newer max min".split()
+)
+
+
+# The words that name an aggregate of a column.
+_AGGREGATE_NAMES = frozenset("average mean total sum".split())
+
+
+def orders_as_asked(question: str, candidate: Candidate) -> bool:
+    """Whether a program that takes the row with the most or the least of an amount answers a
+    question that names an aggregate only when it also asks for an order (a word of order or a
+    superlative): "what was the average inspection score?" is no row with the lowest score.
+    ("Which nations won only one medal?" names none, and its least is its answer.)"""
+    if candidate.program.op not in ("argmax", "argmin"):
+        return True
+    words = set(fold(question).split())
+    if not words & _AGGREGATE_NAMES:
+        return True
+    return bool(words & ASKS_ORDER) or any(w.endswith("est") and len(w) > 5 for w in words)

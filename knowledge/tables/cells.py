@@ -41,6 +41,13 @@ _TIME_UNITS = {
     "week": 604800, "weeks": 604800, "wk": 604800, "wks": 604800,
     "month": 2592000, "months": 2592000, "year": 31536000, "years": 31536000,
 }  # fmt: skip
+
+
+def unit_seconds(unit: str) -> int | None:
+    """Return the seconds in a unit of time ("days": 86400), None for any other word."""
+    return _TIME_UNITS.get(unit.lower().rstrip("."))
+
+
 # A race or clock time: "1:23:45", "1:23.45", "2:05".
 _CLOCK = re.compile(r"^(?:(?P<h>\d{1,3}):)?(?P<m>\d{1,2}):(?P<s>\d{2}(?:\.\d+)?)$")
 _ISO_DATE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")

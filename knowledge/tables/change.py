@@ -91,11 +91,13 @@ _PERIOD = re.compile(r"^(?:q[1-4]|h[12]|(?:19|20)\d\d|fy ?\d{2,4})$")
 def row_span(question: str, grid: Grid) -> Candidate | None:
     """Return the total or the average along the row a question names over its period columns
     ("what did Storage cost in total from January to April?", "the average monthly cost of
-    Billing"), or None. The span is the periods it names first and last, or every period when
+    Billing", "how many covers did Garden serve in 2025?" of a sheet "Covers 2025"), or None. The span is the periods it names first and last, or every period when
     it names none; one period named asks for that column ("the total bill in January")."""
     words = fold(question).split()
     said = set(words)
-    op = "row_avg" if said & _AVERAGE else "row_sum" if said & _TOTAL else ""
+    # "How many covers did Garden serve in 2025?" of a sheet "Covers 2025" by quarter: the year's.
+    whole_year = bool(said & {"many", "much"}) and _says_the_labels_year(words, grid)
+    op = "row_avg" if said & _AVERAGE else "row_sum" if said & _TOTAL or whole_year else ""
     periods = [index for index, column in enumerate(grid.columns) if _is_period(column)]
     if not op or len(periods) < 2:
         return None
@@ -111,6 +113,12 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     program = Program(op, target=last, key=first, conditions=conditions)
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
+
+
+def _says_the_labels_year(words: list[str], grid: Grid) -> bool:
+    """Whether the question says a year the table's label says (its sheet, caption or file)."""
+    label = set(fold(grid.label).split())
+    return any(len(word) == 4 and word.isdigit() and word in label for word in words)
 
 
 def _is_period(column) -> bool:

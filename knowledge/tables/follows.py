@@ -25,12 +25,14 @@ from knowledge.tables.asked import (
     counts_what_it_names,
     follows_the_asked_column,
     holds_times,
+    names_every_kept_row,
+    orders_as_asked,
     reads_both_of_a_pair,
     reads_the_counted_amount,
     same_as,
 )
 from knowledge.tables.asked_time import follows_the_asked_time, program_direction
-from knowledge.tables.cells import DATE
+from knowledge.tables.cells import DATE, DURATION
 from knowledge.tables.change import column_change, row_span
 from knowledge.tables.offered import offered_row, picks_an_offered_cell
 from knowledge.tables.parser import Candidate, ranked
@@ -43,6 +45,7 @@ from knowledge.tables.question import (
     read_question,
     stem,
 )
+from knowledge.tables.said import said_durations
 from knowledge.tables.top import top_rows
 
 # Cues that order by an amount: the words after them name what is measured ("the highest
@@ -83,7 +86,7 @@ def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate)
     words = fold(question).split()
     column = grid.columns[program.key]
     header = set(fold(column.name).split())
-    asked = asked_direction(words) or _praised(words, column)
+    asked = asked_direction(words) or _praised(words, column) or _speed(words, column)
     if not asked:
         return True
     if header & RANK_WORDS:
@@ -110,6 +113,21 @@ def _praised(words: list[str], column) -> int:
         return 0
     ordinals = sum(bool(_ORDINAL.match(text)) for text in column.folded)
     return 0 if ordinals * 2 >= len(column.folded) else said.pop()
+
+
+# "The fastest" is the smallest of a time ("Avg delivery (min)") and the largest of anything
+# else (a speed); "the slowest" the other way.
+_SPEED = {"fastest": 1, "faster": 1, "quickest": 1, "quicker": 1, "slowest": -1, "slower": -1}
+_TIMES = frozenset("time times duration hours minutes seconds days h min mins s delay".split())
+
+
+def _speed(words: list[str], column) -> int:
+    """Return the direction a question's "fastest" or "slowest" asks of a column (0: none)."""
+    said = {_SPEED[word] for word in words if word in _SPEED}
+    if len(said) != 1:
+        return 0
+    timed = column.type == DURATION or set(fold(column.name).split()) & _TIMES
+    return -said.pop() if timed else said.pop()
 
 
 # Words after "total" that name no column ("the total number of wins").
@@ -269,6 +287,22 @@ def keeps_the_said_comparison(question: str, candidate: Candidate) -> bool:
     )
 
 
+def keeps_the_said_duration(question: str, grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program over a column of durations that the question compares against an
+    amount of time, and asks no order of, keeps the rows within it: "which suppliers deliver
+    within two days?" lists those, not the quickest one nor every one."""
+    program = candidate.program
+    if program.key is None or grid.columns[program.key].type != DURATION:
+        return True
+    folded = fold(question)
+    said = {op for _, op, _ in said_durations(folded)}
+    if not said or asked_direction(folded.split()):
+        return True
+    if program.op in ("argmax", "argmin", "max", "min"):
+        return False
+    return any(c.column == program.key and c.op in said for c in program.conditions)
+
+
 def _said_numbers(text: str) -> list[float]:
     """Return the numbers written in digits in a text ("2,000", "8.70"); a version or a date
     written with several points ("3.1.0") is none."""
@@ -316,6 +350,9 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         and follows_the_asked_direction(question, grid, candidate)
         and reads_each_word_once(question, candidate)
         and keeps_the_said_comparison(question, candidate)
+        and keeps_the_said_duration(question, grid, candidate)
+        and names_every_kept_row(question, grid, candidate)
+        and orders_as_asked(question, candidate)
         and not keeps_what_it_excludes(question, candidate)
     ):
         return False

@@ -47,6 +47,8 @@ AGGREGATES = frozenset(
     {"count", "sum", "avg", "max", "min", "diff", "distinct", "plus", "streak", "change",
      "row_sum", "row_avg"}
 )  # fmt: skip
+# The operations along one row's columns: a change between two, a total or an average.
+ALONG_A_ROW = frozenset({"change", "row_sum", "row_avg"})
 # The operations on the rows a question names (its anchors), not on the rows conditions keep.
 ANCHORED = ("next", "previous", "diff", "more", "less", "plus", "same")
 _COMPARE = {

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from knowledge.tables.cells import DATE
+from knowledge.tables.cells import DATE, DURATION
 from knowledge.tables.programs import (
     Condition,
     Grid,
@@ -21,6 +21,14 @@ from knowledge.tables.programs import (
     holds_a_value,
     kept_rows,
     leading_number,
+)
+from knowledge.tables.said import (
+    COMPARE_AFTER,
+    COMPARE_CUES,
+    CURRENCY_BEFORE,
+    NUMBER_WORDS,
+    said_durations,
+    said_periods,
 )
 
 # Words the parser pairs with operations: anything else in a question is content, not a cue.
@@ -38,44 +46,6 @@ _MONTH_NAMES = (
     "January February March April May June July August September October November December"
 ).split()
 _MONTHS = {name.lower(): n for n, name in enumerate(_MONTH_NAMES, start=1)}
-# A comparison said before a number: the condition's operator.
-_COMPARE_CUES = [
-    (re.compile(r"\b(?:more|greater|higher|larger|bigger|longer|over|above|exceed\w*|surpass\w*|beyond|past)\s+(?:than\s+)?(?:the\s+)?$"), "gt"),
-    (re.compile(r"\b(?:after|since|later\s+than)\s+$"), "gt"),
-    (re.compile(r"\b(?:less|fewer|lower|smaller|shorter|under|below)\s+(?:than\s+)?$"), "lt"),
-    (re.compile(r"\b(?:before|prior\s+to|earlier\s+than)\s+$"), "lt"),
-    (re.compile(r"\b(?:at\s+least|at\s+lease|minimum\s+of|no\s+less\s+than)\s+$"), "ge"),
-    # "in the top 10", "the top three": placed 10th or better.
-    (re.compile(r"\btop\s+$"), "le"),
-    # "between 100 and 200": at least the first, at most the second.
-    (re.compile(r"\bbetween\s+$"), "ge"),
-    (re.compile(r"\bbetween\s+-?\d[\d,.]*\s+and\s+$"), "le"),
-    (re.compile(r"\b(?:at\s+most|no\s+more\s+than|up\s+to|maximum\s+of)\s+$"), "le"),
-    # Any other comparative said before "than": "taller than 2500", "heavier than 90".
-    (re.compile(r"\b(?:lighter|slower|younger|cheaper|narrower|shallower|thinner|weaker)\s+than\s+$"), "lt"),
-    (re.compile(r"\b\w{3,}er\s+than\s+$"), "gt"),
-]  # fmt: skip
-_CURRENCY_BEFORE = re.compile(r"\s*[$€£]\s*$")
-# A comparison said after a number ("70 or more").
-_COMPARE_AFTER = [
-    (
-        re.compile(
-            r"^\s*(?:\w+\s+)?(?:or|and)\s+(?:more|greater|higher|above|over|up|later|after)\b"
-        ),
-        "ge",
-    ),
-    (
-        re.compile(
-            r"^\s*(?:\w+\s+)?(?:or|and)\s+(?:less|fewer|lower|below|under|earlier|before)\b"
-        ),
-        "le",
-    ),
-    (re.compile(r"^\s*\+"), "ge"),
-]
-NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
-}  # fmt: skip
 _NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:st|nd|rd|th)?(?![\w])")
 MAX_CONDITIONS = 8
 # Words that order rows: the column said after one is the one ordered on.
@@ -96,7 +66,7 @@ _IMPLIED_HEADERS = {
     **dict.fromkeys("wide wider widest".split(), ("width",)),
     **dict.fromkeys("populous populated".split(), ("population",)),
     **dict.fromkeys("fast faster fastest quick quicker quickest slow slower slowest".split(),
-                    ("time", "speed")),
+                    ("time", "speed", "duration", "min", "minutes", "hours", "days")),
     **dict.fromkeys("rich richer richest wealthiest".split(), ("worth", "wealth")),
     **dict.fromkeys("cheap cheaper cheapest expensive costliest".split(), ("price", "cost")),
     # Verbs whose header is their noun or a regular form: "bought" reads Purchased.
@@ -154,16 +124,16 @@ def read_question(text: str) -> Question:
         if value is None:
             continue
         # A currency sign between the comparison and the number: "more than €1,300".
-        before = _CURRENCY_BEFORE.sub(" ", folded[: match.start()])
-        op = next((op for cue, op in _COMPARE_CUES if cue.search(before[-30:])), "")
+        before = CURRENCY_BEFORE.sub(" ", folded[: match.start()])
+        op = next((op for cue, op in COMPARE_CUES if cue.search(before[-30:])), "")
         if not op:
             after = folded[match.end() : match.end() + 30]
-            op = next((op for cue, op in _COMPARE_AFTER if cue.search(after)), "")
+            op = next((op for cue, op in COMPARE_AFTER if cue.search(after)), "")
         numbers.append((value, op))
     for index, word in enumerate(words):
         if word in NUMBER_WORDS:
             before = " ".join(words[:index]) + " "
-            op = next((op for cue, op in _COMPARE_CUES if cue.search(before[-30:])), "")
+            op = next((op for cue, op in COMPARE_CUES if cue.search(before[-30:])), "")
             numbers.append((float(NUMBER_WORDS[word]), op))
     cues = [word for word in words if not _NUMBER.fullmatch(word)]
     initials = {
@@ -190,7 +160,8 @@ def read_question(text: str) -> Question:
         cues=cues,
         content=list(dict.fromkeys(w for w in cues if w not in STOPWORDS))[:8],
         stems={stem(word) for word in words if word not in STOPWORDS}
-        | {stem(header) for word in words for header in _IMPLIED_HEADERS.get(word, ())},
+        | {stem(header) for word in words for header in _IMPLIED_HEADERS.get(word, ())}
+        | set(said_periods(folded)),
         numbers=numbers,
         direction=asked_direction(words),
     )
@@ -305,12 +276,33 @@ def _word_conditions(
         for index, column in enumerate(grid.columns):
             if column.numeric:
                 continue
-            hits = sum(f" {word} " in f" {value} " for value in column.folded)
+            # "the managers" are the rows whose Role says "Manager": the cells' own form.
+            form = _cell_form(word, column.folded)
+            hits = sum(f" {form} " in f" {value} " for value in column.folded)
             if 0 < hits < max(2, grid.size):
-                found.setdefault((index, word), Condition(index, "contains", word, word))
+                found.setdefault((index, form), Condition(index, "contains", form, word))
     for word in dict.fromkeys(content):
         for index, code in outcome_codes(word, grid):
             found.setdefault((index, code), Condition(index, "contains", code, word))
+
+
+def _cell_form(word: str, values: list[str]) -> str:
+    """Return the form in which a column's cells hold a question's word: the word itself, else
+    its singular when that is a whole cell ("the managers" are the cells "Manager"; "bill" is
+    no "Billing")."""
+    if any(f" {word} " in f" {value} " for value in values):
+        return word
+    singulars = [
+        singular
+        for ending, singular in (("ies", word[:-3] + "y"), ("es", word[:-2]), ("s", word[:-1]))
+        if word.endswith(ending)
+    ]
+    for singular in singulars:
+        # A whole cell ("Manager"), as a category column holds it: a plural inside a longer
+        # cell ("Team Penske" for "teams") more often names the rows counted than a filter.
+        if len(singular) > 2 and singular in values:
+            return singular
+    return word
 
 
 _MONTH_WORD = "|".join(MONTH_STEMS)
@@ -384,6 +376,59 @@ def _blank_and_day_conditions(
                 found.setdefault((index, f"day{month}-{day}"), on_day)
 
 
+# The cells of a column that only says whether a row is something ("Vegetarian: Yes").
+_YES = frozenset("yes y true".split())
+_NO = frozenset("no n false".split())
+
+
+def _flag_conditions(
+    question: Question, grid: Grid, found: dict[tuple[int, str], Condition]
+) -> None:
+    """Add the condition of a yes/no column whose header the question says as a word: "how many
+    vegetarian dishes" keeps the rows whose Vegetarian cell says yes; "not vegetarian" (or
+    "non-vegetarian") keeps those that say no."""
+    padded = f" {question.folded} "
+    for index, column in enumerate(grid.columns):
+        said = {value for value in column.folded if value}
+        yes, no = said & _YES, said & _NO
+        if not yes or not no or said - _YES - _NO:
+            continue
+        header = fold(column.name)
+        said_at = (
+            re.search(rf"(?:(\bnon[- ])|(?<![\w-])){re.escape(header)}\b", padded)
+            if header
+            else None
+        )
+        if said_at is None:
+            continue
+        before = " ".join(padded[: said_at.start()].split()[-2:])
+        denied = bool(said_at.group(1)) or bool(_NEGATED.search(before))
+        value = min(no if denied else yes)
+        found.setdefault((index, value), Condition(index, "eq", value, header))
+
+
+# Words that ask for what is not decided yet, and the cells of a status column that say so.
+_WAITING = frozenset("waiting awaiting pending outstanding undecided".split())
+_WAITING_CELLS = frozenset(
+    {"pending", "awaiting", "waiting", "outstanding", "in progress", "tbd", "tbc"}
+)
+
+
+def _waiting_conditions(
+    question: Question, grid: Grid, found: dict[tuple[int, str], Condition]
+) -> None:
+    """Add the condition of a status cell that says a thing is not decided yet, when the
+    question asks for what is: "which restaurant is still waiting for its inspection result?"
+    keeps the row whose Result says Pending."""
+    said = _WAITING.intersection(question.words)
+    if not said:
+        return
+    for index, column in enumerate(grid.columns):
+        for value, text in zip(column.folded, column.texts, strict=True):
+            if value in _WAITING_CELLS:
+                found.setdefault((index, value), Condition(index, "eq", value, text))
+
+
 def mentions(question: Question, grid: Grid) -> list[Condition]:
     """Return the conditions the question names: cells it says whole (eq), a content word or
     two it shares with cells (contains), numbers it compares a numeric column against."""
@@ -408,6 +453,13 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
             said_text = found[(index, value)].said
             found[(index, f"!{value}")] = Condition(index, "ne", value, said_text)
     _blank_and_day_conditions(question, grid, found)
+    _flag_conditions(question, grid, found)
+    _waiting_conditions(question, grid, found)
+    # "Which suppliers deliver within two days?": a column of durations, compared in seconds.
+    for seconds, op, said in said_durations(question.folded):
+        for index, column in enumerate(grid.columns):
+            if column.type == DURATION:
+                found.setdefault((index, f"{op}{seconds}"), Condition(index, op, seconds, said))
     for value, op in question.numbers:
         if not op and value.is_integer() and 1000 <= value <= 2100:
             # "How many rebounds in 1978?": the rows of a date column in that year (when

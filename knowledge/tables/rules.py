@@ -15,17 +15,20 @@ import re
 
 from django.conf import settings
 
+from knowledge.tables.asked import ASKS_ORDER as _ASKS_ORDER
 from knowledge.tables.asked import asked_column
+from knowledge.tables.cells import DURATION
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import AMOUNT_CUES
 from knowledge.tables.parser import Candidate
-from knowledge.tables.programs import ANCHORED, Grid, fold, kept_rows
+from knowledge.tables.programs import ALONG_A_ROW, ANCHORED, Grid, fold, kept_rows
 from knowledge.tables.question import (
     STOPWORDS,
     header_overlap,
     read_question,
     stem,
 )
+from knowledge.tables.said import said_durations, said_periods
 from providers import embedder
 
 # Words that ask for a computation, not for a thing the table names.
@@ -70,6 +73,15 @@ def relevance(question: str, grid: Grid) -> float:
     if not words:
         return 1.0
     vocabulary = _vocabulary(grid)
+    # "The second quarter" is the table's when it has a column Q2.
+    folded = fold(question)
+    for period, said in said_periods(folded).items():
+        if period in vocabulary:
+            vocabulary.update(said.split())
+    # "Within two days" is the table's when a column holds amounts of time.
+    if any(column.type == DURATION for column in grid.columns):
+        for _, _, said in said_durations(folded):
+            vocabulary.update(said.split())
     missing = [word for word in words if word not in vocabulary and word[:5] not in vocabulary]
     return (len(words) - len(missing) + _near_a_header(missing, grid)) / len(words)
 
@@ -164,12 +176,6 @@ def uses_its_names(question: str, choice: TableChoice) -> bool:
 
 # The words that ask for an operation: a program whose operation no word of the question asks
 # for answers another question ("who runs the Dublin office?" is no "first of the rows").
-_ASKS_ORDER = frozenset(
-    "most least highest lowest largest smallest biggest fewest greatest best worst longest "
-    "shortest earliest latest first last top bottom maximum minimum oldest newest youngest "
-    "before after next previous following preceding prior later earlier more less fewer "
-    "higher lower larger smaller longer shorter older newer max min".split()
-)
 _ASKS_AGGREGATE = frozenset(
     "how many number total sum average mean count combined altogether together overall "
     "most different distinct difference".split()
@@ -196,16 +202,27 @@ def asks_for_its_operation(question: str, choice: TableChoice) -> bool:
     return _asked(question, choice.best.program.op)
 
 
+# The words that name one aggregate ("the average inspection score").
+_NAMES_AGGREGATE = {
+    "avg": frozenset("average mean".split()),
+    "sum": frozenset("total sum altogether combined".split()),
+}
+
+
 def explained(question: str, found: list[Candidate]) -> Candidate:
     """Return the program that computes the likeliest answer by what the question asks: of the
     programs computing the first's result, the first whose operation a word asks for ("who is
-    on call the week of 20 April?" reads the row's cell, not the first of one row)."""
+    on call the week of 20 April?" reads the row's cell, not the first of one row); when none
+    does, the first that computes the aggregate a word names ("what was the average inspection
+    score?" is no row with the lowest score, which no word asks for)."""
     lead = found[0]
     if _asked(question, lead.program.op):
         return lead
     same = lead.result.values
-    return next(
-        (c for c in found if c.result.values == same and _asked(question, c.program.op)), lead
+    agreeing = (c for c in found if c.result.values == same and _asked(question, c.program.op))
+    named = set(fold(question).split())
+    return next(agreeing, None) or next(
+        (c for c in found if named & _NAMES_AGGREGATE.get(c.program.op, frozenset())), lead
     )
 
 
@@ -243,9 +260,10 @@ def is_lookup(choice: TableChoice) -> bool:
     """Whether the program reads one row a condition names ("the Dublin office"): a lookup,
     which the row's own chunk answers as well (93 % of the team set's lookups before this
     store), and which the parser, ranking every program it can build, gets wrong more often
-    (the first of one row, a count of one). The row after or before a named one is no lookup."""
+    (the first of one row, a count of one). The row after or before a named one is no lookup,
+    nor a change, a total or an average along one row's columns."""
     program, result = choice.best.program, choice.best.result
-    if program.op in ANCHORED:
+    if program.op in ANCHORED or program.op in ALONG_A_ROW:
         return False
     named = any(condition.op == "eq" for condition in program.conditions)
     kept = kept_rows(choice.grid, program.conditions) if program.conditions else None

@@ -16,7 +16,7 @@ import re
 
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, Program, fold, kept_rows, run
-from knowledge.tables.question import NUMBER_WORDS
+from knowledge.tables.said import NUMBER_WORDS
 
 _COUNT = r"(\d{1,2}|" + "|".join(NUMBER_WORDS) + r")"
 # "which two ...", "what three ...", "the three heaviest", "top 5": not "of the two", "in the

@@ -1,0 +1,96 @@
+"""What a question says in words that a table writes otherwise: numbers in words, the
+comparison said with a number ("more than 50", "70 or more"), a quarter or a half of a year
+("the second quarter" is the column Q2) and an amount of time compared against ("within two
+days" is at most 172,800 seconds of a column of durations)."""
+
+from __future__ import annotations
+
+import re
+
+from knowledge.tables.cells import unit_seconds
+
+# A comparison said before a number: the condition's operator.
+COMPARE_CUES = [
+    (re.compile(r"\b(?:more|greater|higher|larger|bigger|longer|over|above|exceed\w*|surpass\w*|beyond|past)\s+(?:than\s+)?(?:the\s+)?$"), "gt"),
+    (re.compile(r"\b(?:after|since|later\s+than)\s+$"), "gt"),
+    (re.compile(r"\b(?:less|fewer|lower|smaller|shorter|under|below)\s+(?:than\s+)?$"), "lt"),
+    (re.compile(r"\b(?:before|prior\s+to|earlier\s+than)\s+$"), "lt"),
+    (re.compile(r"\b(?:at\s+least|at\s+lease|minimum\s+of|no\s+less\s+than)\s+$"), "ge"),
+    # "in the top 10", "the top three": placed 10th or better.
+    (re.compile(r"\btop\s+$"), "le"),
+    # "between 100 and 200": at least the first, at most the second.
+    (re.compile(r"\bbetween\s+$"), "ge"),
+    (re.compile(r"\bbetween\s+-?\d[\d,.]*\s+and\s+$"), "le"),
+    (re.compile(r"\b(?:at\s+most|no\s+more\s+than|up\s+to|maximum\s+of)\s+$"), "le"),
+    # Any other comparative said before "than": "taller than 2500", "heavier than 90".
+    (re.compile(r"\b(?:lighter|slower|younger|cheaper|narrower|shallower|thinner|weaker)\s+than\s+$"), "lt"),
+    (re.compile(r"\b\w{3,}er\s+than\s+$"), "gt"),
+]  # fmt: skip
+CURRENCY_BEFORE = re.compile(r"\s*[$€£]\s*$")
+# A comparison said after a number ("70 or more").
+COMPARE_AFTER = [
+    (
+        re.compile(
+            r"^\s*(?:\w+\s+)?(?:or|and)\s+(?:more|greater|higher|above|over|up|later|after)\b"
+        ),
+        "ge",
+    ),
+    (
+        re.compile(
+            r"^\s*(?:\w+\s+)?(?:or|and)\s+(?:less|fewer|lower|below|under|earlier|before)\b"
+        ),
+        "le",
+    ),
+    (re.compile(r"^\s*\+"), "ge"),
+]
+NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+}  # fmt: skip
+# A quarter or a half of a year said in words names its column: "the second quarter" is Q2.
+_ORDINALS = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+}
+_PERIOD_IN_WORDS = re.compile(r"\b(first|1st|second|2nd|third|3rd|fourth|4th) (quarter|half)\b")
+
+
+def said_periods(folded: str) -> dict[str, str]:
+    """Return the headers of the quarters and halves a question says in words, with the words
+    ({"q2": "second quarter"})."""
+    periods = {}
+    for match in _PERIOD_IN_WORDS.finditer(folded):
+        number = _ORDINALS[match.group(1)]
+        if match.group(2) == "quarter" or number <= 2:
+            periods[f"{match.group(2)[0]}{number}"] = match.group(0)
+    return periods
+
+
+# An amount of time said with a comparison: "within two days", "in under a week", "more than
+# 3 hours". "Within" is a comparison only of a time (or a distance nobody tables here).
+_AMOUNT_OF_TIME = re.compile(
+    r"\b(\d+(?:\.\d+)?|an?|" + "|".join(NUMBER_WORDS) + r") "
+    r"(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b"
+)
+_WITHIN = re.compile(r"\bwithin\s+(?:the\s+)?$")
+
+
+def said_durations(folded: str) -> list[tuple[float, str, str]]:
+    """Return the amounts of time a question compares against, in seconds, with the comparison
+    ("le" for "within two days") and the words that say them."""
+    durations = []
+    for match in _AMOUNT_OF_TIME.finditer(folded):
+        count = match.group(1)
+        number = 1.0 if count in ("a", "an") else float(NUMBER_WORDS.get(count, 0) or count)
+        before = folded[: match.start()][-30:]
+        op = "le" if _WITHIN.search(before) else ""
+        op = op or next((op for cue, op in COMPARE_CUES if cue.search(before)), "")
+        if op:
+            durations.append((number * unit_seconds(match.group(2)), op, match.group(0)))
+    return durations
