@@ -91,8 +91,9 @@ _PERIOD = re.compile(r"^(?:q[1-4]|h[12]|(?:19|20)\d\d|fy ?\d{2,4})$")
 def row_span(question: str, grid: Grid) -> Candidate | None:
     """Return the total or the average along the row a question names over its period columns
     ("what did Storage cost in total from January to April?", "the average monthly cost of
-    Billing", "how many covers did Garden serve in 2025?" of a sheet "Covers 2025"), or None. The span is the periods it names first and last, or every period when
-    it names none; one period named asks for that column ("the total bill in January")."""
+    Billing", "how many covers did Garden serve in 2025?" of a sheet "Covers 2025"), or None.
+    The span is the periods it names first and last, or every period when it names none; one
+    period named asks for that column ("the total bill in January")."""
     words = fold(question).split()
     said = set(words)
     # "How many covers did Garden serve in 2025?" of a sheet "Covers 2025" by quarter: the year's.
