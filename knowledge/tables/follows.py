@@ -98,9 +98,15 @@ def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate)
 # for an amount whose smaller is the better (a time, a cost, a rank or a place: "4th", a
 # starting or finishing position), left to the ranker.
 _PRAISE = {"best": 1, "better": 1, "worst": -1, "worse": -1}
-_SMALLER_IS_BETTER = RANK_WORDS | frozenset(
-    "time times duration hours minutes seconds days h min s price cost costs fee fees rent "
-    "expenses delay delays debt loss losses errors defects start finish grid".split()
+# The header words of an amount of time.
+_TIMES = frozenset("time times duration hours minutes seconds days h min mins s delay".split())
+_SMALLER_IS_BETTER = (
+    RANK_WORDS
+    | _TIMES
+    | frozenset(
+        "price cost costs fee fees rent expenses delays debt loss losses errors defects start "
+        "finish grid".split()
+    )
 )
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)\b")
 
@@ -118,7 +124,6 @@ def _praised(words: list[str], column) -> int:
 # "The fastest" is the smallest of a time ("Avg delivery (min)") and the largest of anything
 # else (a speed); "the slowest" the other way.
 _SPEED = {"fastest": 1, "faster": 1, "quickest": 1, "quicker": 1, "slowest": -1, "slower": -1}
-_TIMES = frozenset("time times duration hours minutes seconds days h min mins s delay".split())
 
 
 def _speed(words: list[str], column) -> int:

@@ -401,8 +401,7 @@ def _flag_conditions(
         )
         if said_at is None:
             continue
-        before = " ".join(padded[: said_at.start()].split()[-2:])
-        denied = bool(said_at.group(1)) or bool(_NEGATED.search(before))
+        denied = bool(said_at.group(1)) or negated(padded, header)
         value = min(no if denied else yes)
         found.setdefault((index, value), Condition(index, "eq", value, header))
 
@@ -420,8 +419,7 @@ def _waiting_conditions(
     """Add the condition of a status cell that says a thing is not decided yet, when the
     question asks for what is: "which restaurant is still waiting for its inspection result?"
     keeps the row whose Result says Pending."""
-    said = _WAITING.intersection(question.words)
-    if not said:
+    if not _WAITING.intersection(question.words):
         return
     for index, column in enumerate(grid.columns):
         for value, text in zip(column.folded, column.texts, strict=True):
