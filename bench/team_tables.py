@@ -1,7 +1,7 @@
 """Questions over a team's tables, through the whole pipeline.
 
     .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow|osprey|
-                                                juniper]
+                                                juniper|fenwick]
                                           [--provider NAME] [--model NAME]
                                           [--half tune|held|all] [--out FILE]
 
@@ -27,7 +27,12 @@ table of releases, a Word on-call rota, a PDF text table of service levels and a
 `juniper` (`bench/team_tables/juniper/`, written after the sixth's rules): restaurants and a
 sheet of covers per quarter with a totals row, a CSV of inspections with one result pending, an
 HTML menu, a Word table of suppliers with lead times in days and weeks, a Markdown table of
-staff, a PDF text table of revenue against target and a slide of delivery partners.
+staff, a PDF text table of revenue against target and a slide of delivery partners. `fenwick`
+(`bench/team_tables/fenwick/`, written after the seventh's rules): buildings and a sheet of rent
+collected per month with a Total column, a CSV of leases (some rolling, with no end date), an
+HTML list of repair tickets, a Word table of contractors with response times and an Approved
+column, a Markdown table of the residents' committee, a PDF text table of energy use with
+letter bands and a slide of insurance policies.
 The questions: counts, totals,
 averages, the most and the least, filters, the first and the last, differences, comparisons,
 lookups, two-step and cross-sheet questions, and questions the tables cannot answer. Each
@@ -66,6 +71,7 @@ SETS = {
     "marlow": ROOT / "bench" / "team_tables" / "marlow",
     "osprey": ROOT / "bench" / "team_tables" / "osprey",
     "juniper": ROOT / "bench" / "team_tables" / "juniper",
+    "fenwick": ROOT / "bench" / "team_tables" / "fenwick",
 }
 
 
