@@ -90,6 +90,21 @@ _PLACE_NOUNS = frozenset(
 _LISTED = frozenset("listed list chart table shown top bottom placed finished ranked came".split())
 
 
+# Headers of a date that ends something: its latest is the longest lasting.
+_ENDS = frozenset("end ends ended ending until expiry expires expiring finish finished due".split())
+
+
+def elapsed_direction(words: list[str], column) -> int:
+    """Return the direction "the longest" (1) or "the shortest" (-1) asks of a column of times:
+    the time since a beginning is longest at its earliest ("which tenant has been with us the
+    longest?" is the earliest Start), that to an end at its latest. 0 for any other column,
+    or a question that says neither."""
+    said = {1 for word in words if word == "longest"} | {-1 for w in words if w == "shortest"}
+    if len(said) != 1 or not is_a_time(column):
+        return 0
+    return said.pop() * (1 if _ENDS & set(fold(column.name).split()) else -1)
+
+
 def _done(before: str, after: str, words: list[str]) -> bool:
     """ "Which ferry leaves first?", "which bridge was built last, and by whom?" ("how long did
     the strike last?" is the verb)."""

@@ -17,8 +17,12 @@ DATE = "date"
 DURATION = "duration"
 TEXT = "text"
 
-# Cells that hold no value.
-MISSING = frozenset({"", "-", "–", "—", "−", "n/a", "na", "n.a.", "?", "…", "...", "tba", "tbd"})
+# Cells that hold no value, among them an end not set yet ("rolling", "ongoing", "present"): a
+# column of end dates with a few of them is still a column of dates.
+MISSING = frozenset(
+    {"", "-", "–", "—", "−", "n/a", "na", "n.a.", "?", "…", "...", "tba", "tbd", "tbc"}
+    | {"ongoing", "rolling", "present", "open-ended", "indefinite"}
+)
 # Trailing footnote marks: "[3]", "[a]", "[note 2]", "*", "†", "‡", "§".
 _MARKS = re.compile(r"(?:\s*(?:\[[^\]\n]{1,12}\]|[*†‡§¶^]+))+$")
 _CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}

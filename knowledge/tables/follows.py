@@ -31,7 +31,11 @@ from knowledge.tables.asked import (
     reads_the_counted_amount,
     same_as,
 )
-from knowledge.tables.asked_time import follows_the_asked_time, program_direction
+from knowledge.tables.asked_time import (
+    elapsed_direction,
+    follows_the_asked_time,
+    program_direction,
+)
 from knowledge.tables.cells import DATE, DURATION
 from knowledge.tables.change import column_change, row_span
 from knowledge.tables.offered import offered_row, picks_an_offered_cell
@@ -86,7 +90,8 @@ def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate)
     words = fold(question).split()
     column = grid.columns[program.key]
     header = set(fold(column.name).split())
-    asked = asked_direction(words) or _praised(words, column) or _speed(words, column)
+    asked = elapsed_direction(words, column) or asked_direction(words)
+    asked = asked or _praised(words, column) or _speed(words, column)
     if not asked:
         return True
     if header & RANK_WORDS:

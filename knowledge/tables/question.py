@@ -27,6 +27,7 @@ from knowledge.tables.said import (
     COMPARE_CUES,
     CURRENCY_BEFORE,
     NUMBER_WORDS,
+    said_compounds,
     said_durations,
     said_periods,
 )
@@ -381,6 +382,13 @@ _YES = frozenset("yes y true".split())
 _NO = frozenset("no n false".split())
 
 
+def says_yes_or_no(column) -> bool:
+    """Whether a column holds only yes and no (a flag such as Vegetarian or Approved), each at
+    least once."""
+    said = {value for value in column.folded if value}
+    return bool(said & _YES) and bool(said & _NO) and not said - _YES - _NO
+
+
 def _flag_conditions(
     question: Question, grid: Grid, found: dict[tuple[int, str], Condition]
 ) -> None:
@@ -389,10 +397,10 @@ def _flag_conditions(
     "non-vegetarian") keeps those that say no."""
     padded = f" {question.folded} "
     for index, column in enumerate(grid.columns):
+        if not says_yes_or_no(column):
+            continue
         said = {value for value in column.folded if value}
         yes, no = said & _YES, said & _NO
-        if not yes or not no or said - _YES - _NO:
-            continue
         header = fold(column.name)
         said_at = (
             re.search(rf"(?:(\bnon[- ])|(?<![\w-])){re.escape(header)}\b", padded)
@@ -453,6 +461,13 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
     _blank_and_day_conditions(question, grid, found)
     _flag_conditions(question, grid, found)
     _waiting_conditions(question, grid, found)
+    # "High-priority repairs": the rows whose Priority says High.
+    for cell, header, said in said_compounds(question.folded):
+        for index, column in enumerate(grid.columns):
+            if cell in column.folded and stem(header) in {
+                stem(w) for w in header_words(column.name)
+            }:
+                found.setdefault((index, cell), Condition(index, "eq", cell, said))
     # "Which suppliers deliver within two days?": a column of durations, compared in seconds.
     for seconds, op, said in said_durations(question.folded):
         for index, column in enumerate(grid.columns):

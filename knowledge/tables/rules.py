@@ -26,6 +26,7 @@ from knowledge.tables.question import (
     STOPWORDS,
     header_overlap,
     read_question,
+    says_yes_or_no,
     stem,
 )
 from knowledge.tables.said import said_durations, said_periods
@@ -56,11 +57,17 @@ def _vocabulary(grid: Grid) -> set[str]:
     return vocabulary | {word[:5] for word in vocabulary}
 
 
+# A team speaking of itself ("how many units do we manage?", "which tenant has been with us
+# the longest?"): no table's word.
+_OURSELVES = frozenset("we us our ours ourselves".split())
+
+
 def content_words(question: str) -> list[str]:
     """Return the question's words that name things, not those that ask for a computation."""
     return [
         word for word in fold(question).split()
-        if word not in STOPWORDS and word not in _ASKING and not word.isdigit()
+        if word not in STOPWORDS and word not in _ASKING and word not in _OURSELVES
+        and not word.isdigit()
     ]  # fmt: skip
 
 
@@ -261,9 +268,13 @@ def is_lookup(choice: TableChoice) -> bool:
     which the row's own chunk answers as well (93 % of the team set's lookups before this
     store), and which the parser, ranking every program it can build, gets wrong more often
     (the first of one row, a count of one). The row after or before a named one is no lookup,
-    nor a change, a total or an average along one row's columns."""
+    nor a change, a total or an average along one row's columns, nor the rows a yes/no
+    column keeps ("which contractors are not approved?" names no row, however few say no)."""
     program, result = choice.best.program, choice.best.result
     if program.op in ANCHORED or program.op in ALONG_A_ROW:
+        return False
+    columns = choice.grid.columns
+    if program.conditions and all(says_yes_or_no(columns[c.column]) for c in program.conditions):
         return False
     named = any(condition.op == "eq" for condition in program.conditions)
     kept = kept_rows(choice.grid, program.conditions) if program.conditions else None
@@ -312,9 +323,8 @@ def unaccounted(question: str, choice: TableChoice) -> list[str]:
     # The label's words, each part of "on-call" or "on_call_rota.xlsx" a word.
     known |= {stem(word) for word in re.split(r"[\W_]+", fold(grid.label)) if word}
     return [
-        word for word in fold(question).split()
-        if word not in STOPWORDS and word not in _ASKING and not word.isdigit()
-        and stem(word) not in known and word[:5] not in known
+        word for word in content_words(question)
+        if stem(word) not in known and word[:5] not in known
     ]  # fmt: skip
 
 
@@ -384,16 +394,32 @@ def signals(question: str, choice: TableChoice, found: list[Candidate]) -> dict[
     return out
 
 
+def standing(choice: TableChoice, question: str) -> tuple[bool, bool, float]:
+    """How one table's best program stands against another's: one that reads every name the
+    question says first, then one that orders on the column its "most" or "least" names, then
+    the better fit."""
+    return (
+        uses_its_names(question, choice),
+        orders_by_what_it_names(choice, question),
+        fitness(choice, question),
+    )
+
+
 def fitness(choice: TableChoice, question: str) -> float:
     """How well a table's best program fits the question: its probability, the share of the
     question the table holds, the table's BM25 vote, and twice that when it orders on the
-    column the question's
-    "most" or "least" names ("the budget of the clinic with the most beds" orders Clinics by
-    Beds, then joins Budgets)."""
+    column the question's "most" or "least" names."""
     fit = choice.confidence * choice.relevance * choice.vote
+    return fit * 2 if orders_by_what_it_names(choice, question) else fit
+
+
+def orders_by_what_it_names(choice: TableChoice, question: str) -> bool:
+    """Whether the program orders on the column the question's "most" or "least" names: "the
+    budget of the clinic with the most beds" orders Clinics by Beds, then joins Budgets; "the
+    gas use of the building with the most units" orders Buildings by Units, not the energy
+    table by its Electricity, then joins the Gas."""
     key = choice.best.program.key
-    if key is not None:
-        stems = {stem(word) for word in fold(choice.grid.columns[key].name).split()}
-        if stems & read_question(question).after_cue:
-            fit *= 2
-    return fit
+    if key is None:
+        return False
+    stems = {stem(word) for word in fold(choice.grid.columns[key].name).split()}
+    return bool(stems & read_question(question).after_cue)

@@ -94,3 +94,14 @@ def said_durations(folded: str) -> list[tuple[float, str, str]]:
         if op:
             durations.append((number * unit_seconds(match.group(2)), op, match.group(0)))
     return durations
+
+
+# A cell said with its column's name as one word: "high-priority" (Priority is High),
+# "two-bedroom", "full-time".
+_COMPOUND = re.compile(r"\b([a-z0-9]+)-([a-z]+)\b")
+
+
+def said_compounds(folded: str) -> list[tuple[str, str, str]]:
+    """Return the (cell, header word, words) of each compound the question says of a cell and
+    its column's name: "which high-priority repairs ..." says ("high", "priority", "high-priority")."""
+    return [(m.group(1), m.group(2), m.group(0)) for m in _COMPOUND.finditer(folded)]

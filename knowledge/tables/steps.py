@@ -335,18 +335,43 @@ def _said_at(text: str, values: list[str]) -> tuple[int, int] | None:
     return found[0], found[1]
 
 
+def _asks_for_its_target(read, choice: TableChoice) -> bool:
+    """Whether "which <noun>" names the column the program answers from: "which building used
+    the most gas?" read from Building asks for the building, whatever else it says ("when was
+    the teacher of Cloud Basics hired?" asks for no teacher)."""
+    target, words = choice.best.program.target, read.words
+    return (
+        target is not None
+        and len(words) > 1
+        and words[0] in ("which", "what")
+        and stem(words[1]) == read.head
+        and read.head in {stem(word) for word in fold(choice.grid.columns[target].name).split()}
+    )
+
+
 def _said_header_words(name: str, stems: set[str]) -> set[str]:
     return {stem(word) for word in fold(name).split()} & stems
 
 
 def joined_step(query: str, choice: TableChoice) -> Step | None:
     """A join: the question names a column this table lacks and another table has (a
-    workbook's other sheet); that table's row sharing the found row's key is read."""
+    workbook's other sheet); that table's row sharing the found row's key is read. A word the
+    table's label says is this table's: "which building collected the least rent in
+    February?" of "Rent collected 2026" asks for no Monthly rent of the leases, and "the most
+    gas in 2025" of "Energy use 2025" for no Meetings attended (2025); nor does a word its
+    program's conditions read ("reported in February" of a date column)."""
     row = _result_row(choice)
     if row is None or not choice.others:
         return None
-    stems = read_question(query).stems
-    here = set().union(*(_said_header_words(c.name, stems) for c in choice.grid.columns))
+    read, program = read_question(query), choice.best.program
+    if _asks_for_its_target(read, choice):
+        return None
+    stems = read.stems
+    conditions = " ".join(str(c.said) for c in program.conditions + program.anchors)
+    here = set().union(
+        _said_header_words(f"{choice.grid.label} {conditions}", stems),
+        *(_said_header_words(c.name, stems) for c in choice.grid.columns),
+    )
     for _, other in choice.others:
         named = [
             (len(_said_header_words(column.name, stems) - here), index)

@@ -48,12 +48,12 @@ from knowledge.tables.rules import (
     asks_for_its_operation,
     content_words,
     explained,
-    fitness,
     fits_by_its_words,
     left_to_its_row,
     names_what_it_reads,
     relevance,
     signals,
+    standing,
     uses_its_names,
 )
 from knowledge.tables.steps import (
@@ -339,13 +339,9 @@ def _best_of_tables(
         )  # fmt: skip
         weighed = signals(first, choice, found)
         choice.confidence, choice.share = probability(weighed), weighed["share"]
-        if best is None or _standing(choice, first) > _standing(best, first):
+        if best is None or standing(choice, first) > standing(best, first):
             best = choice
     return best, loaded_grids
-
-
-def _standing(choice: TableChoice, first: str) -> tuple[bool, float]:
-    return uses_its_names(first, choice), fitness(choice, first)
 
 
 def _admitted(

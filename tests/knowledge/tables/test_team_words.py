@@ -10,8 +10,11 @@ from __future__ import annotations
 import pytest
 
 from knowledge.tables.build import grid, table_from_rows
+from knowledge.tables.cells import DATE
+from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import followed
-from knowledge.tables.rules import explained, relevance
+from knowledge.tables.rules import explained, is_lookup, relevance, standing, unaccounted
+from knowledge.tables.steps import joined_step
 
 TICKETS = [
     ["Ticket", "Team", "Owner role", "Urgent", "Status", "Hours"],
@@ -152,3 +155,111 @@ def test_an_aggregate_said_by_name_is_computed_not_the_row_with_the_least() -> N
     found = followed("What was the average exam mark?", exams)
     assert all(c.program.op not in ("argmax", "argmin") for c in found)
     assert explained("What was the average exam mark?", found).result.values == [70.0]
+
+
+JOBS = [
+    ["Job", "Site", "Priority", "Certified fitter", "Reported"],
+    ["J-1", "Quay", "High", "Yes", "2025-01-09"],
+    ["J-2", "Mill", "Low", "Yes", "2025-02-03"],
+    ["J-3", "Quay", "High", "No", "2025-02-20"],
+    ["J-4", "Dock", "Medium", "Yes", "2025-03-14"],
+    ["J-5", "Mill", "High", "Yes", "2025-03-30"],
+]
+
+
+def _first(question: str, table) -> TableChoice:
+    best = followed(question, table)[0]
+    return TableChoice(0, 0, "jobs.xlsx", table, best, relevance(question, table))
+
+
+def test_a_cell_said_with_its_column_s_name_as_one_word_keeps_its_rows() -> None:
+    jobs = _table(JOBS, "jobs.xlsx › Jobs")
+    assert followed("How many high-priority jobs are there?", jobs)[0].result.values == [3.0]
+    best = followed("Which high-priority jobs were reported in March?", jobs)[0]
+    assert best.result.values == ["J-5"]
+    # Only of the column the second word names: "high-speed" is no Priority.
+    conditions = followed("Which high-speed jobs are at Quay?", jobs)[0].program.conditions
+    assert all(condition.said != "high-speed" for condition in conditions)
+
+
+def test_the_rows_a_yes_or_no_column_keeps_are_no_lookup_however_few() -> None:
+    jobs = _table(JOBS, "jobs.xlsx › Jobs")
+    flagged = _first("Which jobs did not have a certified fitter?", jobs)
+    assert flagged.best.result.values == ["J-3"] and not is_lookup(flagged)
+    # A row named by its own cell still is.
+    assert is_lookup(_first("When was J-4 reported?", jobs))
+
+
+def test_a_team_speaking_of_itself_says_nothing_of_a_table() -> None:
+    jobs = _table(JOBS, "jobs.xlsx › Jobs")
+    assert relevance("How many jobs do we have at Mill?", jobs) == 1.0
+    assert "our" not in unaccounted(
+        "When was our job J-2 reported?", _first("When was J-2 reported?", jobs)
+    )
+
+
+MEMBERS = [
+    ["Member", "Joined", "Contract end"],
+    ["Ada", "2019-04-01", "2026-03-31"],
+    ["Ben", "2015-09-15", "2025-12-31"],
+    ["Cas", "2022-01-10", "ongoing"],
+    ["Dee", "2020-06-30", "2027-06-30"],
+]
+
+
+def test_the_longest_since_a_date_is_its_earliest_and_to_an_end_its_latest() -> None:
+    members = _table(MEMBERS, "members.csv")
+    # An end not set yet ("ongoing") holds no date: the column is still one of dates.
+    assert members.columns[2].type == DATE
+    for question, key, asked in (
+        ("Which member has been with us the longest?", 1, "Ben"),
+        ("Whose contract runs the longest?", 2, "Dee"),
+    ):
+        found = [
+            c for c in followed(question, members) if (c.program.key, c.program.target) == (key, 0)
+        ]
+        assert [c.result.values for c in found if c.program.op in ("argmax", "argmin")] == [
+            [asked]
+        ], question
+
+
+def test_a_join_is_asked_only_by_a_word_this_table_does_not_account_for() -> None:
+    visits = _table(VISITS, "clinics.xlsx › Visits 2024")
+    staff = _table(
+        [["Clinic", "Visits per nurse", "Head nurse"], ["North", "40", "Rui"],
+         ["South", "35", "Lia"], ["East", "52", "Tom"]],
+        "clinics.xlsx › Staff 2024",
+    )  # fmt: skip
+
+    def joined(question: str):
+        choice = TableChoice(0, 0, "clinics.xlsx", visits, followed(question, visits)[0], 1.0)
+        choice.others = [(1, staff)]
+        step = joined_step(question, choice)
+        return step.header if step else None
+
+    assert joined("Who is the head nurse of the clinic with the most visits in Q2?") == "Head nurse"
+    # "Visits" and "2024" are this table's (a header, its label): no Visits per nurse.
+    assert joined("Which clinic had the most visits in 2024?") is None
+    # "Which clinic" read from Clinic asks for the clinic, whatever other words the question says.
+    assert joined("Which clinic had the most visits in Q2 under its head nurse?") is None
+    assert joined("Which head nurse runs the clinic with the most visits in Q2?") == "Head nurse"
+
+
+def test_a_table_ordered_on_the_amount_the_question_names_stands_before_a_likelier_one() -> None:
+    question = "Who is the head nurse of the clinic with the most visits?"
+    clinics = _table(
+        [["Clinic", "Visits", "Beds"], ["North", "490", "12"], ["South", "470", "30"],
+         ["East", "505", "18"]],
+        "clinics.xlsx › Clinics",
+    )  # fmt: skip
+    nurses = _table(
+        [["Clinic", "Head nurse", "Nurses"], ["North", "Rui", "9"], ["South", "Lia", "12"],
+         ["East", "Tom", "7"]],
+        "nurses.docx › Head nurses",
+    )  # fmt: skip
+    ordered = TableChoice(0, 0, "clinics.xlsx", clinics, followed(question, clinics)[0], 1.0)
+    ordered.confidence, ordered.vote = 0.5, 0.1
+    other = TableChoice(1, 1, "nurses.docx", nurses, followed(question, nurses)[0], 1.0)
+    other.confidence, other.vote = 0.9, 0.9
+    assert ordered.best.result.values == ["East"]
+    assert standing(ordered, question) > standing(other, question)
