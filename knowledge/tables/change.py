@@ -20,6 +20,7 @@ from knowledge.tables.cells import DATE
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, Program, fold, kept_rows, run
 from knowledge.tables.question import MONTH_STEMS, STOPWORDS, mentions, read_question, stem
+from knowledge.tables.said import said_months
 
 _GROWTH = frozenset(
     "grow grew grown growth increase increased rise rose risen gain gained gains climb climbed "
@@ -98,11 +99,14 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     said = set(words)
     # "How many covers did Garden serve in 2025?" of a sheet "Covers 2025" by quarter: the year's.
     whole_year = bool(said & {"many", "much"}) and _says_the_labels_year(words, grid)
-    op = "row_avg" if said & _AVERAGE else "row_sum" if said & _TOTAL or whole_year else ""
     periods = [index for index, column in enumerate(grid.columns) if _is_period(column)]
+    # "How much did Birch Court collect in the first quarter?" of a sheet by month: its months.
+    months = _said_months(question, grid, periods)
+    whole_year = whole_year or bool(months and said & {"many", "much"})
+    op = "row_avg" if said & _AVERAGE else "row_sum" if said & _TOTAL or whole_year else ""
     if not op or len(periods) < 2:
         return None
-    named = [index for index in named_amount_columns(words, grid) if index in periods]
+    named = months or [i for i in named_amount_columns(words, grid) if i in periods]
     if len(named) == 1 or len(named) > 2:
         return None
     first, last = (min(named), max(named)) if named else (periods[0], periods[-1])
@@ -114,6 +118,14 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     program = Program(op, target=last, key=first, conditions=conditions)
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
+
+
+def _said_months(question: str, grid: Grid, periods: list[int]) -> list[int]:
+    """Return the first and the last column of the months of the quarter or half the question
+    says, when the table holds each of them and no column of that name."""
+    wanted = said_months(fold(question))
+    found = [i for i in periods if MONTH_STEMS.get(fold(grid.columns[i].name).split()[0]) in wanted]
+    return [found[0], found[-1]] if wanted and len(found) == len(wanted) else []
 
 
 def _says_the_labels_year(words: list[str], grid: Grid) -> bool:

@@ -72,6 +72,23 @@ def said_periods(folded: str) -> dict[str, str]:
     return periods
 
 
+# The months of each quarter and half, by their stems ("q1": Jan to Mar).
+_MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+_PERIOD_MONTHS = {
+    **{f"q{n}": _MONTHS[3 * n - 3 : 3 * n] for n in range(1, 5)},
+    "h1": _MONTHS[:6],
+    "h2": _MONTHS[6:],
+}
+_PERIOD_SAID = re.compile(r"(q[1-4]|h[12])")
+
+
+def said_months(folded: str) -> list[str]:
+    """Return the stems of the months of the one quarter or half a question says, in words or
+    as a header would ("the first quarter", "Q1": jan, feb, mar); none for any other question."""
+    said = {*said_periods(folded), *_PERIOD_SAID.findall(folded)}
+    return _PERIOD_MONTHS[said.pop()] if len(said) == 1 else []
+
+
 # An amount of time said with a comparison: "within two days", "in under a week", "more than
 # 3 hours". "Within" is a comparison only of a time (or a distance nobody tables here).
 _AMOUNT_OF_TIME = re.compile(

@@ -263,3 +263,24 @@ def test_a_table_ordered_on_the_amount_the_question_names_stands_before_a_likeli
     other.confidence, other.vote = 0.9, 0.9
     assert ordered.best.result.values == ["East"]
     assert standing(ordered, question) > standing(other, question)
+
+
+def test_a_quarter_or_a_half_of_a_sheet_by_month_adds_its_months() -> None:
+    sales = _table(
+        [["Region", "January", "February", "March", "April", "May", "June"],
+         ["North", "10", "12", "11", "9", "14", "13"],
+         ["South", "20", "18", "22", "25", "19", "21"]],
+        "sales.xlsx › Sales by month",
+    )  # fmt: skip
+    for question, values in (
+        ("How much did North sell in the second quarter?", [36.0]),
+        ("How many units did South sell in the first quarter?", [60.0]),
+        ("How much did North sell in the first half?", [69.0]),
+    ):
+        best = followed(question, sales)[0]
+        assert best.program.op == "row_sum" and best.result.values == values, question
+    # A quarter whose months the sheet does not hold is no span of it.
+    assert all(
+        c.program.op != "row_sum"
+        for c in followed("How much did North sell in the third quarter?", sales)
+    )
