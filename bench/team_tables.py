@@ -1,7 +1,7 @@
 """Questions over a team's tables, through the whole pipeline.
 
     .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow|osprey|
-                                                juniper|fenwick]
+                                                juniper|fenwick|rowan]
                                           [--provider NAME] [--model NAME]
                                           [--half tune|held|all] [--out FILE]
 
@@ -32,7 +32,11 @@ staff, a PDF text table of revenue against target and a slide of delivery partne
 collected per month with a Total column, a CSV of leases (some rolling, with no end date), an
 HTML list of repair tickets, a Word table of contractors with response times and an Approved
 column, a Markdown table of the residents' committee, a PDF text table of energy use with
-letter bands and a slide of insurance policies.
+letter bands and a slide of insurance policies. `rowan` (`bench/team_tables/rowan/`, written
+after the eighth's rules): library branches and a sheet of loans under abbreviated month names,
+a CSV of events with written-out dates and "Free" prices, an HTML inventory of computers, a
+Markdown table of volunteers, a PDF text table of budgets with a Total row, a slide of opening
+hours with closed days and a Word table of a reading challenge with percentages.
 The questions: counts, totals,
 averages, the most and the least, filters, the first and the last, differences, comparisons,
 lookups, two-step and cross-sheet questions, and questions the tables cannot answer. Each
@@ -72,6 +76,7 @@ SETS = {
     "osprey": ROOT / "bench" / "team_tables" / "osprey",
     "juniper": ROOT / "bench" / "team_tables" / "juniper",
     "fenwick": ROOT / "bench" / "team_tables" / "fenwick",
+    "rowan": ROOT / "bench" / "team_tables" / "rowan",
 }
 
 
