@@ -66,9 +66,10 @@ _IDENTIFIER = re.compile(r"(?:^|\s)(?:#|no\.?|id)\s*$", re.IGNORECASE)
 
 
 def _last_noun(name: str) -> str:
-    """Return the stem of a header's last word that is no number: what it measures ("Number of
-    electorates (2009)" measures electorates, "Season tickets" tickets)."""
-    words = [w for w in fold(name).split() if not w.isdigit()]
+    """Return the stem of a header's last word that is no number, before "per": what it
+    measures ("Number of electorates (2009)" measures electorates, "Season tickets" tickets,
+    "Hours per month" hours)."""
+    words = [w for w in fold(name).split(" per ")[0].split() if not w.isdigit()]
     return stem(words[-1]) if words else ""
 
 

@@ -38,6 +38,11 @@ from knowledge.tables.asked_time import (
 )
 from knowledge.tables.cells import DATE, DURATION
 from knowledge.tables.change import column_change, row_span
+from knowledge.tables.kept import (
+    keeps_every_named_cell,
+    keeps_what_it_excludes,
+    reads_no_unasked_row,
+)
 from knowledge.tables.offered import offered_row, picks_an_offered_cell
 from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Grid, Program, display, fold, kept_rows, run
@@ -45,7 +50,6 @@ from knowledge.tables.question import (
     RANK_WORDS,
     asked_direction,
     header_overlap,
-    negated,
     read_question,
     stem,
 )
@@ -142,19 +146,6 @@ def _speed(words: list[str], column) -> int:
 
 # Words after "total" that name no column ("the total number of wins").
 _TOTAL_FILLERS = frozenset("number amount of the all".split())
-
-
-def keeps_what_it_excludes(question: str, candidate: Candidate) -> bool:
-    """Whether a program keeps the rows whose cell holds what the question excludes ("how many
-    channels are not an ABC channel?" counts no rows that hold "abc"; "other than Porto"):
-    the words a condition reads follow "not", "besides", "other than" within three words."""
-    padded = f" {fold(question)} "
-    return any(
-        condition.op in ("eq", "contains")
-        and isinstance(condition.value, str)
-        and negated(padded, condition.value)
-        for condition in candidate.program.conditions
-    )
 
 
 def follows_the_asked_total(words: list[str], grid: Grid, candidate: Candidate) -> bool:
@@ -371,6 +362,7 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         follows_the_asked_time(words, grid, candidate)
         and follows_the_asked_total(words, grid, candidate)
         and follows_the_asked_amount(words, grid, candidate)
+        and reads_no_unasked_row(words, grid, candidate)
         and reads_the_counted_amount(words, grid, candidate)
         and follows_the_named_doer(words, grid, candidate)
         and follows_the_asked_column(question, grid, candidate)
@@ -475,12 +467,13 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
     (`counted_options`), the rows sharing a named row's cell (`same_as`), a run of
     consecutive rows (`consecutive_rows`), the one of two offered cells a row holds
     (`offered_row`), a change along a row between two columns (`column_change`), a total or an
-    average along a row over its period columns (`row_span`), the rows whose
-    amount is below or above another column's (`against_column`), or as many
-    rows as the question asks of the likeliest program's most or least (`top_rows`). This is
+    average along a row over its period columns (`row_span`), the rows whose amount is below or
+    above another column's (`against_column`), or as many rows as the question asks of the
+    likeliest program's most or least (`top_rows`); see also `keeps_every_named_cell`. This is
     what the store, the model's judge and the benches read."""
     every = counts_some_rows(reads_both_of_a_pair(ranked(question, grid, weights)))
-    found = by_answer([c for c in every if follows_the_question(question, grid, c)])
+    found = [c for c in every if follows_the_question(question, grid, c)]
+    found = by_answer(keeps_every_named_cell(grid, found))
     found = picks_an_offered_cell(question, grid, found)
     made_by_rules = (
         added_pair(question, grid, every),

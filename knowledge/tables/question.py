@@ -27,6 +27,7 @@ from knowledge.tables.said import (
     COMPARE_CUES,
     CURRENCY_BEFORE,
     NUMBER_WORDS,
+    antonym_conditions,
     said_compounds,
     said_durations,
     said_periods,
@@ -461,6 +462,7 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
     _blank_and_day_conditions(question, grid, found)
     _flag_conditions(question, grid, found)
     _waiting_conditions(question, grid, found)
+    antonym_conditions(question.words, grid, found)
     # "High-priority repairs": the rows whose Priority says High.
     for cell, header, said in said_compounds(question.folded):
         for index, column in enumerate(grid.columns):

@@ -23,13 +23,14 @@ from knowledge.tables.follows import AMOUNT_CUES
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import ALONG_A_ROW, ANCHORED, Grid, fold, kept_rows
 from knowledge.tables.question import (
+    MONTH_STEMS,
     STOPWORDS,
     header_overlap,
     read_question,
     says_yes_or_no,
     stem,
 )
-from knowledge.tables.said import said_durations, said_periods
+from knowledge.tables.said import said_durations, said_months, said_periods
 from providers import embedder
 
 # Words that ask for a computation, not for a thing the table names.
@@ -80,10 +81,12 @@ def relevance(question: str, grid: Grid) -> float:
     if not words:
         return 1.0
     vocabulary = _vocabulary(grid)
-    # "The second quarter" is the table's when it has a column Q2.
+    # "The second quarter" is the table's when it has a column Q2, or its months.
     folded = fold(question)
+    wanted = set(said_months(folded))
+    months = bool(wanted) and wanted <= {MONTH_STEMS.get(word) for word in vocabulary}
     for period, said in said_periods(folded).items():
-        if period in vocabulary:
+        if period in vocabulary or months:
             vocabulary.update(said.split())
     # "Within two days" is the table's when a column holds amounts of time.
     if any(column.type == DURATION for column in grid.columns):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from knowledge.tables.cells import unit_seconds
+from knowledge.tables.programs import Condition, Grid, fold
 
 # A comparison said before a number: the condition's operator.
 COMPARE_CUES = [
@@ -122,3 +123,19 @@ def said_compounds(folded: str) -> list[tuple[str, str, str]]:
     """Return the (cell, header word, words) of each compound the question says of a cell and
     its column's name: "which high-priority repairs ..." says ("high", "priority", "high-priority")."""
     return [(m.group(1), m.group(2), m.group(0)) for m in _COMPOUND.finditer(folded)]
+
+
+# Words a question says for the rows whose cell says the other: "open" on a day is any cell but
+# "Closed".
+_ANTONYMS = {"open": "closed", "available": "unavailable", "active": "inactive"}
+
+
+def antonym_conditions(words: list[str], grid: Grid, found: dict) -> None:
+    """Add the condition of a column the question names whose cells say the opposite of a word
+    it says: "which branches are open on Sundays?" keeps the rows whose Sunday is not Closed."""
+    said = set(words) | {word[:-1] for word in words if word.endswith("s")}
+    for word in words:
+        opposite = _ANTONYMS.get(word)
+        for index, column in enumerate(grid.columns if opposite else ()):
+            if opposite in column.folded and said & set(fold(column.name).split()):
+                found.setdefault((index, f"!{opposite}"), Condition(index, "ne", opposite, word))

@@ -284,3 +284,50 @@ def test_a_quarter_or_a_half_of_a_sheet_by_month_adds_its_months() -> None:
         c.program.op != "row_sum"
         for c in followed("How much did North sell in the third quarter?", sales)
     )
+
+
+CLASSES = [
+    ["Class", "Level", "Fee", "Status", "Saturday", "Places"],
+    ["Pottery", "Beginner", "Free", "Running", "10:00–12:00", "12"],
+    ["Life drawing", "Advanced", "£8", "Running", "Closed", "10"],
+    ["Printmaking", "Beginner", "£5", "Cancelled", "14:00–16:00", "8"],
+    ["Weaving", "Beginner", "Free", "Running", "Closed", "6"],
+    ["Sculpture", "Advanced", "Free", "Cancelled", "Closed", "9"],
+]
+
+
+@pytest.fixture(scope="module")
+def classes():
+    return _table(CLASSES, "classes.csv")
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # Every cell named whole keeps its rows: the free classes that are running.
+        ("How many free classes are running?", [2.0]),
+        # "Open" on a day the table has a column for: any cell but Closed.
+        ("Which classes are open on Saturdays?", ["Pottery", "Printmaking"]),
+        # "How many <amount>" naming no row: the amount of every row, not one row's.
+        ("How many places do the classes offer?", [45.0]),
+    ],
+)
+def test_a_team_s_question_keeps_the_rows_it_names(classes, question, values) -> None:
+    assert followed(question, classes)[0].result.values == values
+
+
+def test_an_amount_per_something_is_what_its_first_words_measure() -> None:
+    rota = _table(
+        [["Volunteer", "Hours per week"], ["Ana", "6"], ["Ben", "4"], ["Cy", "9"]], "rota.md"
+    )
+    best = followed("How many hours do the volunteers give?", rota)[0]
+    assert best.program.op == "sum" and best.result.values == [19.0]
+
+
+def test_a_quarter_of_a_sheet_by_month_is_the_table_s() -> None:
+    sales = _table(
+        [["Region", "Apr", "May", "Jun"], ["North", "9", "14", "13"], ["South", "25", "19", "21"]],
+        "sales.xlsx › Sales",
+    )
+    assert relevance("How much did North sell in the second quarter?", sales) == 1.0
+    assert relevance("How much did North sell in the third quarter?", sales) < 1.0

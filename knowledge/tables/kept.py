@@ -1,0 +1,76 @@
+"""Which rows a program keeps, as a team asks for them: every category the question names
+("how many free events were held?" counts the Free rows that were Held, not only one of
+the two), none the question excludes ("not an ABC channel"), and no single row's amount for "how many <amount>" when the question names no row and no place.
+
+The parser ranks programs by what WikiTableQuestions' training questions ask (one condition
+more often than two); these rules read what a team's questions say of their own tables. Each
+was measured on the dev fifth of WikiTableQuestions' training split (`bench/table_parser.py`)
+and on the team-tables sets (`bench/team_tables.py`).
+"""
+
+from __future__ import annotations
+
+from knowledge.tables.parser import Candidate
+from knowledge.tables.programs import Grid, fold, kept_rows
+from knowledge.tables.question import asked_direction, negated, stem
+
+
+def keeps_what_it_excludes(question: str, candidate: Candidate) -> bool:
+    """Whether a program keeps the rows whose cell holds what the question excludes ("how many
+    channels are not an ABC channel?" counts no rows that hold "abc"; "other than Porto"):
+    the words a condition reads follow "not", "besides", "other than" within three words."""
+    padded = f" {fold(question)} "
+    return any(
+        condition.op in ("eq", "contains")
+        and isinstance(condition.value, str)
+        and negated(padded, condition.value)
+        for condition in candidate.program.conditions
+    )
+
+
+def _named_cells(candidate: Candidate, grid: Grid) -> frozenset[tuple[int, str]]:
+    """The cells a program's conditions name whole that keep some rows, not all."""
+    return frozenset(
+        (c.column, str(c.value)) for c in candidate.program.conditions
+        if c.op == "eq" and len(kept_rows(grid, (c,))) < grid.size
+    )  # fmt: skip
+
+
+def keeps_every_named_cell(grid: Grid, found: list[Candidate]) -> list[Candidate]:
+    """Return the candidates without the counts that keep fewer of the cells the question names
+    whole than another count that keeps them all and some rows: "how many free events were
+    held?" is no count of every held event. Only cells of different columns add up (two cells
+    of one column are either one or the other), each said in words of its own ("did not
+    qualify" found in two columns is said once), each keeping some rows but not all."""
+    counts = [c for c in found if c.program.op == "count" and c.result.rows]
+    most = max((_named_cells(c, grid) for c in counts), key=len, default=frozenset())
+    words = [word for _, value in most for word in value.split()]
+    if (
+        len(most) < 2
+        or len({column for column, _ in most}) < len(most)
+        or len(set(words)) < len(words)
+    ):
+        return found  # one column twice, or one word said once read in two columns
+    return [c for c in found if c.program.op != "count" or not _named_cells(c, grid) < most]
+
+
+# Words that name a place among the rows: "how many came to the last game?" reads one row.
+_PLACES = frozenset("first last top bottom final latest next previous earliest recent".split())
+# The programs that answer with one row's amount.
+_ONE_ROW = ("first", "last", "argmax", "argmin", "max", "min")
+
+
+def reads_no_unasked_row(words: list[str], grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program answering "how many <amount>" with one row's amount has a row to read:
+    a condition that names it, a place ("the last game") or an order ("the most"). "How many
+    children took part in the reading challenge?" is no first (nor least) row's Children."""
+    program = candidate.program
+    if program.op not in _ONE_ROW or program.conditions or _PLACES & set(words):
+        return True
+    if asked_direction(words) or program.target is None:
+        return True
+    for index, word in enumerate(words[:-1]):
+        if word in ("many", "much") and index and words[index - 1] == "how":
+            header = {stem(w) for w in fold(grid.columns[program.target].name).split()}
+            return stem(words[index + 1]) not in header
+    return True
