@@ -90,19 +90,25 @@ _PLACE_NOUNS = frozenset(
 _LISTED = frozenset("listed list chart table shown top bottom placed finished ranked came".split())
 
 
-# Headers of a date that ends something: its latest is the longest lasting.
+# Headers of a date that begins or ends something: the time since a beginning is longest at its
+# earliest, the time to an end at its latest.
+_BEGINS = frozenset(
+    "start started starts since joined hired opened founded established began signed enrolled "
+    "from".split()
+)
 _ENDS = frozenset("end ends ended ending until expiry expires expiring finish finished due".split())
 
 
 def elapsed_direction(words: list[str], column) -> int:
-    """Return the direction "the longest" (1) or "the shortest" (-1) asks of a column of times:
-    the time since a beginning is longest at its earliest ("which tenant has been with us the
-    longest?" is the earliest Start), that to an end at its latest. 0 for any other column,
-    or a question that says neither."""
-    said = {1 for word in words if word == "longest"} | {-1 for w in words if w == "shortest"}
-    if len(said) != 1 or not is_a_time(column):
+    """Return the direction "the longest" or "the shortest" asks of a column of times that
+    begins or ends something: "which tenant has been with us the longest?" is the earliest
+    Start, "whose contract runs the longest?" the latest Contract end; "the shortest" the other
+    way. 0 for any other column (a Left date says neither), or a question that says neither."""
+    said = {1 if word == "longest" else -1 for word in words if word in ("longest", "shortest")}
+    header = set(fold(column.name).split())
+    if len(said) != 1 or not is_a_time(column) or not header & (_BEGINS | _ENDS):
         return 0
-    return said.pop() * (1 if _ENDS & set(fold(column.name).split()) else -1)
+    return said.pop() * (1 if header & _ENDS else -1)
 
 
 def _done(before: str, after: str, words: list[str]) -> bool:

@@ -17,12 +17,13 @@ DATE = "date"
 DURATION = "duration"
 TEXT = "text"
 
-# Cells that hold no value, among them an end not set yet ("rolling", "ongoing", "present"): a
-# column of end dates with a few of them is still a column of dates.
+# Cells that hold no value.
 MISSING = frozenset(
     {"", "-", "–", "—", "−", "n/a", "na", "n.a.", "?", "…", "...", "tba", "tbd", "tbc"}
-    | {"ongoing", "rolling", "present", "open-ended", "indefinite"}
 )
+# An end not set yet: a column of end dates with a few of them is still a column of dates (the
+# cell keeps its words: "which leases are rolling?").
+OPEN_ENDS = frozenset({"ongoing", "rolling", "present", "open-ended", "indefinite"})
 # Trailing footnote marks: "[3]", "[a]", "[note 2]", "*", "†", "‡", "§".
 _MARKS = re.compile(r"(?:\s*(?:\[[^\]\n]{1,12}\]|[*†‡§¶^]+))+$")
 _CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}
@@ -152,14 +153,18 @@ def read_date(text: str) -> str | None:
 
 
 def column_type(cells: list[Cell], share: float = 0.8) -> str:
-    """Return the type most of a column's cells with a value hold (`share` of them), else text.
-    A column of years is a number column: years compare and sort as numbers."""
+    """Return the type most of a column's cells with a value hold (`share` of them), else text;
+    a column of dates whatever its open ends ("rolling"). A column of years is a number column:
+    years compare and sort as numbers."""
     typed = [cell.type for cell in cells if cell.value is not None]
     if not typed:
         return TEXT
     for kind in (NUMBER, DATE, DURATION):
         if sum(t == kind for t in typed) >= share * len(typed):
             return kind
+    dated = [c.type for c in cells if c.value is not None and c.text.lower() not in OPEN_ENDS]
+    if dated and sum(t == DATE for t in dated) >= share * len(dated):
+        return DATE
     return TEXT
 
 

@@ -122,10 +122,18 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
 
 def _said_months(question: str, grid: Grid, periods: list[int]) -> list[int]:
     """Return the first and the last column of the months of the quarter or half the question
-    says, when the table holds each of them and no column of that name."""
+    says, when the table holds each of them side by side (a subtotal between them, such as a
+    column Q1 after March, would be added in)."""
     wanted = said_months(fold(question))
-    found = [i for i in periods if MONTH_STEMS.get(fold(grid.columns[i].name).split()[0]) in wanted]
-    return [found[0], found[-1]] if wanted and len(found) == len(wanted) else []
+    found = [i for i in periods if _month(grid.columns[i]) in wanted]
+    if not wanted or len(found) != len(wanted) or found[-1] - found[0] != len(found) - 1:
+        return []
+    return [found[0], found[-1]]
+
+
+def _month(column) -> str | None:
+    words = fold(column.name).split()
+    return MONTH_STEMS.get(words[0]) if words else None
 
 
 def _says_the_labels_year(words: list[str], grid: Grid) -> bool:

@@ -469,11 +469,12 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
     (`offered_row`), a change along a row between two columns (`column_change`), a total or an
     average along a row over its period columns (`row_span`), the rows whose amount is below or
     above another column's (`against_column`), or as many rows as the question asks of the
-    likeliest program's most or least (`top_rows`); see also `keeps_every_named_cell`. This is
-    what the store, the model's judge and the benches read."""
+    likeliest program's most or least (`top_rows`); a count that leaves out a cell the question
+    names is set aside (`keeps_every_named_cell`). This is what the store, the model's judge
+    and the benches read."""
     every = counts_some_rows(reads_both_of_a_pair(ranked(question, grid, weights)))
     found = [c for c in every if follows_the_question(question, grid, c)]
-    found = by_answer(keeps_every_named_cell(grid, found))
+    found = by_answer(keeps_every_named_cell(question, grid, found))
     found = picks_an_offered_cell(question, grid, found)
     made_by_rules = (
         added_pair(question, grid, every),

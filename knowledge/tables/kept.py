@@ -1,6 +1,7 @@
 """Which rows a program keeps, as a team asks for them: every category the question names
-("how many free events were held?" counts the Free rows that were Held, not only one of
-the two), none the question excludes ("not an ABC channel"), and no single row's amount for "how many <amount>" when the question names no row and no place.
+("how many free events were held?" counts the Free rows that were Held, not only one of the
+two), none the question excludes ("not an ABC channel"), and no single row's amount for "how
+many <amount>" when the question names no row, no place and no order.
 
 The parser ranks programs by what WikiTableQuestions' training questions ask (one condition
 more often than two); these rules read what a team's questions say of their own tables. Each
@@ -36,12 +37,15 @@ def _named_cells(candidate: Candidate, grid: Grid) -> frozenset[tuple[int, str]]
     )  # fmt: skip
 
 
-def keeps_every_named_cell(grid: Grid, found: list[Candidate]) -> list[Candidate]:
+def keeps_every_named_cell(question: str, grid: Grid, found: list[Candidate]) -> list[Candidate]:
     """Return the candidates without the counts that keep fewer of the cells the question names
     whole than another count that keeps them all and some rows: "how many free events were
     held?" is no count of every held event. Only cells of different columns add up (two cells
     of one column are either one or the other), each said in words of its own ("did not
-    qualify" found in two columns is said once), each keeping some rows but not all."""
+    qualify" found in two columns is said once), each keeping some rows but not all; not when
+    the question offers either ("how many classes are free or running?")."""
+    if {"or", "either"} & set(fold(question).split()):
+        return found
     counts = [c for c in found if c.program.op == "count" and c.result.rows]
     most = max((_named_cells(c, grid) for c in counts), key=len, default=frozenset())
     words = [word for _, value in most for word in value.split()]
@@ -67,10 +71,11 @@ def reads_no_unasked_row(words: list[str], grid: Grid, candidate: Candidate) -> 
     program = candidate.program
     if program.op not in _ONE_ROW or program.conditions or _PLACES & set(words):
         return True
-    if asked_direction(words) or program.target is None:
+    read = program.target if program.target is not None else program.key
+    if asked_direction(words) or read is None:
         return True
     for index, word in enumerate(words[:-1]):
         if word in ("many", "much") and index and words[index - 1] == "how":
-            header = {stem(w) for w in fold(grid.columns[program.target].name).split()}
+            header = {stem(w) for w in fold(grid.columns[read].name).split()}
             return stem(words[index + 1]) not in header
     return True

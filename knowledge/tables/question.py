@@ -462,14 +462,15 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
     _blank_and_day_conditions(question, grid, found)
     _flag_conditions(question, grid, found)
     _waiting_conditions(question, grid, found)
-    antonym_conditions(question.words, grid, found)
-    # "High-priority repairs": the rows whose Priority says High.
+    antonym_conditions(question.words, grid, found, STOPWORDS)
+    # "High-priority repairs": the rows whose Priority says High ("not high-priority": others).
     for cell, header, said in said_compounds(question.folded):
         for index, column in enumerate(grid.columns):
             if cell in column.folded and stem(header) in {
                 stem(w) for w in header_words(column.name)
             }:
-                found.setdefault((index, cell), Condition(index, "eq", cell, said))
+                op, mark = ("ne", "!") if negated(padded, said) else ("eq", "")
+                found.setdefault((index, mark + cell), Condition(index, op, cell, said))
     # "Which suppliers deliver within two days?": a column of durations, compared in seconds.
     for seconds, op, said in said_durations(question.folded):
         for index, column in enumerate(grid.columns):

@@ -80,7 +80,7 @@ _PERIOD_MONTHS = {
     "h1": _MONTHS[:6],
     "h2": _MONTHS[6:],
 }
-_PERIOD_SAID = re.compile(r"(q[1-4]|h[12])")
+_PERIOD_SAID = re.compile(r"\b(q[1-4]|h[12])\b")
 
 
 def said_months(folded: str) -> list[str]:
@@ -115,13 +115,14 @@ def said_durations(folded: str) -> list[tuple[float, str, str]]:
 
 
 # A cell said with its column's name as one word: "high-priority" (Priority is High),
-# "two-bedroom", "full-time".
+# "low-risk" (Risk is Low).
 _COMPOUND = re.compile(r"\b([a-z0-9]+)-([a-z]+)\b")
 
 
 def said_compounds(folded: str) -> list[tuple[str, str, str]]:
     """Return the (cell, header word, words) of each compound the question says of a cell and
-    its column's name: "which high-priority repairs ..." says ("high", "priority", "high-priority")."""
+    its column's name: "which high-priority repairs ..." says ("high", "priority",
+    "high-priority")."""
     return [(m.group(1), m.group(2), m.group(0)) for m in _COMPOUND.finditer(folded)]
 
 
@@ -130,10 +131,13 @@ def said_compounds(folded: str) -> list[tuple[str, str, str]]:
 _ANTONYMS = {"open": "closed", "available": "unavailable", "active": "inactive"}
 
 
-def antonym_conditions(words: list[str], grid: Grid, found: dict) -> None:
-    """Add the condition of a column the question names whose cells say the opposite of a word
-    it says: "which branches are open on Sundays?" keeps the rows whose Sunday is not Closed."""
-    said = set(words) | {word[:-1] for word in words if word.endswith("s")}
+def antonym_conditions(
+    words: list[str], grid: Grid, found: dict, stopwords: frozenset[str]
+) -> None:
+    """Add the condition of a column the question names (by a word that is no stopword) whose
+    cells say the opposite of a word it says: "which branches are open on Sundays?" keeps the
+    rows whose Sunday is not Closed."""
+    said = (set(words) | {word[:-1] for word in words if word.endswith("s")}) - stopwords
     for word in words:
         opposite = _ANTONYMS.get(word)
         for index, column in enumerate(grid.columns if opposite else ()):

@@ -338,10 +338,12 @@ def _said_at(text: str, values: list[str]) -> tuple[int, int] | None:
 def _asks_for_its_target(read, choice: TableChoice) -> bool:
     """Whether "which <noun>" names the column the program answers from: "which building used
     the most gas?" read from Building asks for the building, whatever else it says ("when was
-    the teacher of Cloud Basics hired?" asks for no teacher)."""
+    the teacher of Cloud Basics hired?" asks for no teacher, "which clinic's head nurse ..." for
+    the head nurse)."""
     target, words = choice.best.program.target, read.words
     return (
         target is not None
+        and not re.match(r"\s*\w+\s+[\w-]+['’]s\b", read.text)  # "which clinic's head nurse"
         and len(words) > 1
         and words[0] in ("which", "what")
         and stem(words[1]) == read.head

@@ -12,7 +12,9 @@ import pytest
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.cells import DATE
 from knowledge.tables.choice import TableChoice
-from knowledge.tables.follows import followed
+from knowledge.tables.follows import followed, follows_the_asked_direction
+from knowledge.tables.parser import Candidate
+from knowledge.tables.programs import Program, run
 from knowledge.tables.rules import explained, is_lookup, relevance, standing, unaccounted
 from knowledge.tables.steps import joined_step
 
@@ -177,6 +179,8 @@ def test_a_cell_said_with_its_column_s_name_as_one_word_keeps_its_rows() -> None
     assert followed("How many high-priority jobs are there?", jobs)[0].result.values == [3.0]
     best = followed("Which high-priority jobs were reported in March?", jobs)[0]
     assert best.result.values == ["J-5"]
+    best = followed("Which jobs are not high-priority?", jobs)[0]
+    assert best.result.values == ["J-2", "J-4"]
     # Only of the column the second word names: "high-speed" is no Priority.
     conditions = followed("Which high-speed jobs are at Quay?", jobs)[0].program.conditions
     assert all(condition.said != "high-speed" for condition in conditions)
@@ -207,20 +211,37 @@ MEMBERS = [
 ]
 
 
-def test_the_longest_since_a_date_is_its_earliest_and_to_an_end_its_latest() -> None:
+@pytest.mark.parametrize(
+    ("question", "key", "op"),
+    [
+        ("Which member has been with us the longest?", 1, "argmin"),  # the earliest Joined
+        ("Which member joined the shortest time ago?", 1, "argmax"),
+        ("Whose contract runs the longest?", 2, "argmax"),  # the latest Contract end
+    ],
+)
+def test_the_longest_since_a_date_is_its_earliest_and_to_an_end_its_latest(
+    question, key, op
+) -> None:
     members = _table(MEMBERS, "members.csv")
     # An end not set yet ("ongoing") holds no date: the column is still one of dates.
     assert members.columns[2].type == DATE
-    for question, key, asked in (
-        ("Which member has been with us the longest?", 1, "Ben"),
-        ("Whose contract runs the longest?", 2, "Dee"),
-    ):
-        found = [
-            c for c in followed(question, members) if (c.program.key, c.program.target) == (key, 0)
-        ]
-        assert [c.result.values for c in found if c.program.op in ("argmax", "argmin")] == [
-            [asked]
-        ], question
+    for asked in ("argmax", "argmin"):
+        program = Program(asked, target=0, key=key)
+        candidate = Candidate(program, run(program, members), {}, 0.5)
+        assert follows_the_asked_direction(question, members, candidate) is (asked == op)
+    # A date that neither begins nor ends anything says no direction of its own.
+    left = _table([["Member", "Left"], ["Ada", "2020-01-01"], ["Ben", "2024-05-01"]], "left.csv")
+    program = Program("argmin", target=0, key=1)
+    candidate = Candidate(program, run(program, left), {}, 0.5)
+    assert not follows_the_asked_direction("Who stayed the longest?", left, candidate)
+
+
+def test_an_open_end_is_a_value_in_a_column_that_is_no_column_of_dates() -> None:
+    projects = _table(
+        [["Project", "Status"], ["A", "Ongoing"], ["B", "Completed"], ["C", "Completed"]],
+        "projects.csv",
+    )
+    assert followed("What is the status of project A?", projects)[0].result.values == ["Ongoing"]
 
 
 def test_a_join_is_asked_only_by_a_word_this_table_does_not_account_for() -> None:
@@ -243,6 +264,7 @@ def test_a_join_is_asked_only_by_a_word_this_table_does_not_account_for() -> Non
     # "Which clinic" read from Clinic asks for the clinic, whatever other words the question says.
     assert joined("Which clinic had the most visits in Q2 under its head nurse?") is None
     assert joined("Which head nurse runs the clinic with the most visits in Q2?") == "Head nurse"
+    assert joined("Which clinic's head nurse had the most visits in Q2?") == "Head nurse"
 
 
 def test_a_table_ordered_on_the_amount_the_question_names_stands_before_a_likelier_one() -> None:
@@ -276,6 +298,7 @@ def test_a_quarter_or_a_half_of_a_sheet_by_month_adds_its_months() -> None:
         ("How much did North sell in the second quarter?", [36.0]),
         ("How many units did South sell in the first quarter?", [60.0]),
         ("How much did North sell in the first half?", [69.0]),
+        ("How much did South sell in Q1?", [60.0]),
     ):
         best = followed(question, sales)[0]
         assert best.program.op == "row_sum" and best.result.values == values, question
@@ -314,6 +337,12 @@ def classes():
 )
 def test_a_team_s_question_keeps_the_rows_it_names(classes, question, values) -> None:
     assert followed(question, classes)[0].result.values == values
+
+
+def test_cells_offered_one_or_the_other_are_not_kept_together(classes) -> None:
+    # "Free or running" is no count of the free classes that are running (2).
+    best = followed("How many classes are free or running?", classes)[0]
+    assert best.program.op == "count" and len(best.program.conditions) < 2
 
 
 def test_an_amount_per_something_is_what_its_first_words_measure() -> None:
