@@ -79,21 +79,23 @@ def reads_the_counted_amount(words: list[str], grid: Grid, candidate: Candidate)
     is the Deaths cell of 2012's row, "how many electorates are in Chhatarpur district?" its
     Number of electorates; a count of rows answers "how many years", not "how many deaths"."""
     program = candidate.program
-    if program.op not in ("count", "distinct"):
+    after = amount_asked(words)
+    if program.op not in ("count", "distinct") or not after or after in AMOUNT_FILLERS:
         return True
+    named = [
+        number for number, column in enumerate(grid.columns)
+        if column.numeric and not holds_times(column) and not _IDENTIFIER.search(column.name)
+        and stem(after) == _last_noun(column.name)
+    ]  # fmt: skip
+    return len(named) != 1 or any(c.column == named[0] for c in program.conditions)
+
+
+def amount_asked(words: list[str]) -> str:
+    """Return the word after the question's first "how many" or "how much" ("" without one)."""
     for index, word in enumerate(words[:-1]):
-        if word not in ("many", "much") or index == 0 or words[index - 1] != "how":
-            continue
-        after = words[index + 1]
-        if after in AMOUNT_FILLERS:
-            return True
-        named = [
-            number for number, column in enumerate(grid.columns)
-            if column.numeric and not holds_times(column) and not _IDENTIFIER.search(column.name)
-            and stem(after) == _last_noun(column.name)
-        ]  # fmt: skip
-        return len(named) != 1 or any(c.column == named[0] for c in program.conditions)
-    return True
+        if word in ("many", "much") and index and words[index - 1] == "how":
+            return words[index + 1]
+    return ""
 
 
 # "what is the venue ...", "which nfl team ...", "what is the name of the trainer of ...":

@@ -11,6 +11,7 @@ and on the team-tables sets (`bench/team_tables.py`).
 
 from __future__ import annotations
 
+from knowledge.tables.asked import amount_asked
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, fold, kept_rows
 from knowledge.tables.question import asked_direction, negated, stem
@@ -72,10 +73,7 @@ def reads_no_unasked_row(words: list[str], grid: Grid, candidate: Candidate) -> 
     if program.op not in _ONE_ROW or program.conditions or _PLACES & set(words):
         return True
     read = program.target if program.target is not None else program.key
-    if asked_direction(words) or read is None:
+    after = amount_asked(words)
+    if asked_direction(words) or read is None or not after:
         return True
-    for index, word in enumerate(words[:-1]):
-        if word in ("many", "much") and index and words[index - 1] == "how":
-            header = {stem(w) for w in fold(grid.columns[read].name).split()}
-            return stem(words[index + 1]) not in header
-    return True
+    return stem(after) not in {stem(w) for w in fold(grid.columns[read].name).split()}

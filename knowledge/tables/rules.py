@@ -410,10 +410,8 @@ def standing(choice: TableChoice, question: str) -> tuple[bool, bool, float]:
 
 def fitness(choice: TableChoice, question: str) -> float:
     """How well a table's best program fits the question: its probability, the share of the
-    question the table holds, the table's BM25 vote, and twice that when it orders on the
-    column the question's "most" or "least" names."""
-    fit = choice.confidence * choice.relevance * choice.vote
-    return fit * 2 if orders_by_what_it_names(choice, question) else fit
+    question the table holds and the table's BM25 vote."""
+    return choice.confidence * choice.relevance * choice.vote
 
 
 def orders_by_what_it_names(choice: TableChoice, question: str) -> bool:
