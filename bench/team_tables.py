@@ -1,7 +1,7 @@
 """Questions over a team's tables, through the whole pipeline.
 
     .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow|osprey|
-                                                juniper|fenwick|rowan]
+                                                juniper|fenwick|rowan|alder]
                                           [--provider NAME] [--model NAME]
                                           [--half tune|held|all] [--out FILE]
 
@@ -36,7 +36,11 @@ letter bands and a slide of insurance policies. `rowan` (`bench/team_tables/rowa
 after the eighth's rules): library branches and a sheet of loans under abbreviated month names,
 a CSV of events with written-out dates and "Free" prices, an HTML inventory of computers, a
 Markdown table of volunteers, a PDF text table of budgets with a Total row, a slide of opening
-hours with closed days and a Word table of a reading challenge with percentages.
+hours with closed days and a Word table of a reading challenge with percentages. `alder`
+(`bench/team_tables/alder/`, written after the ninth's rules): veterinary clinics and a sheet of
+appointments by month, a CSV of patients with weights and an empty cell, an HTML list of
+medicines with stock and reorder levels, a Markdown table of staff, a PDF text table of running
+costs with a Total row, a slide of procedure prices by species and a Word table of a survey.
 The questions: counts, totals,
 averages, the most and the least, filters, the first and the last, differences, comparisons,
 lookups, two-step and cross-sheet questions, and questions the tables cannot answer. Each
@@ -77,6 +81,7 @@ SETS = {
     "juniper": ROOT / "bench" / "team_tables" / "juniper",
     "fenwick": ROOT / "bench" / "team_tables" / "fenwick",
     "rowan": ROOT / "bench" / "team_tables" / "rowan",
+    "alder": ROOT / "bench" / "team_tables" / "alder",
 }
 
 
