@@ -210,6 +210,10 @@ def main() -> None:
         if out:
             record = {**item, **row, "answer_values": values, "first_sentence": first}
             record["answer"] = outcome.answer
+            # The table the program read (its label), to tell a table not found from a
+            # program that read the right table wrongly (open mode).
+            shown = retrieval.get("program") or retrieval.get("tentative_program") or {}
+            record["table_read"] = shown.get("caption")
             record["sql"] = program.get("sql") or (retrieval.get("table_query") or {}).get("sql")
             # A program the rules held back, and what it computed, whether or not it answered.
             held = retrieval.get("tentative_program") or {}

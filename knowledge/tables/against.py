@@ -6,7 +6,8 @@ projects went over budget?", "which reps met their quota?" keep the rows where o
 below, above or at least the other, which no condition on one column states. `against_column`
 makes that program when the question says a verb of reaching (`_BELOW`, `_ABOVE`, `_REACHES`)
 before a word naming a numeric column (the reference) and exactly one other numeric column
-measures in the same unit (the header's parentheses: "(%)" is not "(min)").
+measures in the same unit (the header's parentheses: "(%)" is not "(min)"; the cells' unit or
+currency: a price in pounds is no stock count).
 """
 
 from __future__ import annotations
@@ -46,12 +47,12 @@ def against_column(question: str, grid: Grid) -> Candidate | None:
     reference = _named_after(words, at, grid)
     if reference is None:
         return None
-    unit = _unit(grid.columns[reference].name)
+    unit = _unit(grid.columns[reference])
     others = [
         index
         for index, column in enumerate(grid.columns)
         if index != reference and column.numeric and column.type != DATE
-        and _unit(column.name) == unit
+        and _unit(column) == unit
     ]  # fmt: skip
     if len(others) != 1:
         return None
@@ -100,6 +101,8 @@ def _named_after(words: list[str], at: int, grid: Grid) -> int | None:
     return named[0] if len(named) == 1 else None
 
 
-def _unit(header: str) -> str:
-    found = _UNIT.search(header)
-    return fold(found.group(1)) if found else ""
+def _unit(column) -> tuple[str, str]:
+    """Return what a column measures in: its header's parentheses, and its cells' unit or
+    currency ("In stock" and "Reorder at" are counts, "Unit price" is in GBP)."""
+    found = _UNIT.search(column.name)
+    return (fold(found.group(1)) if found else "", column.unit)

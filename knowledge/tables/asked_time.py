@@ -50,9 +50,9 @@ def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -
     if not direction or program.key is None:
         return True
     key = grid.columns[program.key]
-    if not asked and done and not asked_direction(words) and not is_a_time(key):
-        # "leaves first" over a table with a column of times is no least Tonnage ("the most
-        # points" asks for its own order).
+    if not asked and in_time and not asked_direction(words) and not is_a_time(key):
+        # "leaves first" or "the first patient to register" over a table with a column of
+        # times is no least Tonnage or Weight ("the most points" asks for its own order).
         return not any(is_a_time(column) for column in grid.columns)
     placed = {_PLACE_ORDER[word] for word in words if word in _PLACE_ORDER}
     if not asked and len(placed) == 1 and not asked_direction(words) and is_a_time(key):

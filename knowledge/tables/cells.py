@@ -175,3 +175,28 @@ def column_unit(cells: list[Cell]) -> str:
         return ""
     best = max(set(units), key=units.count)
     return best if units.count(best) * 2 >= len(units) else ""
+
+
+_LEADING_NUMBER = re.compile(r"^\s*[$€£¥₹#~≈]?\s*([-−–]?\d[\d,]*(?:\.\d+)?)")
+
+
+def leading_number(text: str) -> float | None:
+    """Return the number a cell's text starts with ("12 (3)" 12, "1st" 1, "$1,200" 1200)."""
+    match = _LEADING_NUMBER.match(text or "")
+    if not match:
+        return None
+    digits = match.group(1).replace(",", "").replace("−", "-").replace("–", "-")
+    try:
+        return float(digits)
+    except ValueError:
+        return None
+
+
+def date_number(value: str) -> float | None:
+    """Return an ISO date with "xx" parts as a number that sorts as the date does."""
+    parts = value.split("-")
+    if len(parts) != 3 or not parts[0].lstrip("-").isdigit():
+        return None
+    month = int(parts[1]) if parts[1].isdigit() else 0
+    day = int(parts[2]) if parts[2].isdigit() else 0
+    return int(parts[0]) * 10000 + month * 100 + day

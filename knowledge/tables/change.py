@@ -7,7 +7,8 @@ May?" and "by how much did the actual cost of security exceed the plan?" read tw
 one row, which no program over rows computes (a difference there is of two rows' cells).
 `column_change` makes that program (`change`: the key column minus the target column of the
 one kept row) when the question names two numeric columns, a row by a cell, and a change or a
-comparison. The first column said minus the second for "more", "exceeds" or a fall ("fell
+comparison; `row_span` a total or an average along the row's periods, `row_extreme` the period
+with the most or the least. The first column said minus the second for "more", "exceeds" or a fall ("fell
 from Q3 to Q4"), the second minus the first for "fewer" or a growth ("grew from Q1 to Q4"),
 the larger minus the smaller for a difference.
 """
@@ -19,7 +20,14 @@ import re
 from knowledge.tables.cells import DATE
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, Program, fold, kept_rows, run
-from knowledge.tables.question import MONTH_STEMS, STOPWORDS, mentions, read_question, stem
+from knowledge.tables.question import (
+    MONTH_STEMS,
+    STOPWORDS,
+    asked_direction,
+    mentions,
+    read_question,
+    stem,
+)
 from knowledge.tables.said import said_months
 
 _GROWTH = frozenset(
@@ -115,6 +123,37 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     conditions = _one_row(question, grid)
     if conditions is None:
         return None
+    program = Program(op, target=last, key=first, conditions=conditions)
+    result = run(program, grid)
+    return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
+
+
+# The words that ask for a period: "which month", "in what quarter", "when".
+_PERIOD_NOUNS = frozenset("month months quarter quarters year years half week period".split())
+
+
+def row_extreme(question: str, grid: Grid) -> Candidate | None:
+    """Return the period column with the most or the least of the row a question names
+    ("which month was busiest at Stonebridge?", "in which quarter did Garden serve the fewest
+    covers?"), over the periods it names first and last or every period, or None. A question
+    that names no one row ("which month had the most visits?" of every branch) is left to the
+    programs over rows."""
+    words = fold(question).split()
+    said = set(words)
+    if not (said & _PERIOD_NOUNS and said & {"which", "what"}) and words[:1] != ["when"]:
+        return None
+    direction = asked_direction(words)
+    periods = [index for index, column in enumerate(grid.columns) if _is_period(column)]
+    if not direction or len(periods) < 2:
+        return None
+    named = _said_months(question, grid, periods) or [
+        i for i in named_amount_columns(words, grid) if i in periods
+    ]
+    first, last = (min(named), max(named)) if len(named) == 2 else (periods[0], periods[-1])
+    conditions = _one_row(question, grid)
+    if conditions is None or any(index not in periods for index in range(first, last + 1)):
+        return None
+    op = "row_argmax" if direction > 0 else "row_argmin"
     program = Program(op, target=last, key=first, conditions=conditions)
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)

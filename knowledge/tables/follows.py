@@ -37,7 +37,7 @@ from knowledge.tables.asked_time import (
     program_direction,
 )
 from knowledge.tables.cells import DATE, DURATION
-from knowledge.tables.change import column_change, row_span
+from knowledge.tables.change import column_change, row_extreme, row_span
 from knowledge.tables.kept import (
     keeps_every_named_cell,
     keeps_what_it_excludes,
@@ -467,7 +467,8 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
     (`counted_options`), the rows sharing a named row's cell (`same_as`), a run of
     consecutive rows (`consecutive_rows`), the one of two offered cells a row holds
     (`offered_row`), a change along a row between two columns (`column_change`), a total or an
-    average along a row over its period columns (`row_span`), the rows whose amount is below or
+    average along a row over its period columns (`row_span`) or its period with the most or
+    the least (`row_extreme`), the rows whose amount is below or
     above another column's (`against_column`), or as many rows as the question asks of the
     likeliest program's most or least (`top_rows`); a count that leaves out a cell the question
     names is set aside (`keeps_every_named_cell`). This is what the store, the model's judge
@@ -484,6 +485,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         offered_row(question, grid, every),
         column_change(question, grid),
         row_span(question, grid),
+        row_extreme(question, grid),
         against_column(question, grid),
         top_rows(question, grid, found),
     )

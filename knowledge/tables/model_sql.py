@@ -23,8 +23,8 @@ from difflib import SequenceMatcher
 import sqlglot
 from sqlglot import exp
 
-from knowledge.tables.cells import DATE, DURATION, NUMBER
-from knowledge.tables.programs import Grid, date_number, fold
+from knowledge.tables.cells import DATE, DURATION, NUMBER, date_number
+from knowledge.tables.programs import Grid, fold
 from knowledge.tables.question import STOPWORDS
 from knowledge.tables.sql import NamedTable, execute, named_table, sql_name
 

@@ -13,6 +13,7 @@ A program reads the rows a condition keeps (all rows when it has none) and compu
 | `diff` | the key column of the anchor row minus that of the second anchor row |
 | `change` | the key column minus the target column of the one kept row ("from Q1 to Q4") |
 | `row_sum`, `row_avg` | the key column to the target column of the one kept row, added / averaged ("from January to April") |
+| `row_argmax`, `row_argmin` | the header of the key column to the target column with the most / least of the one kept row ("which month was busiest") |
 | `plus` | the key column of the two anchor rows added ("Braga and Faro combined") |
 | `same` | the target column of the other rows whose key cell is the anchor row's ("the same producer as …"); with no target, how many they are |
 | `more`, `less` | which of the two anchor rows has the more / less key: its anchor cell (with no key: which anchor cell more / fewer rows hold) |
@@ -36,19 +37,28 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from knowledge.tables.cells import DATE, DURATION, MISSING, NUMBER, clean
+from knowledge.tables.cells import (
+    DATE,
+    DURATION,
+    MISSING,
+    NUMBER,
+    clean,
+    date_number,
+    leading_number,
+)
 
 OPS = (
     "values", "count", "sum", "avg", "max", "min", "argmax", "argmin", "first", "last",
     "next", "previous", "diff", "more", "less", "mode", "top", "distinct", "plus", "same",
-    "streak", "change", "row_sum", "row_avg",
+    "streak", "change", "row_sum", "row_avg", "row_argmax", "row_argmin",
 )  # fmt: skip
 AGGREGATES = frozenset(
     {"count", "sum", "avg", "max", "min", "diff", "distinct", "plus", "streak", "change",
      "row_sum", "row_avg"}
 )  # fmt: skip
-# The operations along one row's columns: a change between two, a total or an average.
-ALONG_A_ROW = frozenset({"change", "row_sum", "row_avg"})
+# The operations along one row's columns: a change between two, a total, an average, the
+# column with the most or the least.
+ALONG_A_ROW = frozenset({"change", "row_sum", "row_avg", "row_argmax", "row_argmin"})
 # The operations on the rows a question names (its anchors), not on the rows conditions keep.
 ANCHORED = ("next", "previous", "diff", "more", "less", "plus", "same")
 _COMPARE = {
@@ -63,7 +73,6 @@ AGAINST = {"below": "<", "above": ">", "reaches": "≥", "within": "≤"}
 COMPARISONS = (
     "eq", "contains", "gt", "lt", "ge", "le", "ne", "month", "year", "day", "blank", *AGAINST,
 )  # fmt: skip
-_LEADING_NUMBER = re.compile(r"^\s*[$€£¥₹#~≈]?\s*([-−–]?\d[\d,]*(?:\.\d+)?)")
 _PUNCTUATION = re.compile(r"[^\w\s.%$€£-]|(?<!\d)\.(?!\d)")
 # A comma that groups a number's thousands ("2,000"): dropped, so that the number stays one.
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
@@ -96,28 +105,6 @@ def holds_a_value(text: str) -> bool:
     """Whether a cell says something: not empty, and not a mark of no value ("n/a", "-",
     "tbd"), which a lookup reads as nothing rather than as its answer."""
     return bool(text) and text.strip().lower() not in MISSING
-
-
-def leading_number(text: str) -> float | None:
-    """Return the number a cell's text starts with ("12 (3)" 12, "1st" 1, "$1,200" 1200)."""
-    match = _LEADING_NUMBER.match(text or "")
-    if not match:
-        return None
-    digits = match.group(1).replace(",", "").replace("−", "-").replace("–", "-")
-    try:
-        return float(digits)
-    except ValueError:
-        return None
-
-
-def date_number(value: str) -> float | None:
-    """Return an ISO date with "xx" parts as a number that sorts as the date does."""
-    parts = value.split("-")
-    if len(parts) != 3 or not parts[0].lstrip("-").isdigit():
-        return None
-    month = int(parts[1]) if parts[1].isdigit() else 0
-    day = int(parts[2]) if parts[2].isdigit() else 0
-    return int(parts[0]) * 10000 + month * 100 + day
 
 
 @dataclass
@@ -316,28 +303,36 @@ def run(program: Program, grid: Grid) -> Result | None:
     if op == "streak":
         longest = _longest_run(rows)
         return Result([float(len(longest))], longest, computed=True)
-    if op == "change":
-        if len(rows) != 1:
-            return None
-        earlier = grid.columns[program.target].numbers[rows[0]]
-        later = grid.columns[program.key].numbers[rows[0]]
-        if earlier is None or later is None:
-            return None
-        return Result([_number(later - earlier)], rows, computed=True)
-    if op in ("row_sum", "row_avg"):
-        if len(rows) != 1:
-            return None
-        span = range(program.key, program.target + 1)
-        amounts = [grid.columns[index].numbers[rows[0]] for index in span]
-        if None in amounts:
-            return None
-        total = sum(amounts)
-        return Result(
-            [_number(total if op == "row_sum" else total / len(amounts))], rows, computed=True
-        )
+    if op in ALONG_A_ROW:
+        return _along_a_row(program, grid, rows) if len(rows) == 1 else None
     if op in ("values", "first", "last", "distinct", "mode"):
         return _run_on_target(program, grid, rows)
     return _run_on_key(program, grid, rows)
+
+
+def _along_a_row(program: Program, grid: Grid, rows: list[int]) -> Result | None:
+    """Return what a program computes along the columns of its one kept row: the key column
+    minus the target column (`change`), or over the key column to the target column their
+    total, their average, or the header of the largest or the smallest."""
+    if program.op == "change":
+        span = [program.target, program.key]
+    else:
+        span = list(range(program.key, program.target + 1))
+    amounts = [grid.columns[index].numbers[rows[0]] for index in span]
+    if None in amounts:
+        return None
+    if program.op in ("row_argmax", "row_argmin"):
+        pick = max if program.op == "row_argmax" else min
+        best = pick(range(len(span)), key=lambda at: amounts[at])
+        if amounts.count(amounts[best]) > 1:
+            return None  # two columns hold the same most: neither is the one
+        return Result([grid.columns[span[best]].name], rows)
+    value = {
+        "change": lambda: amounts[1] - amounts[0],
+        "row_sum": lambda: sum(amounts),
+        "row_avg": lambda: sum(amounts) / len(amounts),
+    }[program.op]()
+    return Result([_number(value)], rows, computed=True)
 
 
 def _longest_run(rows: list[int]) -> list[int]:

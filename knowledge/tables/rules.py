@@ -60,6 +60,10 @@ def _vocabulary(grid: Grid) -> set[str]:
 
 # A team speaking of itself ("how many units do we manage?", "which tenant has been with us
 # the longest?"): no table's word.
+# The least share of the votes a table needs for its order on the named column to stand
+# before a better fit: on the dev fifth's 340 tables, "the most career home runs" ordered a
+# table with 0.5 % of the votes by its Home runs before the question's own table.
+ORDERED_VOTE_MIN = 0.05
 _OURSELVES = frozenset("we us our ours ourselves".split())
 
 
@@ -399,11 +403,12 @@ def signals(question: str, choice: TableChoice, found: list[Candidate]) -> dict[
 
 def standing(choice: TableChoice, question: str) -> tuple[bool, bool, float]:
     """How one table's best program stands against another's: one that reads every name the
-    question says first, then one that orders on the column its "most" or "least" names, then
-    the better fit."""
+    question says first, then one that orders on the column its "most" or "least" names (of a
+    table with some share of the votes: among many tables a header says "most" of some table
+    the question is not about), then the better fit."""
     return (
         uses_its_names(question, choice),
-        orders_by_what_it_names(choice, question),
+        orders_by_what_it_names(choice, question) and choice.vote >= ORDERED_VOTE_MIN,
         fitness(choice, question),
     )
 

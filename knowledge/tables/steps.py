@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 
 from knowledge.tables.asked import holds_times
-from knowledge.tables.cells import DATE
+from knowledge.tables.cells import DATE, leading_number
 from knowledge.tables.choice import Step, TableChoice
-from knowledge.tables.programs import Grid, display, fold, leading_number
+from knowledge.tables.programs import Grid, display, fold
 from knowledge.tables.question import header_overlap, read_question, stem
 
 # "Which vessel sails first, and who is its captain?": a question, then one about its answer.

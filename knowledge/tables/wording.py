@@ -90,6 +90,9 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
     if op in ("row_sum", "row_avg"):
         done = "Added" if op == "row_sum" else "Averaged"
         return f"{done} {name(program.key)} to {name(program.target)} of {rows}"
+    if op in ("row_argmax", "row_argmin"):
+        most = "most" if op == "row_argmax" else "least"
+        return f"Compared {name(program.key)} to {name(program.target)} of {rows}: the column with the {most}"
     anchors = " and ".join(_said_condition(grid, a) for a in program.anchors)
     if op in ("next", "previous"):
         side = "after" if op == "next" else "before"

@@ -17,6 +17,7 @@ from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Program, run
 from knowledge.tables.rules import explained, is_lookup, relevance, standing, unaccounted
 from knowledge.tables.steps import joined_step
+from knowledge.tables.wording import in_words
 
 TICKETS = [
     ["Ticket", "Team", "Owner role", "Urgent", "Status", "Hours"],
@@ -360,3 +361,87 @@ def test_a_quarter_of_a_sheet_by_month_is_the_table_s() -> None:
     )
     assert relevance("How much did North sell in the second quarter?", sales) == 1.0
     assert relevance("How much did North sell in the third quarter?", sales) < 1.0
+
+
+def test_among_many_tables_a_named_order_stands_only_with_a_share_of_the_votes() -> None:
+    # The ordering on the named amount stands before a better fit only for a table with some
+    # share of the votes: among hundreds, some table's header says what "most" names.
+    question = "Who is the head nurse of the clinic with the most visits?"
+    clinics = _table([["Clinic", "Visits"], ["North", "490"], ["East", "505"]], "clinics.xlsx")
+    nurses = _table(
+        [["Clinic", "Head nurse", "Nurses"], ["North", "Rui", "12"], ["East", "Tom", "30"]],
+        "nurses.docx",
+    )
+    ordered = TableChoice(0, 0, "clinics.xlsx", clinics, followed(question, clinics)[0], 1.0)
+    other = TableChoice(1, 1, "nurses.docx", nurses, followed(question, nurses)[0], 1.0)
+    ordered.confidence, other.confidence, other.vote = 0.5, 0.9, 0.9
+    ordered.vote = 0.1
+    assert standing(ordered, question) > standing(other, question)
+    ordered.vote = 0.01
+    assert standing(ordered, question) < standing(other, question)
+
+
+SALES_BY_MONTH = [
+    ["Region", "January", "February", "March", "April", "May", "June"],
+    ["North", "10", "12", "11", "9", "14", "13"],
+    ["South", "20", "18", "22", "25", "19", "21"],
+    ["West", "7", "9", "9", "6", "8", "8"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("Which month did North sell the most?", ["May"]),
+        ("In which month were South's sales lowest?", ["February"]),
+        ("When was South busiest?", ["April"]),
+        ("Which month of the first quarter was busiest for North?", ["February"]),
+    ],
+)
+def test_the_period_with_the_most_of_a_named_row_is_its_column(question, values) -> None:
+    sales = _table(SALES_BY_MONTH, "sales.xlsx › Sales by month")
+    best = followed(question, sales)[0]
+    assert best.program.op in ("row_argmax", "row_argmin"), question
+    assert best.result.values == values, question
+
+
+def test_the_period_with_the_most_is_read_in_words() -> None:
+    sales = _table(SALES_BY_MONTH, "sales.xlsx › Sales by month")
+    best = followed("Which month did North sell the most?", sales)[0]
+    assert in_words(best.program, sales, best.result) == (
+        "Compared January to June of 1 row of sales.xlsx › Sales by month where Region is "
+        "North: the column with the most"
+    )
+
+
+def test_no_period_is_the_most_of_a_row_without_one_row_or_one_most() -> None:
+    sales = _table(SALES_BY_MONTH, "sales.xlsx › Sales by month")
+    # No row named: the months of every region are no one row's.
+    found = followed("Which month had the most sales?", sales)
+    assert all(c.program.op not in ("row_argmax", "row_argmin") for c in found)
+    # Two months hold West's most: neither is the month.
+    found = followed("Which month did West sell the most?", sales)
+    assert all(c.program.op not in ("row_argmax", "row_argmin") for c in found)
+
+
+def test_an_amount_is_compared_with_the_column_of_its_own_unit() -> None:
+    # "Price" is in pounds, "On hand" and "Minimum" are counts: the stock below its minimum.
+    stock = _table(
+        [["Item", "On hand", "Minimum", "Price"], ["Gloves", "40", "50", "£2.50"],
+         ["Masks", "120", "100", "£0.30"], ["Gowns", "8", "10", "£4.00"]],
+        "stock.html",
+    )  # fmt: skip
+    best = followed("Which items are below their minimum?", stock)[0]
+    assert best.result.values == ["Gloves", "Gowns"]
+
+
+def test_the_first_of_its_kind_to_do_something_is_the_earliest_in_time() -> None:
+    # "The first student to enrol" is the earliest Enrolled, not the fewest Credits.
+    students = _table(
+        [["Student", "Course", "Enrolled", "Credits"], ["Ines", "Art", "2019-04-02", "30"],
+         ["Jon", "Law", "2016-09-12", "60"], ["Kai", "Art", "2021-01-20", "20"],
+         ["Lea", "Law", "2018-06-30", "45"]],
+        "students.csv",
+    )  # fmt: skip
+    best = followed("Who was the first student to enrol?", students)[0]
+    assert best.result.values == ["Jon"]
