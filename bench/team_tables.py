@@ -1,7 +1,8 @@
 """Questions over a team's tables, through the whole pipeline.
 
     .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow|osprey|
-                                                juniper|fenwick|rowan|alder]
+                                                juniper|fenwick|rowan|alder|
+                                                saltmarsh]
                                           [--provider NAME] [--model NAME]
                                           [--half tune|held|all] [--out FILE]
 
@@ -41,6 +42,10 @@ hours with closed days and a Word table of a reading challenge with percentages.
 appointments by month, a CSV of patients with weights and an empty cell, an HTML list of
 medicines with stock and reorder levels, a Markdown table of staff, a PDF text table of running
 costs with a Total row, a slide of procedure prices by species and a Word table of a survey.
+`saltmarsh` (`bench/team_tables/saltmarsh/`, written after the tenth's rules): hotels and a sheet
+of occupancy by quarter in percentages, a CSV of bookings with amounts in euros, a Markdown
+maintenance log with open jobs, a PDF text table of revenue against budget, a slide of guest
+ratings, a Word table of supplier contracts and an HTML list of staff.
 The questions: counts, totals,
 averages, the most and the least, filters, the first and the last, differences, comparisons,
 lookups, two-step and cross-sheet questions, and questions the tables cannot answer. Each
@@ -82,6 +87,7 @@ SETS = {
     "fenwick": ROOT / "bench" / "team_tables" / "fenwick",
     "rowan": ROOT / "bench" / "team_tables" / "rowan",
     "alder": ROOT / "bench" / "team_tables" / "alder",
+    "saltmarsh": ROOT / "bench" / "team_tables" / "saltmarsh",
 }
 
 
