@@ -47,17 +47,11 @@ def against_column(question: str, grid: Grid) -> Candidate | None:
     reference = _named_after(words, at, grid)
     if reference is None:
         return None
-    unit = _unit(grid.columns[reference])
-    others = [
-        index
-        for index, column in enumerate(grid.columns)
-        if index != reference and column.numeric and column.type != DATE
-        and _unit(column) == unit
-    ]  # fmt: skip
-    if len(others) != 1:
+    compared = _compared_with(grid, reference)
+    if compared is None:
         return None
     said = grid.columns[reference].name
-    condition = Condition(others[0], op, float(reference), said)
+    condition = Condition(compared, op, float(reference), said)
     if words[:2] == ["how", "many"]:
         program = Program("count", conditions=(condition,))
     else:
@@ -99,6 +93,23 @@ def _named_after(words: list[str], at: int, grid: Grid) -> int | None:
         and {stem(word) for word in fold(_UNIT.sub(" ", column.name)).split()} & set(after)
     ]  # fmt: skip
     return named[0] if len(named) == 1 else None
+
+
+def _compared_with(grid: Grid, reference: int) -> int | None:
+    """Return the one other numeric column measured in the reference's unit: its header's
+    unit and its cells' (a price in GBP is no stock count), or, when none or several are, the
+    one whose cells say no other unit ("52,000" beside a Quota of "$50,000")."""
+    header, cells = _unit(grid.columns[reference])
+    amounts = [
+        (index, _unit(column))
+        for index, column in enumerate(grid.columns)
+        if index != reference and column.numeric and column.type != DATE
+    ]
+    same = [index for index, unit in amounts if unit == (header, cells)]
+    near = [
+        index for index, (h, c) in amounts if h == header and (not c or not cells or c == cells)
+    ]
+    return same[0] if len(same) == 1 else near[0] if len(near) == 1 else None
 
 
 def _unit(column) -> tuple[str, str]:

@@ -22,8 +22,8 @@ from knowledge.tables.cells import DATE, TEXT
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import (
     AGGREGATES,
-    ALONG_A_ROW,
     ANCHORED,
+    HEADER_OPS,
     Grid,
     Program,
     fold,
@@ -196,9 +196,9 @@ def _names_the_table(noun: str, grid: Grid) -> bool:
 def follows_the_asked_column(question: str, grid: Grid, candidate: Candidate) -> bool:
     """Whether a program that answers with a column's cells answers with the column a "what" or
     "which" question names: "what is the name of the trainer of the first place horse?" is the
-    Trainer, not the Horse; "which nfl team picked the first player" the NFL team. A program
-    along a row's columns answers with no column's cells."""
-    target = None if candidate.program.op in ALONG_A_ROW else candidate.program.target
+    Trainer, not the Horse; "which nfl team picked the first player" the NFL team. The period
+    with the most of a row answers with a header, which "which month" asks for."""
+    target = None if candidate.program.op in HEADER_OPS else candidate.program.target
     asked = asked_column(question, grid) if target is not None else None
     return asked is None or target == asked
 

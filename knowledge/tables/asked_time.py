@@ -12,7 +12,7 @@ from __future__ import annotations
 from knowledge.tables.asked import holds_times, is_a_time
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, fold, kept_rows
-from knowledge.tables.question import asked_direction
+from knowledge.tables.question import RANK_WORDS, asked_direction
 
 _DIRECTION = {"argmax": 1, "max": 1, "more": 1, "argmin": -1, "min": -1, "less": -1}
 
@@ -42,7 +42,7 @@ def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -
     program = candidate.program
     if len(asked) == 1 and program.op in _PLACES:
         return _holds_the_asked_time(next(iter(asked)), grid, candidate)
-    done = _said_in_order(words, _done)
+    done = _said_in_order(words, _done) or _first_to_do(words)
     in_time = done or _said_in_order(words, _first_of_its_kind)
     if not asked and in_time and program.op in _PLACES:
         return _holds_the_asked_time(in_time, grid, candidate)
@@ -50,7 +50,7 @@ def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -
     if not direction or program.key is None:
         return True
     key = grid.columns[program.key]
-    if not asked and in_time and not asked_direction(words) and not is_a_time(key):
+    if not asked and done and not asked_direction(words) and not is_a_time(key):
         # "leaves first" or "the first patient to register" over a table with a column of
         # times is no least Tonnage or Weight ("the most points" asks for its own order).
         return not any(is_a_time(column) for column in grid.columns)
@@ -115,6 +115,19 @@ def _done(before: str, after: str, words: list[str]) -> bool:
     """ "Which ferry leaves first?", "which bridge was built last, and by whom?" ("how long did
     the strike last?" is the verb)."""
     return before not in _NOT_DONE and after in _AFTER_DONE and "long" not in words
+
+
+def _first_to_do(words: list[str]) -> int:
+    """Return -1 for "the first <noun> to <verb>" ("who was the first patient to register?"),
+    1 for the last, 0 otherwise: something done first, in time. A place or a rank is no noun
+    of it ("the first pick to sign" is the pick numbered 1)."""
+    said = {
+        _PLACE_ORDER[word]
+        for before, word, noun, to in zip(words, words[1:], words[2:], words[3:])
+        if word in _PLACE_ORDER and before in _OWNERS and to == "to"
+        and noun not in _PLACE_NOUNS and noun not in RANK_WORDS
+    }  # fmt: skip
+    return said.pop() if len(said) == 1 else 0
 
 
 def _first_of_its_kind(before: str, after: str, words: list[str]) -> bool:

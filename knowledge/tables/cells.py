@@ -200,3 +200,15 @@ def date_number(value: str) -> float | None:
     month = int(parts[1]) if parts[1].isdigit() else 0
     day = int(parts[2]) if parts[2].isdigit() else 0
     return int(parts[0]) * 10000 + month * 100 + day
+
+
+# The cells of a column that only says whether a row is something ("Vegetarian: Yes").
+YES = frozenset("yes y true".split())
+NO = frozenset("no n false".split())
+
+
+def says_yes_or_no(column) -> bool:
+    """Whether a column holds only yes and no (a flag such as Vegetarian or Approved), each at
+    least once."""
+    said = {value for value in column.folded if value}
+    return bool(said & YES) and bool(said & NO) and not said - YES - NO

@@ -101,13 +101,14 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     """Return the total or the average along the row a question names over its period columns
     ("what did Storage cost in total from January to April?", "the average monthly cost of
     Billing", "how many covers did Garden serve in 2025?" of a sheet "Covers 2025"), or None.
-    The span is the periods it names first and last, or every period when it names none; one
-    period named asks for that column ("the total bill in January")."""
+    The span is the periods it names first and last, or every period when it names none, of one
+    kind (the months, not the Q1 that totals three of them); one period named asks for that
+    column ("the total bill in January")."""
     words = fold(question).split()
     said = set(words)
     # "How many covers did Garden serve in 2025?" of a sheet "Covers 2025" by quarter: the year's.
     whole_year = bool(said & {"many", "much"}) and _says_the_labels_year(words, grid)
-    periods = [index for index, column in enumerate(grid.columns) if _is_period(column)]
+    periods = _one_kind(grid, words)
     # "How much did Birch Court collect in the first quarter?" of a sheet by month: its months.
     months = _said_months(question, grid, periods)
     whole_year = whole_year or bool(months and said & {"many", "much"})
@@ -128,35 +129,78 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
 
 
-# The words that ask for a period: "which month", "in what quarter", "when".
-_PERIOD_NOUNS = frozenset("month months quarter quarters year years half week period".split())
+# The period a question asks for by its kind ("which month", "in what quarter"), and what a
+# header of that kind looks like.
+_KINDS = {
+    "month": None,
+    "quarter": re.compile(r"^q[1-4]$"),
+    "half": re.compile(r"^h[12]$"),
+    "year": re.compile(r"^(?:(?:19|20)\d\d|fy ?\d{2,4})$"),
+}
 
 
 def row_extreme(question: str, grid: Grid) -> Candidate | None:
     """Return the period column with the most or the least of the row a question names
     ("which month was busiest at Stonebridge?", "in which quarter did Garden serve the fewest
-    covers?"), over the periods it names first and last or every period, or None. A question
-    that names no one row ("which month had the most visits?" of every branch) is left to the
-    programs over rows."""
+    covers?"), or None. The question asks "which <period>" of the kind the headers are, or
+    "when"; the periods are every one of that kind, the months of a quarter or a half it says,
+    or those from the first it names to the last, side by side. A question that names no one
+    row ("which month had the most visits?" of every branch), offers periods to choose from
+    ("January or March") or asks for several ("which months", "12 or more") is left to the
+    other programs."""
     words = fold(question).split()
-    said = set(words)
-    if not (said & _PERIOD_NOUNS and said & {"which", "what"}) and words[:1] != ["when"]:
-        return None
+    asked = _asked_period(words)
     direction = asked_direction(words)
-    periods = [index for index, column in enumerate(grid.columns) if _is_period(column)]
-    if not direction or len(periods) < 2:
+    if asked is None or not direction or "or" in words:
         return None
-    named = _said_months(question, grid, periods) or [
-        i for i in named_amount_columns(words, grid) if i in periods
-    ]
-    first, last = (min(named), max(named)) if len(named) == 2 else (periods[0], periods[-1])
+    periods = [i for i, column in enumerate(grid.columns) if _is_period(column, asked)]
+    if len(periods) < 2:
+        return None
+    named = [i for i in named_amount_columns(words, grid) if i in periods]
+    if said_months(fold(question)):
+        named = _said_months(question, grid, periods)
+        if not named:
+            return None  # "the first half" of quarters, or of months the sheet does not hold
+    if len(named) not in (0, 2):
+        return None
+    first, last = (min(named), max(named)) if named else (periods[0], periods[-1])
     conditions = _one_row(question, grid)
     if conditions is None or any(index not in periods for index in range(first, last + 1)):
-        return None
+        return None  # no one row, or a subtotal (Q1 after March) among the months
     op = "row_argmax" if direction > 0 else "row_argmin"
     program = Program(op, target=last, key=first, conditions=conditions)
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
+
+
+def period_words(grid: Grid) -> set[str]:
+    """Return the words naming the kinds of period the table has two columns or more of
+    ("quarter" for Q1 to Q4, "month" for Jan to Jun): a question's word the table holds."""
+    kinds = [k for k in _KINDS if sum(_is_period(c, k) for c in grid.columns) >= 2]
+    return {
+        form for kind in kinds for form in (kind, f"{kind}s", "halves" if kind == "half" else "")
+    } - {""}
+
+
+def _one_kind(grid: Grid, words: list[str]) -> list[int]:
+    """Return the period columns of one kind: that of the first period the question names,
+    or the kind the table has most of (the months, before the quarters that total them)."""
+    by_kind = [[i for i, c in enumerate(grid.columns) if _is_period(c, k)] for k in _KINDS]
+    named = [i for i in named_amount_columns(words, grid) if any(i in kind for kind in by_kind)]
+    if named:
+        return next(kind for kind in by_kind if named[0] in kind)
+    return max(by_kind, key=len)
+
+
+def _asked_period(words: list[str]) -> str:
+    """Return the kind of period a question asks for ("month" for "which month ...?", "" for
+    "when ...?"), or None: it asks for one, said right after "which" or "what"."""
+    if words[:1] == ["when"]:
+        return ""
+    for asking, noun in zip(words, words[1:]):
+        if asking in ("which", "what") and noun in _KINDS:
+            return noun
+    return None
 
 
 def _said_months(question: str, grid: Grid, periods: list[int]) -> list[int]:
@@ -181,13 +225,17 @@ def _says_the_labels_year(words: list[str], grid: Grid) -> bool:
     return any(len(word) == 4 and word.isdigit() and word in label for word in words)
 
 
-def _is_period(column) -> bool:
+def _is_period(column, kind: str = "") -> bool:
+    """Whether a column's header names a period (of the kind given, when one is)."""
     header = fold(column.name.split("(")[0]).strip()
-    return (
-        column.numeric
-        and column.type != DATE
-        and (stem(header) in MONTH_STEMS.values() or bool(_PERIOD.match(header)))
-    )
+    if not column.numeric or column.type == DATE:
+        return False
+    if kind:
+        pattern = _KINDS[kind]
+        return (
+            stem(header) in MONTH_STEMS.values() if pattern is None else bool(pattern.match(header))
+        )
+    return stem(header) in MONTH_STEMS.values() or bool(_PERIOD.match(header))
 
 
 def named_amount_columns(words: list[str], grid: Grid) -> list[int]:

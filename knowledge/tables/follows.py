@@ -43,6 +43,7 @@ from knowledge.tables.kept import (
     keeps_what_it_excludes,
     reads_no_unasked_row,
 )
+from knowledge.tables.money import money_total
 from knowledge.tables.offered import offered_row, picks_an_offered_cell
 from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Grid, Program, display, fold, kept_rows, run
@@ -151,7 +152,10 @@ _TOTAL_FILLERS = frozenset("number amount of the all".split())
 def follows_the_asked_total(words: list[str], grid: Grid, candidate: Candidate) -> bool:
     """Whether a program follows "the total <amount>" when the amount names a numeric column:
     "the total budget of the offices" adds Budget, it counts no rows and reads no one cell
-    (dev part: 3 more right, 2 fewer)."""
+    (dev part: 3 more right, 2 fewer). "How much" asks for an amount, never a number of rows
+    ("how much do we pay suppliers in total?")."""
+    if candidate.program.op in ("count", "distinct") and "how much" in " ".join(words):
+        return False
     if "total" not in words:
         return True
     after = [w for w in words[words.index("total") + 1 :][:4] if w not in _TOTAL_FILLERS][:1]
@@ -161,19 +165,13 @@ def follows_the_asked_total(words: list[str], grid: Grid, candidate: Candidate) 
         and stem(after[0]) in {stem(word) for word in fold(column.name).split()}
     ]  # fmt: skip
     program = candidate.program
-    if not named or program.op not in (
-        "sum",
-        "count",
-        "distinct",
-        "first",
-        "last",
-        "max",
-        "values",
-    ):
+    if not named or program.op not in _TOTAL_READERS:
         return True
     return program.op in _ADDING and program.key in named
 
 
+# The operations "the total <amount>" may be read as: only those that add it up follow it.
+_TOTAL_READERS = frozenset("sum count distinct first last max values".split())
 # The operations that add a column up: over the kept rows, or over the two rows named.
 _ADDING = ("sum", "plus")
 # Words that ask for every row's amount added up.
@@ -487,6 +485,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         row_span(question, grid),
         row_extreme(question, grid),
         against_column(question, grid),
+        money_total(question, grid),
         top_rows(question, grid, found),
     )
     for made in made_by_rules:

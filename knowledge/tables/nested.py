@@ -18,6 +18,7 @@ from collections.abc import Callable
 from django.conf import settings
 
 from knowledge.tables.choice import Step, TableChoice
+from knowledge.tables.programs import HEADER_OPS
 from knowledge.tables.wording import in_words
 
 # "the team that owns Billing", "the carrier which handled S-1004", "the agent who closed T-7":
@@ -72,4 +73,5 @@ def _one_cell(choice: TableChoice) -> bool:
         and len(result.values) == 1
         and len(result.rows) == 1
         and choice.best.program.target is not None
+        and choice.best.program.op not in HEADER_OPS  # a header is no cell of the row
     )

@@ -59,6 +59,8 @@ AGGREGATES = frozenset(
 # The operations along one row's columns: a change between two, a total, an average, the
 # column with the most or the least.
 ALONG_A_ROW = frozenset({"change", "row_sum", "row_avg", "row_argmax", "row_argmin"})
+# The operations that answer with a column's header, not with its cells.
+HEADER_OPS = frozenset({"row_argmax", "row_argmin"})
 # The operations on the rows a question names (its anchors), not on the rows conditions keep.
 ANCHORED = ("next", "previous", "diff", "more", "less", "plus", "same")
 _COMPARE = {

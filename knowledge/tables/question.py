@@ -13,15 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from knowledge.tables.cells import DATE, DURATION
-from knowledge.tables.programs import (
-    Condition,
-    Grid,
-    fold,
-    holds_a_value,
-    kept_rows,
-    leading_number,
-)
+from knowledge.tables.cells import DATE, DURATION, NO, YES, leading_number, says_yes_or_no
+from knowledge.tables.programs import Condition, Grid, fold, holds_a_value, kept_rows
 from knowledge.tables.said import (
     COMPARE_AFTER,
     COMPARE_CUES,
@@ -328,12 +321,18 @@ def said_days(folded: str) -> list[tuple[int, int, str]]:
 
 # The words that deny what follows them ("haven't" folds to "haven t").
 NEGATIONS = frozenset("not never yet t".split())
+# Words that say a thing is not done, and the headers of the date or mark of its being done.
+_OPEN = frozenset("open outstanding unresolved unfixed unfinished incomplete unpaid".split())
+_DONE = frozenset("fixed resolved closed completed done finished repaired paid settled".split())
 
 
 def _said_undone(words: list[str], header: str) -> bool:
     """Whether the question says a header's word after "not", "never" or "yet" (within three
     words): "have not been resolved", "haven't shipped", "yet to be paid" ask for its empty
-    cells."""
+    cells; so does a word of not being done said of a header of its being done ("which jobs
+    are still open?" of a column Fixed)."""
+    if _OPEN.intersection(words) and set(fold(header).split()) & _DONE:
+        return True
     stems = {stem(word) for word in fold(header).split() if word not in STOPWORDS}
     for at, word in enumerate(words):
         before = set(words[max(0, at - 3) : at])
@@ -378,18 +377,6 @@ def _blank_and_day_conditions(
                 found.setdefault((index, f"day{month}-{day}"), on_day)
 
 
-# The cells of a column that only says whether a row is something ("Vegetarian: Yes").
-_YES = frozenset("yes y true".split())
-_NO = frozenset("no n false".split())
-
-
-def says_yes_or_no(column) -> bool:
-    """Whether a column holds only yes and no (a flag such as Vegetarian or Approved), each at
-    least once."""
-    said = {value for value in column.folded if value}
-    return bool(said & _YES) and bool(said & _NO) and not said - _YES - _NO
-
-
 def _flag_conditions(
     question: Question, grid: Grid, found: dict[tuple[int, str], Condition]
 ) -> None:
@@ -401,7 +388,7 @@ def _flag_conditions(
         if not says_yes_or_no(column):
             continue
         said = {value for value in column.folded if value}
-        yes, no = said & _YES, said & _NO
+        yes, no = said & YES, said & NO
         header = fold(column.name)
         said_at = (
             re.search(rf"(?:(\bnon[- ])|(?<![\w-])){re.escape(header)}\b", padded)

@@ -17,17 +17,17 @@ from django.conf import settings
 
 from knowledge.tables.asked import ASKS_ORDER as _ASKS_ORDER
 from knowledge.tables.asked import asked_column
-from knowledge.tables.cells import DURATION
+from knowledge.tables.cells import DURATION, says_yes_or_no
+from knowledge.tables.change import period_words
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import AMOUNT_CUES
 from knowledge.tables.parser import Candidate
-from knowledge.tables.programs import ALONG_A_ROW, ANCHORED, Grid, fold, kept_rows
+from knowledge.tables.programs import ALONG_A_ROW, ANCHORED, HEADER_OPS, Grid, fold, kept_rows
 from knowledge.tables.question import (
     MONTH_STEMS,
     STOPWORDS,
     header_overlap,
     read_question,
-    says_yes_or_no,
     stem,
 )
 from knowledge.tables.said import said_durations, said_months, said_periods
@@ -58,12 +58,12 @@ def _vocabulary(grid: Grid) -> set[str]:
     return vocabulary | {word[:5] for word in vocabulary}
 
 
-# A team speaking of itself ("how many units do we manage?", "which tenant has been with us
-# the longest?"): no table's word.
 # The least share of the votes a table needs for its order on the named column to stand
 # before a better fit: on the dev fifth's 340 tables, "the most career home runs" ordered a
 # table with 0.5 % of the votes by its Home runs before the question's own table.
 ORDERED_VOTE_MIN = 0.05
+# A team speaking of itself ("how many units do we manage?", "which tenant has been with us
+# the longest?"): no table's word.
 _OURSELVES = frozenset("we us our ours ourselves".split())
 
 
@@ -92,6 +92,8 @@ def relevance(question: str, grid: Grid) -> float:
     for period, said in said_periods(folded).items():
         if period in vocabulary or months:
             vocabulary.update(said.split())
+    # "Which quarter" is the table's when it has columns Q1 to Q4.
+    vocabulary.update(period_words(grid))
     # "Within two days" is the table's when a column holds amounts of time.
     if any(column.type == DURATION for column in grid.columns):
         for _, _, said in said_durations(folded):
@@ -403,12 +405,14 @@ def signals(question: str, choice: TableChoice, found: list[Candidate]) -> dict[
 
 def standing(choice: TableChoice, question: str) -> tuple[bool, bool, float]:
     """How one table's best program stands against another's: one that reads every name the
-    question says first, then one that orders on the column its "most" or "least" names (of a
-    table with some share of the votes: among many tables a header says "most" of some table
-    the question is not about), then the better fit."""
+    question says first, then one that orders on the column its "most" or "least" names, or
+    answers with the period it asks for ("which quarter was busiest"), of a table with some
+    share of the votes (among many tables a header says "most" of some table the question is
+    not about), then the better fit."""
+    ordered = orders_by_what_it_names(choice, question) or choice.best.program.op in HEADER_OPS
     return (
         uses_its_names(question, choice),
-        orders_by_what_it_names(choice, question) and choice.vote >= ORDERED_VOTE_MIN,
+        ordered and choice.vote >= ORDERED_VOTE_MIN,
         fitness(choice, question),
     )
 

@@ -445,3 +445,112 @@ def test_the_first_of_its_kind_to_do_something_is_the_earliest_in_time() -> None
     )  # fmt: skip
     best = followed("Who was the first student to enrol?", students)[0]
     assert best.result.values == ["Jon"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which month was busier for North, January or March?",  # two offered: no span of months
+        "In which months did North sell 12 or more?",  # several asked for
+        "What is the most North sold in a month?",  # an amount, not a month
+        "Which year did North sell the most?",  # the columns are months
+        "Which month before May was busiest for North?",  # one period named: no span
+    ],
+)
+def test_a_period_is_the_most_of_a_row_only_when_one_is_asked_for(question) -> None:
+    sales = _table(SALES_BY_MONTH, "sales.xlsx › Sales by month")
+    assert all(c.program.op not in ("row_argmax", "row_argmin") for c in followed(question, sales))
+
+
+def test_a_quarter_that_totals_months_is_no_month() -> None:
+    sales = _table(
+        [["Region", "Jan", "Feb", "Mar", "Q1", "Apr", "May", "Jun", "Q2", "Total"],
+         ["North", "10", "12", "11", "33", "9", "14", "13", "36", "69"],
+         ["South", "20", "18", "22", "60", "25", "19", "21", "65", "125"]],
+        "sales.xlsx › Sales",
+    )  # fmt: skip
+    # The months and the quarters that total them are no one span: North's Total answers.
+    best = followed("What did North sell in total?", sales)[0]
+    assert best.result.values == ["69"]
+    found = followed("Which month was busiest for North?", sales)
+    assert all(c.result.values != ["Q2"] for c in found)
+
+
+def test_a_column_of_periods_makes_its_kind_the_table_s_word() -> None:
+    quarters = _table([["Hotel", "Q1", "Q2", "Q3"], ["Quay", "64%", "78%", "91%"]], "occupancy")
+    assert relevance("In which quarter was Quay fullest?", quarters) > relevance(
+        "In which week was Quay fullest?", quarters
+    )
+
+
+def test_a_rank_is_no_thing_done_first() -> None:
+    # "The first pick" is Pick 1, whatever the table's dates; "the first player to sign" is the
+    # earliest Signed.
+    draft = _table(
+        [["Pick", "Player", "Team", "Signed"], ["3", "Ana", "Reds", "2020-05-01"],
+         ["1", "Ben", "Blues", "2020-06-11"], ["2", "Cal", "Greens", "2020-04-02"]],
+        "draft.xlsx",
+    )  # fmt: skip
+    assert followed("Who was the first pick?", draft)[0].result.values == ["Ben"]
+    assert followed("Which team had the first pick?", draft)[0].result.values == ["Blues"]
+    assert followed("Who was the first player to sign?", draft)[0].result.values == ["Cal"]
+
+
+def test_an_amount_without_a_unit_is_compared_with_the_one_that_has_one() -> None:
+    reps = _table(
+        [["Rep", "Sales", "Quota"], ["Ana", "52,000", "$50,000"], ["Ben", "41,000", "$45,000"],
+         ["Cal", "60,000", "$55,000"]],
+        "reps.xlsx",
+    )  # fmt: skip
+    assert followed("Which reps exceeded their quota?", reps)[0].result.values == ["Ana", "Cal"]
+
+
+def test_a_job_not_done_is_still_open() -> None:
+    jobs = _table(
+        [["Job", "Area", "Reported", "Fixed"], ["J-1", "Lift", "2025-02-03", "2025-02-05"],
+         ["J-2", "Boiler", "2025-11-02", ""], ["J-3", "Roof", "2025-04-09", "2025-04-30"],
+         ["J-4", "Lights", "2025-07-21", ""]],
+        "jobs.md",
+    )  # fmt: skip
+    best = followed("Which jobs are still open?", jobs)[0]
+    assert best.result.values == ["J-2", "J-4"]
+    assert followed("How many jobs are outstanding?", jobs)[0].result.values == [2.0]
+
+
+def test_how_much_is_an_amount_never_a_number_of_rows() -> None:
+    contracts = _table(
+        [["Supplier", "Service", "Annual fee"], ["Kettle Co", "Catering", "€12,500"],
+         ["Brightline", "Cleaning", "€8,000"], ["Porta", "Security", "€20,000"]],
+        "contracts.docx",
+    )  # fmt: skip
+    question = "How much do we pay our suppliers every year in total?"
+    best = explained(question, followed(question, contracts))
+    assert best.program.op == "sum" and best.result.values == [40500.0]
+
+
+def test_the_period_asked_for_stands_before_a_likelier_table_s_lookup() -> None:
+    question = "In which quarter was Quay busiest?"
+    occupancy = _table([["Hotel", "Q1", "Q2", "Q3"], ["Quay", "64", "78", "91"],
+                        ["Dunes", "38", "74", "96"]], "hotels.xlsx › Occupancy")  # fmt: skip
+    revenue = _table([["Hotel", "Budget", "Actual"], ["Quay", "4200", "4450"],
+                      ["Dunes", "5100", "4880"]], "revenue.pdf")  # fmt: skip
+    period = TableChoice(0, 0, "hotels.xlsx", occupancy, followed(question, occupancy)[0], 1.0)
+    lookup = TableChoice(1, 1, "revenue.pdf", revenue, followed(question, revenue)[0], 1.0)
+    period.confidence, period.vote, lookup.confidence, lookup.vote = 0.5, 0.15, 0.4, 0.6
+    assert period.best.result.values == ["Q3"]
+    assert standing(period, question) > standing(lookup, question)
+
+
+def test_how_much_in_total_of_a_table_s_only_money_is_its_sum() -> None:
+    repairs = _table(
+        [["Job", "Area", "Hours", "Cost (€)"], ["R-1", "Roof", "12", "1,200"],
+         ["R-2", "Lift", "3", "450"], ["R-3", "Roof", "6", "800"]],
+        "repairs.md",
+    )  # fmt: skip
+    best = followed("How much did we spend on repairs altogether?", repairs)[0]
+    assert best.program.op == "sum" and best.result.values == [2450.0]
+    # Another amount asked for, or one row named: not the money's total.
+    best = followed("How much time did the repairs take in total?", repairs)[0]
+    assert best.program.key != 3
+    best = followed("How much did we spend in total on the Roof?", repairs)[0]
+    assert best.result.values != [2450.0]

@@ -1,0 +1,54 @@
+"""How much money in total: the sum of a table's only column of money.
+
+A team asks "how much do we pay our suppliers each year in total?" of a table of contracts
+whose one amount of money is headed Annual fee: the question says neither "annual" nor "fee",
+so the parser, which ranks programs by the headers a question names, puts a count of the rows
+first ("how much" is no number of rows) and a sum of Annual fee far below. `money_total` makes
+that sum when the question asks "how much" with a word of totalling, names no other amount of
+the table and no row, and the table holds exactly one column of money (its cells' currency, or
+a currency in its header: "Cost (€)").
+"""
+
+from __future__ import annotations
+
+import re
+
+from knowledge.tables.change import named_amount_columns
+from knowledge.tables.parser import Candidate
+from knowledge.tables.programs import Grid, Program, fold, run
+from knowledge.tables.question import mentions, read_question
+
+_CURRENCIES = frozenset("USD EUR GBP JPY INR".split())
+_CURRENCY_HEADER = re.compile(r"\((?:[$€£¥₹]|usd|eur|gbp|jpy|inr)\)", re.IGNORECASE)
+_TOTALLING = frozenset("total altogether combined overall".split())
+# The words after "how much" that ask of money: a verb ("how much do we pay"), not a noun of
+# another amount ("how much time", "how much space").
+_ASKING = frozenset("do does did have has had is are was were will would we our in".split())
+# How likely the sum is right when it is made: a question asking how much in total of a
+# table with one column of money asks for little else.
+MONEY_SCORE = 0.8
+
+
+def money_total(question: str, grid: Grid) -> Candidate | None:
+    """Return the sum of the table's one column of money for "how much ... in total?", or
+    None."""
+    words = fold(question).split()
+    at = next((i for i, pair in enumerate(zip(words, words[1:])) if pair == ("how", "much")), None)
+    if at is None or words[at + 2 : at + 3] and words[at + 2] not in _ASKING:
+        return None
+    if not _TOTALLING.intersection(words) and "all" not in words[at + 2 :]:
+        return None
+    money = [i for i, column in enumerate(grid.columns) if _is_money(column)]
+    if len(money) != 1 or set(named_amount_columns(words, grid)) - set(money):
+        return None
+    if any(c.op == "eq" for c in mentions(read_question(question), grid)):
+        return None  # a row named: the parser's sum over its rows, or its cell
+    program = Program("sum", key=money[0])
+    result = run(program, grid)
+    return None if result is None else Candidate(program, result, {}, MONEY_SCORE)
+
+
+def _is_money(column) -> bool:
+    return column.numeric and (
+        column.unit in _CURRENCIES or bool(_CURRENCY_HEADER.search(column.name))
+    )
