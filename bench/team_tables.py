@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow|osprey|
                                                 juniper|fenwick|rowan|alder|
-                                                saltmarsh]
+                                                saltmarsh|larkspur]
                                           [--provider NAME] [--model NAME]
                                           [--half tune|held|all] [--out FILE]
 
@@ -45,7 +45,11 @@ costs with a Total row, a slide of procedure prices by species and a Word table 
 `saltmarsh` (`bench/team_tables/saltmarsh/`, written after the tenth's rules): hotels and a sheet
 of occupancy by quarter in percentages, a CSV of bookings with amounts in euros, a Markdown
 maintenance log with open jobs, a PDF text table of revenue against budget, a slide of guest
-ratings, a Word table of supplier contracts and an HTML list of staff.
+ratings, a Word table of supplier contracts and an HTML list of staff. `larkspur`
+(`bench/team_tables/larkspur/`, written after the eleventh's rules): software projects and a
+sheet of hours per month, a CSV of bugs with open ones unresolved, a Markdown table of the team
+with day rates, a PDF text table of invoices with a Paid column, an HTML table of servers, a
+slide of releases and a Word table of training courses.
 The questions: counts, totals,
 averages, the most and the least, filters, the first and the last, differences, comparisons,
 lookups, two-step and cross-sheet questions, and questions the tables cannot answer. Each
@@ -88,6 +92,7 @@ SETS = {
     "rowan": ROOT / "bench" / "team_tables" / "rowan",
     "alder": ROOT / "bench" / "team_tables" / "alder",
     "saltmarsh": ROOT / "bench" / "team_tables" / "saltmarsh",
+    "larkspur": ROOT / "bench" / "team_tables" / "larkspur",
 }
 
 
