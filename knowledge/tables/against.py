@@ -18,7 +18,8 @@ from knowledge.tables.asked import asked_column
 from knowledge.tables.cells import DATE, TEXT
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Condition, Grid, Program, fold, run
-from knowledge.tables.question import NEGATIONS, STOPWORDS, stem
+from knowledge.tables.question import STOPWORDS, stem
+from knowledge.tables.said import NEGATIONS
 
 _BELOW = frozenset("miss missed misses missing under below short fail failed fails".split())
 _ABOVE = frozenset(

@@ -10,6 +10,7 @@ Each rule was measured on the dev fifth of WikiTableQuestions' training split fi
 from __future__ import annotations
 
 from knowledge.tables.asked import holds_times, is_a_time
+from knowledge.tables.cells import DATE
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, fold, kept_rows
 from knowledge.tables.question import RANK_WORDS, asked_direction
@@ -50,7 +51,7 @@ def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -
     if not direction or program.key is None:
         return True
     key = grid.columns[program.key]
-    if not asked and done and not asked_direction(words) and not is_a_time(key):
+    if not asked and in_time and not asked_direction(words) and not is_a_time(key):
         # "leaves first" or "the first patient to register" over a table with a column of
         # times is no least Tonnage or Weight ("the most points" asks for its own order).
         return not any(is_a_time(column) for column in grid.columns)
@@ -135,6 +136,7 @@ def _first_of_its_kind(before: str, after: str, words: list[str]) -> bool:
     return (
         before in _OWNERS
         and after not in _PLACE_NOUNS
+        and after not in RANK_WORDS  # "the first seed" is a rank
         and after not in _AFTER_DONE
         and not _LISTED.intersection(words)
     )
@@ -172,3 +174,20 @@ def _holds_the_asked_time(asked: int, grid: Grid, candidate: Candidate) -> bool:
             if column.numbers[row] == (max(times) if asked > 0 else min(times)):
                 return True
     return not timed
+
+
+# The words that ask for a time: a date is the answer to them.
+_TIME_NOUNS = frozenset("when date dates day days year years month months time week".split())
+
+
+def answers_which_with_a_date(words: list[str], grid: Grid, candidate: Candidate) -> bool:
+    """Whether a "which <noun>" question that asks for no time is answered with the date of that
+    noun done: "which release had the most bug fixes?" is the Version, not its Released date.
+    A table whose rows are named by their dates answers with them ("which game had the most
+    people in attendance?" is its Date)."""
+    target = candidate.program.target
+    if words[:1] != ["which"] or len(words) < 2 or len(words[1]) < 4 or target is None:
+        return False
+    column = grid.columns[target]
+    said = any(word[:5] == words[1][:5] for word in fold(column.name).split())
+    return column.type == DATE and said and not _TIME_NOUNS.intersection(words)

@@ -92,6 +92,7 @@ def _one_row(question: str, grid: Grid) -> tuple | None:
 
 
 _TOTAL = frozenset("total sum altogether combined overall".split())
+_SPAN = frozenset("from between through".split())
 _AVERAGE = frozenset("average mean".split())
 # A header that names a period: a month, a quarter, a half, a year ("Jan", "Q3", "H1", "2024").
 _PERIOD = re.compile(r"^(?:q[1-4]|h[12]|(?:19|20)\d\d|fy ?\d{2,4})$")
@@ -112,10 +113,13 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     # "How much did Birch Court collect in the first quarter?" of a sheet by month: its months.
     months = _said_months(question, grid, periods)
     whole_year = whole_year or bool(months and said & {"many", "much"})
-    op = "row_avg" if said & _AVERAGE else "row_sum" if said & _TOTAL or whole_year else ""
+    named = months or [i for i in named_amount_columns(words, grid) if i in periods]
+    # "How many hours did we log on Ledger sync from January to April?": a span asked for.
+    spanned = len(named) == 2 and said & {"many", "much"} and said & _SPAN and not said & _CUES
+    total = said & _TOTAL or whole_year or spanned
+    op = "row_avg" if said & _AVERAGE else "row_sum" if total else ""
     if not op or len(periods) < 2:
         return None
-    named = months or [i for i in named_amount_columns(words, grid) if i in periods]
     if len(named) == 1 or len(named) > 2:
         return None
     first, last = (min(named), max(named)) if named else (periods[0], periods[-1])
@@ -153,7 +157,11 @@ def row_extreme(question: str, grid: Grid) -> Candidate | None:
     direction = asked_direction(words)
     if asked is None or not direction or "or" in words:
         return None
-    periods = [i for i, column in enumerate(grid.columns) if _is_period(column, asked)]
+    periods = (
+        [i for i, column in enumerate(grid.columns) if _is_period(column, asked)]
+        if asked
+        else _one_kind(grid, words)  # "when": the kind the table has most of
+    )
     if len(periods) < 2:
         return None
     named = [i for i in named_amount_columns(words, grid) if i in periods]
@@ -201,6 +209,26 @@ def _asked_period(words: list[str]) -> str:
         if asking in ("which", "what") and noun in _KINDS:
             return noun
     return None
+
+
+def period_total(question: str, grid: Grid) -> Candidate | None:
+    """Return the total of the one period column a question names over every row, when it
+    asks how many or how much of what the sheet measures ("how many hours did we log across all
+    projects in February?" of a sheet "Hours 2026" by month: the sum of Feb), names no row and
+    no other amount; None otherwise."""
+    words = fold(question).split()
+    label = {stem(word) for word in fold(grid.label).split()}
+    headers = {stem(word) for column in grid.columns for word in fold(column.name).split()}
+    asked = next((b for a, b in zip(words, words[1:]) if a in ("many", "much")), "")
+    if not asked or stem(asked) not in label - headers or mentions(read_question(question), grid):
+        return None
+    periods = _one_kind(grid, words)
+    named = [i for i in named_amount_columns(words, grid) if i in periods]
+    if len(periods) < 2 or len(named) != 1:
+        return None
+    program = Program("sum", key=named[0])
+    result = run(program, grid)
+    return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
 
 
 def _said_months(question: str, grid: Grid, periods: list[int]) -> list[int]:

@@ -32,12 +32,13 @@ from knowledge.tables.asked import (
     same_as,
 )
 from knowledge.tables.asked_time import (
+    answers_which_with_a_date,
     elapsed_direction,
     follows_the_asked_time,
     program_direction,
 )
 from knowledge.tables.cells import DATE, DURATION
-from knowledge.tables.change import column_change, row_extreme, row_span
+from knowledge.tables.change import column_change, period_total, row_extreme, row_span
 from knowledge.tables.kept import (
     keeps_every_named_cell,
     keeps_what_it_excludes,
@@ -358,6 +359,7 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
     words = fold(question).split()
     return (
         follows_the_asked_time(words, grid, candidate)
+        and not answers_which_with_a_date(words, grid, candidate)
         and follows_the_asked_total(words, grid, candidate)
         and follows_the_asked_amount(words, grid, candidate)
         and reads_no_unasked_row(words, grid, candidate)
@@ -466,7 +468,8 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
     consecutive rows (`consecutive_rows`), the one of two offered cells a row holds
     (`offered_row`), a change along a row between two columns (`column_change`), a total or an
     average along a row over its period columns (`row_span`) or its period with the most or
-    the least (`row_extreme`), the rows whose amount is below or
+    the least (`row_extreme`), a period's total over every row (`period_total`), the total of
+    the one column of money (`money_total`), the rows whose amount is below or
     above another column's (`against_column`), or as many rows as the question asks of the
     likeliest program's most or least (`top_rows`); a count that leaves out a cell the question
     names is set aside (`keeps_every_named_cell`). This is what the store, the model's judge
@@ -484,6 +487,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         column_change(question, grid),
         row_span(question, grid),
         row_extreme(question, grid),
+        period_total(question, grid),
         against_column(question, grid),
         money_total(question, grid),
         top_rows(question, grid, found),

@@ -5,7 +5,8 @@ whose one amount of money is headed Annual fee: the question says neither "annua
 so the parser, which ranks programs by the headers a question names, puts a count of the rows
 first ("how much" is no number of rows) and a sum of Annual fee far below. `money_total` makes
 that sum when the question asks "how much" with a word of totalling, names no other amount of
-the table and no row, and the table holds exactly one column of money (its cells' currency, or
+the table and no condition on its rows (no row, no month, nothing unpaid), and the table holds
+exactly one column of money (its cells' currency, or
 a currency in its header: "Cost (€)").
 """
 
@@ -41,8 +42,8 @@ def money_total(question: str, grid: Grid) -> Candidate | None:
     money = [i for i, column in enumerate(grid.columns) if _is_money(column)]
     if len(money) != 1 or set(named_amount_columns(words, grid)) - set(money):
         return None
-    if any(c.op == "eq" for c in mentions(read_question(question), grid)):
-        return None  # a row named: the parser's sum over its rows, or its cell
+    if mentions(read_question(question), grid):
+        return None  # rows named or kept by a condition: the parser's sum over them
     program = Program("sum", key=money[0])
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, MONEY_SCORE)

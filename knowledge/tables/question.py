@@ -19,11 +19,13 @@ from knowledge.tables.said import (
     COMPARE_AFTER,
     COMPARE_CUES,
     CURRENCY_BEFORE,
+    NEGATIONS,
     NUMBER_WORDS,
     antonym_conditions,
     said_compounds,
     said_durations,
     said_periods,
+    still_open,
 )
 
 # Words the parser pairs with operations: anything else in a question is content, not a cue.
@@ -319,20 +321,10 @@ def said_days(folded: str) -> list[tuple[int, int, str]]:
     return days
 
 
-# The words that deny what follows them ("haven't" folds to "haven t").
-NEGATIONS = frozenset("not never yet t".split())
-# Words that say a thing is not done, and the headers of the date or mark of its being done.
-_OPEN = frozenset("open outstanding unresolved unfixed unfinished incomplete unpaid".split())
-_DONE = frozenset("fixed resolved closed completed done finished repaired paid settled".split())
-
-
 def _said_undone(words: list[str], header: str) -> bool:
     """Whether the question says a header's word after "not", "never" or "yet" (within three
     words): "have not been resolved", "haven't shipped", "yet to be paid" ask for its empty
-    cells; so does a word of not being done said of a header of its being done ("which jobs
-    are still open?" of a column Fixed)."""
-    if _OPEN.intersection(words) and set(fold(header).split()) & _DONE:
-        return True
+    cells."""
     stems = {stem(word) for word in fold(header).split() if word not in STOPWORDS}
     for at, word in enumerate(words):
         before = set(words[max(0, at - 3) : at])
@@ -352,10 +344,14 @@ def _blank_and_day_conditions(
     question: Question, grid: Grid, found: dict[tuple[int, str], Condition]
 ) -> None:
     """Add the conditions on a cell's emptiness and on a date's month or day the question says."""
-    # "Which incidents have not been resolved yet?": the rows whose Resolved cell is empty.
+    # "Which incidents have not been resolved yet?": the rows whose Resolved cell is empty;
+    # "which jobs are still open?" those whose Fixed date is.
+    open_column = still_open(question.words, grid)
     for index, column in enumerate(grid.columns):
         empty = sum(not holds_a_value(text) for text in column.texts)
-        if 0 < empty < grid.size and _said_undone(question.words, column.name):
+        if 0 < empty < grid.size and (
+            _said_undone(question.words, column.name) or index == open_column
+        ):
             found[(index, "blank")] = Condition(index, "blank", "", f"no {column.name}")
     # "How many flights leave in March?": the rows of a date column in that month.
     # A month said with its day ("20 April") is that day's (below), not the whole month's.
@@ -382,7 +378,7 @@ def _flag_conditions(
 ) -> None:
     """Add the condition of a yes/no column whose header the question says as a word: "how many
     vegetarian dishes" keeps the rows whose Vegetarian cell says yes; "not vegetarian" (or
-    "non-vegetarian") keeps those that say no."""
+    "non-vegetarian", "unpaid" of Paid) keeps those that say no."""
     padded = f" {question.folded} "
     for index, column in enumerate(grid.columns):
         if not says_yes_or_no(column):
@@ -391,7 +387,7 @@ def _flag_conditions(
         yes, no = said & YES, said & NO
         header = fold(column.name)
         said_at = (
-            re.search(rf"(?:(\bnon[- ])|(?<![\w-])){re.escape(header)}\b", padded)
+            re.search(rf"(?:(\bnon[- ]|\bun)|(?<![\w-])){re.escape(header)}\b", padded)
             if header
             else None
         )

@@ -39,7 +39,7 @@ _ASKING = frozenset(
     "biggest first last next previous before after more less fewer than difference between "
     "name names list top greatest best worst longest shortest earliest latest same count "
     "times year years all across together combined overall altogether each every per listed "
-    "there table chart "
+    "there table chart busiest busier quietest quieter recently recent newest oldest "
     # Comparisons and orders: what a program computes, not what a table holds ("how many
     # consecutive wins", "above 50", "which is older").
     "consecutive long amount above below under over higher lower larger smaller bigger longer "
@@ -409,7 +409,10 @@ def standing(choice: TableChoice, question: str) -> tuple[bool, bool, float]:
     answers with the period it asks for ("which quarter was busiest"), of a table with some
     share of the votes (among many tables a header says "most" of some table the question is
     not about), then the better fit."""
-    ordered = orders_by_what_it_names(choice, question) or choice.best.program.op in HEADER_OPS
+    # The period asked for, of a table that holds every word of the question ("which quarter
+    # was Quay's revenue highest?" is no quarter of an occupancy table).
+    period = choice.best.program.op in HEADER_OPS and choice.relevance >= 1.0
+    ordered = orders_by_what_it_names(choice, question) or period
     return (
         uses_its_names(question, choice),
         ordered and choice.vote >= ORDERED_VOTE_MIN,

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from knowledge.tables.cells import unit_seconds
-from knowledge.tables.programs import Condition, Grid, fold
+from knowledge.tables.cells import DATE, unit_seconds
+from knowledge.tables.programs import Condition, Grid, fold, holds_a_value
 
 # A comparison said before a number: the condition's operator.
 COMPARE_CUES = [
@@ -143,3 +143,35 @@ def antonym_conditions(
         for index, column in enumerate(grid.columns if opposite else ()):
             if opposite in column.folded and said & set(fold(column.name).split()):
                 found.setdefault((index, f"!{opposite}"), Condition(index, "ne", opposite, word))
+
+
+# The words that deny what follows them ("haven't" folds to "haven t").
+NEGATIONS = frozenset("not never yet t".split())
+# Words that say a thing is not done yet: each with the header word of its being done ("unpaid"
+# of Paid), or of the one column of it ("open", "outstanding").
+_UNDONE = {
+    "unpaid": "paid", "unresolved": "resolved", "unfixed": "fixed", "unfinished": "finished",
+    "incomplete": "completed", "open": "", "outstanding": "",
+}  # fmt: skip
+_DONE = frozenset("fixed resolved closed completed done finished repaired paid settled".split())
+
+
+def still_open(words: list[str], grid: Grid) -> int | None:
+    """Return the column of dates of a thing's being done (Fixed, Resolved, Paid) whose empty
+    cells the question asks for, saying it is not done: "which jobs are still open?" of one
+    such column, "unpaid" of Paid among several. None after a negation ("not outstanding"),
+    for a word a cell says ("Open" is a status), or when no one column fits."""
+    cells = {value for column in grid.columns for value in column.folded}
+    said = [
+        word for at, word in enumerate(words)
+        if word in _UNDONE and word not in cells and not NEGATIONS & set(words[max(0, at - 3) : at])
+    ]  # fmt: skip
+    done = [
+        index for index, column in enumerate(grid.columns)
+        if column.type == DATE and set(fold(column.name).split()) & _DONE
+        and 0 < sum(not holds_a_value(text) for text in column.texts) < grid.size
+    ]  # fmt: skip
+    named = {_UNDONE[word] for word in said} - {""}
+    if named:
+        done = [i for i in done if named & set(fold(grid.columns[i].name).split())]
+    return done[0] if said and len(done) == 1 else None

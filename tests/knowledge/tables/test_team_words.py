@@ -554,3 +554,81 @@ def test_how_much_in_total_of_a_table_s_only_money_is_its_sum() -> None:
     assert best.program.key != 3
     best = followed("How much did we spend in total on the Roof?", repairs)[0]
     assert best.result.values != [2450.0]
+
+
+HOURS_BY_MONTH = [
+    ["Project", "Jan", "Feb", "Mar", "Apr"],
+    ["Harbour", "420", "460", "510", "480"],
+    ["Ledger", "300", "340", "360", "290"],
+    ["Fleet", "120", "260", "310", "350"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # What the sheet measures (its label), in one month over every row: that month's total.
+        ("How many hours did we log across all projects in February?", [1060.0]),
+        # A span of one row's months asked with "how many ... from ... to": their total.
+        ("How many hours did we log on Ledger from January to April?", [1290.0]),
+    ],
+)
+def test_how_many_of_what_a_sheet_by_month_measures_adds_it(question, values) -> None:
+    hours = _table(HOURS_BY_MONTH, "projects.xlsx › Hours 2026")
+    assert explained(question, followed(question, hours)).result.values == values
+
+
+def test_unpaid_keeps_the_rows_a_paid_column_says_no_of() -> None:
+    invoices = _table(
+        [["Invoice", "Client", "Amount", "Paid"], ["I-1", "Vigo", "300", "Yes"],
+         ["I-2", "Norte", "200", "No"], ["I-3", "Vigo", "100", "No"]],
+        "invoices.pdf",
+    )  # fmt: skip
+    assert followed("How many invoices are unpaid?", invoices)[0].result.values == [2.0]
+
+
+def test_which_thing_is_no_date_of_it() -> None:
+    releases = _table(
+        [["Version", "Released", "Bug fixes"], ["4.0", "2026-01-20", "14"],
+         ["4.1", "2026-02-17", "21"], ["4.2", "2026-03-24", "8"]],
+        "releases.pptx",
+    )  # fmt: skip
+    found = followed("Which release had the most bug fixes?", releases)
+    assert found[0].result.values != ["2026-02-17"]
+    found = followed("On which date was the release with the most bug fixes?", releases)
+    assert any(c.result.values == ["2026-02-17"] for c in found)
+
+
+def test_still_open_is_no_negation_nor_a_cell() -> None:
+    jobs = _table(
+        [["Job", "Status", "Fixed"], ["J-1", "Open", "2025-02-05"], ["J-2", "Closed", ""],
+         ["J-3", "Open", ""], ["J-4", "Closed", "2025-04-30"]],
+        "jobs.md",
+    )  # fmt: skip
+    # "Open" is a Status here: the rows that say so, not the empty Fixed dates.
+    assert followed("Which jobs are open?", jobs)[0].result.values == ["J-1", "J-3"]
+    repairs = _table(
+        [["Job", "Fixed"], ["J-1", "2025-02-05"], ["J-2", ""], ["J-3", "2025-04-30"]], "jobs.md"
+    )
+    found = followed("Which jobs are not outstanding?", repairs)
+    assert all(c.result.values != ["J-2"] for c in found)
+
+
+def test_the_first_of_something_is_the_earliest_not_the_least_amount() -> None:
+    managers = _table(
+        [["Manager", "Hotel", "Started", "Staff"], ["Ana", "Quay", "2015", "40"],
+         ["Ben", "Quay", "2012", "55"], ["Cal", "Dunes", "2018", "20"],
+         ["Dee", "Quay", "2020", "35"]],
+        "managers.xlsx",
+    )  # fmt: skip
+    assert followed("Who was the first manager of Quay?", managers)[0].result.values == ["Ben"]
+
+
+def test_how_much_in_total_with_a_condition_is_no_total_of_every_row() -> None:
+    invoices = _table(
+        [["Invoice", "Issued", "Amount"], ["I-1", "2025-03-02", "€1,000"],
+         ["I-2", "2025-03-20", "€2,500"], ["I-3", "2025-04-11", "€400"]],
+        "invoices.csv",
+    )  # fmt: skip
+    question = "How much did we invoice in March in total?"
+    assert explained(question, followed(question, invoices)).result.values != [3900.0]
