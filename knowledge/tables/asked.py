@@ -19,7 +19,6 @@ import re
 from collections import defaultdict
 
 from knowledge.tables.cells import DATE, TEXT
-from knowledge.tables.change import period_words
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import (
     AGGREGATES,
@@ -84,9 +83,6 @@ def reads_the_counted_amount(words: list[str], grid: Grid, candidate: Candidate)
     after = amount_asked(words)
     if program.op not in ("count", "distinct") or not after or after in AMOUNT_FILLERS:
         return True
-    headers = {s for column in grid.columns for s in _header_stems(column)}
-    if period_words(grid) and stem(after) in {stem(w) for w in fold(grid.label).split()} - headers:
-        return False  # "how many hours" of a sheet "Hours 2026" by project: its amounts
     named = [
         number for number, column in enumerate(grid.columns)
         if column.numeric and not holds_times(column) and not _IDENTIFIER.search(column.name)

@@ -86,7 +86,8 @@ _AFTER_DONE = frozenset(
 _OWNERS = frozenset("the their his her its".split())
 _PLACE_NOUNS = frozenset(
     "place places position positions rank round rounds heat heats leg legs half quarter "
-    "period stage stages row rows column one ones time times name names".split()
+    "period stage stages row rows column one ones time times name names priority priorities "
+    "step steps tier tiers level levels grade grades division divisions".split()
 )
 _LISTED = frozenset("listed list chart table shown top bottom placed finished ranked came".split())
 
@@ -177,16 +178,18 @@ def _holds_the_asked_time(asked: int, grid: Grid, candidate: Candidate) -> bool:
 
 
 # The words that ask for a time: a date is the answer to them.
-_TIME_NOUNS = frozenset("when date dates day days year years month months time week".split())
+_TIME_NOUNS = frozenset(
+    "when date dates day days year years month months time week weeks weekend weekends".split()
+)
 
 
 def answers_which_with_a_date(words: list[str], grid: Grid, candidate: Candidate) -> bool:
     """Whether a "which <noun>" question that asks for no time is answered with the date of that
     noun done: "which release had the most bug fixes?" is the Version, not its Released date.
-    A table whose rows are named by their dates answers with them ("which game had the most
-    people in attendance?" is its Date)."""
+    A table whose rows are named by their dates (the date is its first column) answers with them
+    ("which game had the most people in attendance?" is its Date)."""
     target = candidate.program.target
-    if words[:1] != ["which"] or len(words) < 2 or len(words[1]) < 4 or target is None:
+    if words[:1] != ["which"] or len(words) < 2 or len(words[1]) < 4 or not target:
         return False
     column = grid.columns[target]
     said = any(word[:5] == words[1][:5] for word in fold(column.name).split())

@@ -92,7 +92,10 @@ def _one_row(question: str, grid: Grid) -> tuple | None:
 
 
 _TOTAL = frozenset("total sum altogether combined overall".split())
-_SPAN = frozenset("from between through".split())
+# "From January to April", "between March and June": a span of periods.
+_SPAN = re.compile(r"\b(?:from|between) (\w+) (?:to|and|through|until|till) (\w+)")
+# Words that ask for every row's amount added up.
+_OVER_ALL = frozenset("all across total altogether combined overall".split())
 _AVERAGE = frozenset("average mean".split())
 # A header that names a period: a month, a quarter, a half, a year ("Jan", "Q3", "H1", "2024").
 _PERIOD = re.compile(r"^(?:q[1-4]|h[12]|(?:19|20)\d\d|fy ?\d{2,4})$")
@@ -115,7 +118,7 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     whole_year = whole_year or bool(months and said & {"many", "much"})
     named = months or [i for i in named_amount_columns(words, grid) if i in periods]
     # "How many hours did we log on Ledger sync from January to April?": a span asked for.
-    spanned = len(named) == 2 and said & {"many", "much"} and said & _SPAN and not said & _CUES
+    spanned = _spans(question, grid, named) and said & {"many", "much"} and not said & _CUES
     total = said & _TOTAL or whole_year or spanned
     op = "row_avg" if said & _AVERAGE else "row_sum" if total else ""
     if not op or len(periods) < 2:
@@ -213,14 +216,16 @@ def _asked_period(words: list[str]) -> str:
 
 def period_total(question: str, grid: Grid) -> Candidate | None:
     """Return the total of the one period column a question names over every row, when it
-    asks how many or how much of what the sheet measures ("how many hours did we log across all
-    projects in February?" of a sheet "Hours 2026" by month: the sum of Feb), names no row and
-    no other amount; None otherwise."""
+    asks how many or how much of what the sheet measures, over all its rows ("how many hours did
+    we log across all projects in February?" of a sheet "Hours 2026" by month: the sum of Feb,
+    not a count of the projects), and says no condition on the rows; None otherwise."""
     words = fold(question).split()
     label = {stem(word) for word in fold(grid.label).split()}
     headers = {stem(word) for column in grid.columns for word in fold(column.name).split()}
     asked = next((b for a, b in zip(words, words[1:]) if a in ("many", "much")), "")
-    if not asked or stem(asked) not in label - headers or mentions(read_question(question), grid):
+    if not asked or stem(asked) not in label - headers or not _OVER_ALL & set(words):
+        return None
+    if mentions(read_question(question), grid):
         return None
     periods = _one_kind(grid, words)
     named = [i for i in named_amount_columns(words, grid) if i in periods]
@@ -229,6 +234,16 @@ def period_total(question: str, grid: Grid) -> Candidate | None:
     program = Program("sum", key=named[0])
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
+
+
+def _spans(question: str, grid: Grid, named: list[int]) -> bool:
+    """Whether the question says the two periods it names as a span: "from January to April"
+    ("visitors from Spain in January and March" names two months, no span)."""
+    found = _SPAN.search(fold(question))
+    if found is None or len(named) != 2:
+        return False
+    ends = [named_amount_columns([word], grid) for word in found.groups()]
+    return sorted(end[0] for end in ends if end) == sorted(named)
 
 
 def _said_months(question: str, grid: Grid, periods: list[int]) -> list[int]:

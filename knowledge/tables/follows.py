@@ -468,9 +468,9 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
     consecutive rows (`consecutive_rows`), the one of two offered cells a row holds
     (`offered_row`), a change along a row between two columns (`column_change`), a total or an
     average along a row over its period columns (`row_span`) or its period with the most or
-    the least (`row_extreme`), a period's total over every row (`period_total`), the total of
-    the one column of money (`money_total`), the rows whose amount is below or
-    above another column's (`against_column`), or as many rows as the question asks of the
+    the least (`row_extreme`), a period's total over every row (`period_total`), the rows whose
+    amount is below or above another column's (`against_column`), the total of the one column
+    of money (`money_total`), or as many rows as the question asks of the
     likeliest program's most or least (`top_rows`); a count that leaves out a cell the question
     names is set aside (`keeps_every_named_cell`). This is what the store, the model's judge
     and the benches read."""

@@ -386,14 +386,16 @@ def _flag_conditions(
         said = {value for value in column.folded if value}
         yes, no = said & YES, said & NO
         header = fold(column.name)
+        un = r"\bun" if len(header) >= 4 else "(?!)"  # "unpaid" of Paid, not "under" of Der
         said_at = (
-            re.search(rf"(?:(\bnon[- ]|\bun)|(?<![\w-])){re.escape(header)}\b", padded)
+            re.search(rf"(?:(\bnon[- ]|{un})|(?<![\w-])){re.escape(header)}\b", padded)
             if header
             else None
         )
         if said_at is None:
             continue
-        denied = bool(said_at.group(1)) or negated(padded, header)
+        # "Not unpaid" is paid: a negation before the word said turns it back.
+        denied = bool(said_at.group(1)) != negated(padded, said_at.group(0).strip())
         value = min(no if denied else yes)
         found.setdefault((index, value), Condition(index, "eq", value, header))
 

@@ -39,7 +39,7 @@ _ASKING = frozenset(
     "biggest first last next previous before after more less fewer than difference between "
     "name names list top greatest best worst longest shortest earliest latest same count "
     "times year years all across together combined overall altogether each every per listed "
-    "there table chart busiest busier quietest quieter recently recent newest oldest "
+    "there table chart busiest busier quietest quieter recently recent "
     # Comparisons and orders: what a program computes, not what a table holds ("how many
     # consecutive wins", "above 50", "which is older").
     "consecutive long amount above below under over higher lower larger smaller bigger longer "
@@ -62,6 +62,8 @@ def _vocabulary(grid: Grid) -> set[str]:
 # before a better fit: on the dev fifth's 340 tables, "the most career home runs" ordered a
 # table with 0.5 % of the votes by its Home runs before the question's own table.
 ORDERED_VOTE_MIN = 0.05
+# The share of the question's words a table answering with a period must hold to stand there.
+PERIOD_RELEVANCE = 0.75
 # A team speaking of itself ("how many units do we manage?", "which tenant has been with us
 # the longest?"): no table's word.
 _OURSELVES = frozenset("we us our ours ourselves".split())
@@ -409,9 +411,9 @@ def standing(choice: TableChoice, question: str) -> tuple[bool, bool, float]:
     answers with the period it asks for ("which quarter was busiest"), of a table with some
     share of the votes (among many tables a header says "most" of some table the question is
     not about), then the better fit."""
-    # The period asked for, of a table that holds every word of the question ("which quarter
+    # The period asked for, of a table that holds most words of the question ("which quarter
     # was Quay's revenue highest?" is no quarter of an occupancy table).
-    period = choice.best.program.op in HEADER_OPS and choice.relevance >= 1.0
+    period = choice.best.program.op in HEADER_OPS and choice.relevance >= PERIOD_RELEVANCE
     ordered = orders_by_what_it_names(choice, question) or period
     return (
         uses_its_names(question, choice),

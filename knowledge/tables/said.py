@@ -1,13 +1,14 @@
 """What a question says in words that a table writes otherwise: numbers in words, the
 comparison said with a number ("more than 50", "70 or more"), a quarter or a half of a year
 ("the second quarter" is the column Q2) and an amount of time compared against ("within two
-days" is at most 172,800 seconds of a column of durations)."""
+days" is at most 172,800 seconds of a column of durations), and what is not done yet ("still
+open" is an empty Fixed date)."""
 
 from __future__ import annotations
 
 import re
 
-from knowledge.tables.cells import DATE, unit_seconds
+from knowledge.tables.cells import unit_seconds
 from knowledge.tables.programs import Condition, Grid, fold, holds_a_value
 
 # A comparison said before a number: the condition's operator.
@@ -157,10 +158,10 @@ _DONE = frozenset("fixed resolved closed completed done finished repaired paid s
 
 
 def still_open(words: list[str], grid: Grid) -> int | None:
-    """Return the column of dates of a thing's being done (Fixed, Resolved, Paid) whose empty
-    cells the question asks for, saying it is not done: "which jobs are still open?" of one
-    such column, "unpaid" of Paid among several. None after a negation ("not outstanding"),
-    for a word a cell says ("Open" is a status), or when no one column fits."""
+    """Return the column of a thing's being done (Fixed, Resolved in, Paid) whose empty cells
+    the question asks for, saying it is not done: "which jobs are still open?" (the last such
+    column, Closed after Fixed), "unpaid" of Paid. None after a negation ("not outstanding"),
+    for a word a cell says ("Open" is a status), or when no column fits."""
     cells = {value for column in grid.columns for value in column.folded}
     said = [
         word for at, word in enumerate(words)
@@ -168,10 +169,10 @@ def still_open(words: list[str], grid: Grid) -> int | None:
     ]  # fmt: skip
     done = [
         index for index, column in enumerate(grid.columns)
-        if column.type == DATE and set(fold(column.name).split()) & _DONE
+        if set(fold(column.name).split()) & _DONE
         and 0 < sum(not holds_a_value(text) for text in column.texts) < grid.size
     ]  # fmt: skip
     named = {_UNDONE[word] for word in said} - {""}
     if named:
         done = [i for i in done if named & set(fold(grid.columns[i].name).split())]
-    return done[0] if said and len(done) == 1 else None
+    return done[-1] if said and done else None

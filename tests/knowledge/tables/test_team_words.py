@@ -632,3 +632,58 @@ def test_how_much_in_total_with_a_condition_is_no_total_of_every_row() -> None:
     )  # fmt: skip
     question = "How much did we invoice in March in total?"
     assert explained(question, followed(question, invoices)).result.values != [3900.0]
+
+
+def test_still_open_reads_any_column_of_being_done_the_last_of_several() -> None:
+    bugs = _table(
+        [["Bug", "Fixed in", "Closed"], ["B1", "4.1", "2026-03-01"], ["B2", "4.2", ""],
+         ["B3", "", ""], ["B4", "4.2", "2026-03-09"]],
+        "bugs.csv",
+    )  # fmt: skip
+    assert followed("Which bugs are still open?", bugs)[0].result.values == ["B2", "B3"]
+    assert followed("How many bugs are unfixed?", bugs)[0].result.values == [1.0]
+
+
+def test_two_periods_said_apart_are_no_span() -> None:
+    visitors = _table(
+        [["Country", "Jan", "Feb", "Mar"], ["Spain", "200", "450", "310"],
+         ["Italy", "150", "120", "180"]],
+        "visitors.xlsx › Visitors 2025",
+    )  # fmt: skip
+    found = followed("How many visitors came from Spain in January and March?", visitors)
+    assert all(c.program.op != "row_sum" for c in found)
+
+
+def test_rows_named_by_their_dates_answer_which_with_a_date() -> None:
+    sessions = _table(
+        [["Session", "Room", "Attendees"], ["2026-01-12", "A", "20"],
+         ["2026-02-09", "B", "35"], ["2026-03-16", "A", "28"]],
+        "sessions.md",
+    )  # fmt: skip
+    best = followed("Which session had the most attendees?", sessions)[0]
+    assert best.result.values == ["2026-02-09"]
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("How many staff are not unpaid?", [1.0]),  # a negation turns "unpaid" back
+        ("How many items cost under 5?", [2.0]),  # "under" is no "un" of a column Der
+    ],
+)
+def test_un_is_the_no_of_a_yes_or_no_column_of_four_letters_or_more(question, values) -> None:
+    items = _table(
+        [["Item", "Paid", "Der", "Cost"], ["A", "Yes", "Yes", "3"], ["B", "No", "No", "4"],
+         ["C", "No", "Yes", "9"]],
+        "items.csv",
+    )  # fmt: skip
+    assert followed(question, items)[0].result.values == values
+
+
+def test_the_first_priority_is_no_time() -> None:
+    tasks = _table(
+        [["Task", "Priority", "Due"], ["Alpha", "2", "2026-03-01"], ["Beta", "1", "2026-05-01"],
+         ["Gamma", "3", "2026-02-01"]],
+        "tasks.md",
+    )  # fmt: skip
+    assert followed("Which task is the first priority?", tasks)[0].result.values == ["Beta"]
