@@ -43,8 +43,7 @@ def follows_the_asked_time(words: list[str], grid: Grid, candidate: Candidate) -
     program = candidate.program
     if len(asked) == 1 and program.op in _PLACES:
         return _holds_the_asked_time(next(iter(asked)), grid, candidate)
-    done = _said_in_order(words, _done) or _first_to_do(words)
-    in_time = done or _said_in_order(words, _first_of_its_kind)
+    in_time = _said_in_order(words, _done) or _said_in_order(words, _first_of_its_kind)
     if not asked and in_time and program.op in _PLACES:
         return _holds_the_asked_time(in_time, grid, candidate)
     direction = program_direction(program)
@@ -119,21 +118,9 @@ def _done(before: str, after: str, words: list[str]) -> bool:
     return before not in _NOT_DONE and after in _AFTER_DONE and "long" not in words
 
 
-def _first_to_do(words: list[str]) -> int:
-    """Return -1 for "the first <noun> to <verb>" ("who was the first patient to register?"),
-    1 for the last, 0 otherwise: something done first, in time. A place or a rank is no noun
-    of it ("the first pick to sign" is the pick numbered 1)."""
-    said = {
-        _PLACE_ORDER[word]
-        for before, word, noun, to in zip(words, words[1:], words[2:], words[3:])
-        if word in _PLACE_ORDER and before in _OWNERS and to == "to"
-        and noun not in _PLACE_NOUNS and noun not in RANK_WORDS
-    }  # fmt: skip
-    return said.pop() if len(said) == 1 else 0
-
-
 def _first_of_its_kind(before: str, after: str, words: list[str]) -> bool:
-    """ "Who was the last coach of the club?", "which was the first ship she commanded?" """
+    """ "Who was the last coach of the club?", "which was the first ship she commanded?", "the
+    first patient to register" ("the first pick" is a rank)."""
     return (
         before in _OWNERS
         and after not in _PLACE_NOUNS
