@@ -27,6 +27,8 @@ OPEN_ENDS = frozenset({"ongoing", "rolling", "present", "open-ended", "indefinit
 # Trailing footnote marks: "[3]", "[a]", "[note 2]", "*", "†", "‡", "§".
 _MARKS = re.compile(r"(?:\s*(?:\[[^\]\n]{1,12}\]|[*†‡§¶^]+))+$")
 _CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}
+# The currencies a cell may be read in (a column of money is in one of them).
+CURRENCIES = frozenset(_CURRENCY_SYMBOLS.values())
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9}
 # A number: an optional currency (symbol or code), the digits (thousands separated by commas or
 # thin spaces), an optional multiplier and an optional unit or currency after it.

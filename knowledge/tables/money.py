@@ -6,20 +6,19 @@ so the parser, which ranks programs by the headers a question names, puts a coun
 first ("how much" is no number of rows) and a sum of Annual fee far below. `money_total` makes
 that sum when the question asks "how much" with a word of totalling, names no other amount of
 the table and no condition on its rows (no row, no month, nothing unpaid), and the table holds
-exactly one column of money (its cells' currency, or
-a currency in its header: "Cost (€)").
+exactly one column of money (its cells' currency, or a currency in its header: "Cost (€)").
 """
 
 from __future__ import annotations
 
 import re
 
+from knowledge.tables.cells import CURRENCIES
 from knowledge.tables.change import named_amount_columns
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, Program, fold, run
 from knowledge.tables.question import mentions, read_question
 
-_CURRENCIES = frozenset("USD EUR GBP JPY INR".split())
 _CURRENCY_HEADER = re.compile(r"\((?:[$€£¥₹]|usd|eur|gbp|jpy|inr)\)", re.IGNORECASE)
 _TOTALLING = frozenset("total altogether combined overall".split())
 # The words after "how much" that ask of money: a verb ("how much do we pay"), not a noun of
@@ -51,5 +50,5 @@ def money_total(question: str, grid: Grid) -> Candidate | None:
 
 def _is_money(column) -> bool:
     return column.numeric and (
-        column.unit in _CURRENCIES or bool(_CURRENCY_HEADER.search(column.name))
+        column.unit in CURRENCIES or bool(_CURRENCY_HEADER.search(column.name))
     )
