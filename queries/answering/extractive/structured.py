@@ -157,7 +157,11 @@ def row_answer(frame: QuestionFrame, rows: list[_Row]) -> StructuredAnswer | Non
         and other.cells[keys[0]].strip().lower() == row.cells[keys[0]].strip().lower()
     ]
     if len(same) >= MIN_ROWS_FOR_LIST and len(keys) == 1:
-        # "Who works from the Munich office?": every row with that value answers.
+        # "Who works from the Munich office?": every row with that value answers, unless the
+        # question asks for what no column holds ("who is the client contact at Banco Norte?"
+        # of a table of invoices: its rows are not the contact).
+        if _unexplained(frame, row, keys, keys[0]):
+            return None
         counted = _counts_these(frame, row, keys[0], rows)
         return _table_answer(row.headers, keys[0], same, lead_with_count=counted)
     column = _asked_column(frame, stems, row, keys)

@@ -215,6 +215,43 @@ def test_several_rows_that_hold_the_value_asked_for_answer_together() -> None:
     assert "Dublin" not in result.text
 
 
+INVOICE_HEADERS = ["Invoice", "Client", "Amount"]
+INVOICES = [
+    ["INV-301", "Atlas Freight", "EUR 1,200"],
+    ["INV-302", "Banco Norte", "EUR 800"],
+    ["INV-303", "Banco Norte", "EUR 450"],
+    ["INV-304", "Quay Labs", "EUR 300"],
+]
+
+
+def invoice_rows() -> list[SourceBlock]:
+    return [
+        row(i, INVOICE_HEADERS, cells, i, "invoices", "invoices.pdf")
+        for i, cells in enumerate(INVOICES, start=1)
+    ]
+
+
+def test_rows_that_hold_a_named_cell_answer_only_what_their_columns_say() -> None:
+    # Every Munich row answers who works there; no column of the invoices holds a contact.
+    staff = [
+        row(i, ["Name", "Office"], cells, i, "staff", "staff.csv")
+        for i, cells in enumerate(
+            [["Lukas Brenner", "Munich"], ["Rita Sousa", "Porto"], ["Jonas Albrecht", "Munich"]],
+            start=1,
+        )
+    ]
+    result = structured_answer(frame_question("Who works from the Munich office?"), staff)
+    assert result is not None and result.cited == [1, 3]
+
+    for question in (
+        "Who is the client contact at Banco Norte?",
+        "What is the phone number of Banco Norte?",
+    ):
+        assert structured_answer(frame_question(question), invoice_rows()) is None, question
+    listed = structured_answer(frame_question("Which invoices are for Banco Norte?"), invoice_rows())
+    assert listed is not None and listed.cited == [2, 3]
+
+
 @pytest.mark.parametrize(
     ("question", "expected"),
     [
