@@ -248,7 +248,9 @@ def test_rows_that_hold_a_named_cell_answer_only_what_their_columns_say() -> Non
         "What is the phone number of Banco Norte?",
     ):
         assert structured_answer(frame_question(question), invoice_rows()) is None, question
-    listed = structured_answer(frame_question("Which invoices are for Banco Norte?"), invoice_rows())
+    listed = structured_answer(
+        frame_question("Which invoices are for Banco Norte?"), invoice_rows()
+    )
     assert listed is not None and listed.cited == [2, 3]
 
 
