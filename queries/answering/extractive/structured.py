@@ -34,10 +34,12 @@ from queries.answering.frame import (
     NUMBER,
     PERSON,
     PLACE,
+    YES_NO,
     QuestionFrame,
 )
 from queries.answering.lexicon import words
 from queries.answering.types import SourceBlock, StructuredAnswer
+from queries.answering.vocabulary import spelled_like
 
 _COMPARISON = re.compile(
     r"\b(?P<op>before|after|earlier than|later than|since|more than|over|above|at least|"
@@ -53,6 +55,9 @@ _PERSON_LIKE = re.compile(r"^[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)+$")
 _PERSON_HEADERS = frozenset(bm25_tokens("name contact manager owner lead head person responsible"))
 _PLACE_HEADERS = frozenset(bm25_tokens("city country location office site address region"))
 MIN_ROWS_FOR_LIST = 2
+_PLACE_NOUNS = frozenset(bm25_tokens(" ".join(words("place_nouns"))))
+# The words for people: the synonym group of "people" ("staff", "employees", "team members").
+_PEOPLE = frozenset().union(*(group for group in SYNONYM_GROUPS if "peopl" in group))
 
 
 @dataclass(frozen=True)
@@ -160,7 +165,7 @@ def row_answer(frame: QuestionFrame, rows: list[_Row]) -> StructuredAnswer | Non
         # "Who works from the Munich office?": every row with that value answers, unless the
         # question asks for what no column holds ("who is the client contact at Banco Norte?"
         # of a table of invoices: its rows are not the contact).
-        if _unexplained(frame, row, keys, keys[0]):
+        if frame.answer_type == YES_NO or _unlisted(frame, row, keys):
             return None
         counted = _counts_these(frame, row, keys[0], rows)
         return _table_answer(row.headers, keys[0], same, lead_with_count=counted)
@@ -207,6 +212,29 @@ def _unexplained(frame: QuestionFrame, row: _Row, keys: list[int], column: int) 
     asked = set(bm25_tokens(row.headers[column]))
     explained |= {stem for group in SYNONYM_GROUPS if group & asked for stem in group}
     return [word for word, stem in question_terms(query) if stem not in explained]
+
+
+def _unlisted(frame: QuestionFrame, row: _Row, keys: list[int]) -> list[str]:
+    """Return the question's words that the rows holding its named cell leave unexplained: as
+    `_unexplained`, but the listing shows whole rows, so a word may be any header's synonym
+    ("who owns ..." of an Owner column), a near spelling of a header ("assigned" of Assignee),
+    a place noun when the named column holds places ("the Munich office" of a City column), or
+    a word for people when the rows are people ("the Munich staff")."""
+    headers = set(bm25_tokens(" ".join(row.headers)))
+    explained = set(row.frame) | _ROW_QUESTION_WORDS | set(bm25_tokens(frame.wh)) | headers
+    for index in keys:
+        explained |= set(bm25_tokens(row.cells[index]))
+    explained |= {stem for group in SYNONYM_GROUPS if group & headers for stem in group}
+    if set(bm25_tokens(row.headers[keys[0]])) & _PLACE_HEADERS:
+        explained |= _PLACE_NOUNS
+    if _type_fit(PERSON, set(bm25_tokens(row.headers[0])), row.cells[0]) >= 1.5:
+        explained |= _PEOPLE
+    header_words = [word for header in row.headers for word in header.lower().split()]
+    return [
+        word
+        for word, stem in question_terms(frame.text)
+        if stem not in explained and not spelled_like(word.lower(), header_words)
+    ]
 
 
 def _named_cells(row: _Row, rows: list[_Row], stems: set[str]) -> tuple[list[int], tuple]:

@@ -254,6 +254,36 @@ def test_rows_that_hold_a_named_cell_answer_only_what_their_columns_say() -> Non
     assert listed is not None and listed.cited == [2, 3]
 
 
+def test_rows_listed_for_a_named_cell_are_explained_by_any_header_its_places_and_its_people():
+    # The words a question says of rows are any header's, not only the named one's: a City
+    # column is where an office is, a column of names is the staff, Assignee is what is assigned.
+    staff = [
+        row(i, ["Employee", "City"], cells, i, "directory", "directory.csv")
+        for i, cells in enumerate(
+            [["Lukas Brenner", "Munich"], ["Rita Sousa", "Porto"], ["Jonas Albrecht", "Munich"]],
+            start=1,
+        )
+    ]
+    for question in ("Who works from the Munich office?", "Who are the Munich staff?"):
+        result = structured_answer(frame_question(question), staff)
+        assert result is not None and result.cited == [1, 3], question
+    tickets = [
+        row(i, ["Ticket", "Assignee", "Status"], cells, i, "tickets", "tickets.csv")
+        for i, cells in enumerate(
+            [
+                ["T-101", "Priya Nair", "Open"],
+                ["T-102", "Marco Ruiz", "Open"],
+                ["T-103", "Priya Nair", "Closed"],
+            ],
+            start=1,
+        )  # fmt: skip
+    ]
+    result = structured_answer(frame_question("What is assigned to Priya Nair?"), tickets)
+    assert result is not None and result.cited == [1, 3]
+    # A yes-or-no question is not answered by a list of rows.
+    assert structured_answer(frame_question("Has Banco Norte paid?"), invoice_rows()) is None
+
+
 @pytest.mark.parametrize(
     ("question", "expected"),
     [
