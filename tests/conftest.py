@@ -9,7 +9,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 
 from tests.support import SHARED_STREAM_IDLE_TIMEOUT, flush_tables, retry_on_deadlock
@@ -176,20 +175,11 @@ def _place_in_group(item) -> int:
     return 2 if "stack" in names else 0
 
 
-class FastPBKDF2PasswordHasher(PBKDF2PasswordHasher):
-    """Django's PBKDF2 at one iteration, for the users tests make (hundreds of them: at the
-    default 1,000,000 iterations each costs a third of a second of CPU). The count is stored in
-    the hash, so the live servers, on the default hashers, verify these passwords as they are
-    and re-hash them at full strength on the first sign-in."""
-
-    iterations = 1
-
-
 @pytest.fixture(scope="session", autouse=True)
 def _fast_password_hashing():
     from django.test import override_settings
 
-    with override_settings(PASSWORD_HASHERS=["tests.conftest.FastPBKDF2PasswordHasher"]):
+    with override_settings(PASSWORD_HASHERS=["tests.hashers.FastPBKDF2PasswordHasher"]):
         yield
 
 

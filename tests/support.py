@@ -36,6 +36,10 @@ def child_env(**extra: str) -> dict[str, str]:
     env.setdefault("SECRET_KEY", "test-secret-key-" + "x" * 40)
     env["EMBEDDER_PLUGIN"] = spawned_embedder["plugin"]
     env["PYTHONUNBUFFERED"] = "1"
+    # The project's settings with the tests' password hasher (tests/live_settings.py); the
+    # tests package is importable whatever folder the process starts in.
+    env["DJANGO_SETTINGS_MODULE"] = "tests.live_settings"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     from django.conf import settings
 
     env["ADRAG_MEDIA_ROOT"] = str(settings.MEDIA_ROOT)
