@@ -88,7 +88,11 @@ class LiveStack:
             assert time.monotonic() < deadline, "the web server did not start"
             time.sleep(0.2)
 
-    def start_worker(self, queues: str = "runs,default") -> subprocess.Popen:
+    def start_worker(
+        self, queues: str = "runs,default", *, concurrency: int | None = None
+    ) -> subprocess.Popen:
+        """Start a worker on `queues`, taking `concurrency` jobs at once (by default, the
+        worker settings' PROCRASTINATE_WORKER_DEFAULTS)."""
         if self.workers_before is None:
             from django.db import connection
 
@@ -103,6 +107,7 @@ class LiveStack:
                 "worker",
                 "--queues",
                 queues,
+                *(["--concurrency", str(concurrency)] if concurrency else []),
             ],
             cwd=ROOT,
             env=self.env,
