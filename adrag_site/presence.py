@@ -2,7 +2,8 @@
 
 Each long-running worker (`manage.py procrastinate worker`, as runportal starts it) writes a
 `WorkerPresence` row on a background thread every WORKER_SEEN_SECONDS / 3 and removes it as
-it exits; a worker killed outright is no longer counted once WORKER_SEEN_SECONDS pass.
+it exits; a worker killed outright is no longer counted once WORKER_SEEN_SECONDS pass, and
+neither is one whose row could not be removed within REMOVE_WAIT_SECONDS.
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ logger = logging.getLogger(__name__)
 RUNS, INGEST = "runs", "ingest"
 REQUIRED_QUEUES = {RUNS: "answers questions", INGEST: "indexes uploaded documents"}
 _stop = threading.Event()
+_thread: threading.Thread | None = None
+# How long an exiting worker waits for its row's removal. Right after a database restart the
+# connection pool may still be waiting out its reconnection back-off, and a connection from it
+# takes up to DB_POOL_TIMEOUT (30 s): the worker exited that much later, holding up runportal's
+# stop.
+REMOVE_WAIT_SECONDS = 3.0
 
 
 def worker_id() -> str:
@@ -37,11 +44,13 @@ def start_in_worker() -> None:
     """In a long-running worker, keep this worker's presence row fresh until it exits."""
     if not is_worker_process():
         return
+    global _thread
     queues = ",".join(worker_queues())
     started = timezone.now()
-    threading.Thread(
+    _thread = threading.Thread(
         target=_keep_fresh, args=(queues, started), name="worker-presence", daemon=True
-    ).start()
+    )
+    _thread.start()
     atexit.register(_remove)
 
 
@@ -55,6 +64,7 @@ def _keep_fresh(queues: str, started) -> None:
     while not _stop.is_set():
         _record(queues, started)
         _stop.wait(interval)
+    _delete()
 
 
 def _record(queues: str, started) -> None:
@@ -70,7 +80,16 @@ def _record(queues: str, started) -> None:
 
 
 def _remove() -> None:
+    """At exit: stop the presence thread, which removes the row as it ends, and wait for that
+    at most REMOVE_WAIT_SECONDS."""
     _stop.set()
+    if _thread is not None and _thread.is_alive():
+        _thread.join(REMOVE_WAIT_SECONDS)
+    else:
+        _delete()
+
+
+def _delete() -> None:
     try:
         WorkerPresence.objects.filter(worker=worker_id()).delete()
     except Exception:

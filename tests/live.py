@@ -58,7 +58,9 @@ class LiveStack:
     def _log(self, name: str):
         return open(self.log_dir / f"{name}.log", "ab")
 
-    def start_web(self) -> str:
+    def start_web(self, *, wait: bool = True) -> str:
+        """Start a web process and return its URL once it answers; with `wait=False`, at once
+        (call `wait_for_web` before using it), so that a worker can start meanwhile."""
         port = free_port()
         process = subprocess.Popen(
             uvicorn_command(sys.executable, "127.0.0.1", port),
@@ -69,7 +71,13 @@ class LiveStack:
         )
         self.webs.append((process, port))
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
+        return self.wait_for_web(url) if wait else url
+
+    def wait_for_web(self, url: str, timeout: float = 60) -> str:
+        """Wait until the web process this stack started at `url` answers; return the URL."""
+        port = int(url.rsplit(":", 1)[1])
+        process = next(process for process, at in self.webs if at == port)
+        deadline = time.monotonic() + timeout
         while True:
             try:
                 if requests.get(url + "/api/health", timeout=2).status_code in (200, 503):
@@ -80,7 +88,11 @@ class LiveStack:
             assert time.monotonic() < deadline, "the web server did not start"
             time.sleep(0.2)
 
-    def start_worker(self, queues: str = "runs,default") -> subprocess.Popen:
+    def start_worker(
+        self, queues: str = "runs,default", *, concurrency: int | None = None
+    ) -> subprocess.Popen:
+        """Start a worker on `queues`, taking `concurrency` jobs at once (by default, the
+        worker settings' PROCRASTINATE_WORKER_DEFAULTS)."""
         if self.workers_before is None:
             from django.db import connection
 
@@ -95,6 +107,7 @@ class LiveStack:
                 "worker",
                 "--queues",
                 queues,
+                *(["--concurrency", str(concurrency)] if concurrency else []),
             ],
             cwd=ROOT,
             env=self.env,
@@ -159,8 +172,11 @@ def started_stack(
     stack = LiveStack(folder / "scripts.json", folder)
     stack.write_scripts({})
     stack.env.update(env or {})
-    stack.url = stack.start_web()
+    # The two processes start side by side: the worker imports and warms up while the web
+    # process starts, rather than after it answers.
+    url = stack.start_web(wait=False)
     stack.start_worker(queues=queues)
+    stack.url = stack.wait_for_web(url)
     stack.wait_for_worker()
     stack.wait_for_warm_up()
     return stack

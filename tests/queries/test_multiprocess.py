@@ -244,8 +244,9 @@ def test_a_killed_worker_leaves_an_interrupted_run_with_terminal_frames(world):
     # The run must be found dead within 30 s (asserted below); the stream's idle timeout, 15 s
     # in test stacks, would end it first while a loaded machine starts the new worker.
     stack.env["STREAM_IDLE_TIMEOUT_SECONDS"] = "60"
-    web = stack.start_web()
+    web = stack.start_web(wait=False)  # the worker starts while the web process does
     worker = stack.start_worker()
+    stack.wait_for_web(web)
     stack.wait_for_worker()
     # Loaded before the question, so that a slow CPU's warm-up is not a silence in its stream.
     stack.wait_for_warm_up(0)
@@ -293,12 +294,18 @@ def test_a_killed_worker_leaves_an_interrupted_run_with_terminal_frames(world):
 # The real model: its embedding is the load ("minutes of embedding") the run must not wait behind.
 @pytest.mark.real_embedder
 def test_a_query_starts_at_once_while_many_ingestions_are_pending(world):
+    from django.conf import settings
+
     from knowledge.models import Document
 
     stack = world["stack"]
-    url = stack.start_web()
+    url = stack.start_web(wait=False)  # the workers start while the web process does
     stack.start_worker(queues="runs,default")
-    stack.start_worker(queues="ingest")
+    # One ingestion at a time, as runportal runs an ingest worker: four at once (the worker
+    # default) kept both cores embedding, and stopping the worker waited for each of the four
+    # to reach its next batch.
+    stack.start_worker(queues="ingest", concurrency=settings.INGEST_WORKER_CONCURRENCY)
+    stack.wait_for_web(url)
     stack.wait_for_worker()
     # The runs worker loaded before the question: a slow CPU's warm-up beside twenty
     # ingestions is no silence in the question's stream.
