@@ -199,7 +199,7 @@ def test_the_rerank_row_names_the_fallback_reranker_that_ran(portal, new_page, d
     assert reranker["kind"] == "embedding-cosine+lexical"
 
     page = new_page()
-    sign_in(page, portal.url, "alice", "alice-pass-123")
+    portal.sign_in(page, "alice")
     page.wait_for_selector("#chat[data-ready='1']")
     assert "Cross-encoder" not in page.inner_text("#run-view")
     ask(page, "What did Marie Curie discover?", "extractive")

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from knowledge.services import kb_create
-from tests.portal.conftest import PHONE, ask_offline, screenshot, sign_in
+from tests.portal.conftest import PHONE, ask_offline, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -88,7 +88,7 @@ def test_rows_and_steps_answer_from_their_structure_and_a_missing_topic_is_not_f
     alice = django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
     kb = kb_create(owner=alice, name="Team documents")
     page = new_page()
-    sign_in(page, portal.url, "alice", "alice-pass-123")
+    portal.sign_in(page, "alice")
 
     # A CSV and a Markdown file uploaded through the knowledge page, both ingested.
     offices, onboarding = tmp_path / "offices.csv", tmp_path / "onboarding.md"
@@ -175,7 +175,7 @@ def test_a_follow_up_about_a_row_keeps_its_office(portal, new_page, django_user_
     alice = django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
     kb = kb_create(owner=alice, name="Offices")
     page = new_page()
-    sign_in(page, portal.url, "alice", "alice-pass-123")
+    portal.sign_in(page, "alice")
     offices = tmp_path / "offices.csv"
     offices.write_text(OFFICES_CSV)
     page.goto(f"{portal.url}/knowledge/?kb={kb.id}")
