@@ -34,7 +34,6 @@ def test_a_document_filter_narrows_the_answer_to_that_document(portal, new_page,
     portal.sign_in(page, "alice")
 
     # Unfiltered, the answer cites the Apollo document: the filter below has something to remove.
-    page.goto(portal.url + "/")
     ask_offline(page, QUERY)
     assert any(TARGET in card for card in cited_files(page))
 

@@ -77,8 +77,7 @@ def test_a_conversation_keeps_its_thread_and_reopens_from_the_sidebar(
     link = page.get_attribute("#thread-share-link", "href")
     assert link == f"/shared/conversations/{conversation_id}/"
     reader = new_page()
-    portal.sign_in(reader, "bob")
-    reader.goto(portal.url + link)
+    portal.sign_in(reader, "bob", link)
     shared = reader.inner_text("#main")
     assert FIRST in shared and SECOND in shared and "Maria Santos" in shared
     assert "Withheld" not in shared

@@ -32,9 +32,7 @@ def test_a_cited_pdf_passage_opens_at_its_page_highlighted_and_markdown_marked(
     page = new_page()
     errors: list[str] = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    portal.sign_in(page, "alice")
-
-    page.goto(f"{portal.url}/documents/{pdf.id}/?chunk={cited.id}")
+    portal.sign_in(page, "alice", f"/documents/{pdf.id}/?chunk={cited.id}")
     page.wait_for_selector("#document-view[data-shown-page='2']", timeout=30_000)
     assert int(page.get_attribute("#document-view", "data-marked")) >= 2
     marked = " ".join(page.locator("#pdf-page .passage-mark").all_inner_texts())
@@ -88,10 +86,9 @@ def test_a_cited_scan_opens_as_its_image_with_the_passage_lines_marked(
     page = new_page()
     errors: list[str] = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    portal.sign_in(page, "alice")
 
     # An image: the scan itself, the cited passage's lines marked over it, its text below.
-    page.goto(f"{portal.url}/documents/{image.id}/?chunk={cited.id}")
+    portal.sign_in(page, "alice", f"/documents/{image.id}/?chunk={cited.id}")
     page.wait_for_selector("#document-view[data-scan-marked]")
     assert int(page.get_attribute("#document-view", "data-scan-marked")) >= 1
     assert page.is_visible("#scan-pane img.scan-image")

@@ -51,8 +51,7 @@ def test_upload_run_watch_plots_change_a_setting_and_compare(
     total = len(QUESTIONS) * ROUNDS
 
     page = new_page()
-    portal.sign_in(page, "alice")
-    page.goto(portal.url + "/evaluations/")
+    portal.sign_in(page, "alice", "/evaluations/")
     page.set_input_files("#set-file", str(path))
     page.fill("#set-name", "Curie questions")
     page.click("#upload-set")
@@ -153,8 +152,7 @@ def test_a_set_s_page_and_a_teammate_replaying_its_runs_at_phone_width_and_dark(
     EvaluationSet.objects.update(team=lab, name="Curie questions")
 
     page = new_page()
-    portal.sign_in(page, "alice")
-    page.goto(portal.url + "/evaluations/")
+    portal.sign_in(page, "alice", "/evaluations/")
     page.click("#set-table a.set-link")
     page.wait_for_selector("#set-question-table")
     assert page.locator("#set-question-table tbody tr").count() == 50

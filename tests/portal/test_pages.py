@@ -356,10 +356,9 @@ def test_hostile_documents_and_answers_never_run_and_users_are_isolated(
         }
     )
     page = new_page()
-    portal.sign_in(page, "alice")
 
     # Two hostile files uploaded together; both index.
-    page.goto(portal.url + "/knowledge/")
+    portal.sign_in(page, "alice", "/knowledge/")
     page.locator("#kb-create-form").get_by_label("Name").fill("Reports")
     page.get_by_role("button", name="Create").click()
     page.wait_for_selector("#kb-title:text('Reports')")
