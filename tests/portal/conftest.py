@@ -52,6 +52,13 @@ class Portal:
     def scripts(self, scripts: dict) -> None:
         self.stack.write_scripts(scripts)
 
+    def sign_in(self, page, username: str, path: str = "/") -> None:
+        """Open `path` (by default the chat page) in `page` signed in as `username`, through a
+        session (see `session_sign_in`)."""
+        session_sign_in(
+            page, self.url, username, secret_key=self.stack.env["SECRET_KEY"], path=path
+        )
+
 
 # Another origin's front end that the shared portal allows (FRONTEND_URL), and one it does not
 # know of (CORS_ALLOWED_ORIGINS names only a front end that never runs here).
@@ -169,6 +176,29 @@ def sign_in(page, url: str, username: str, password: str) -> None:
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(url + "/")
+    assert page.locator(".topbar .user").inner_text() == username
+
+
+def session_sign_in(page, url: str, username: str, *, secret_key: str, path: str = "/") -> None:
+    """Open `path` (by default the chat page) signed in as `username`, with a session made here
+    instead of through the sign-in form, for the tests that are about something else: the form
+    costs each of them most of a second (the live server re-hashes the password at full
+    strength at every first sign-in). The form is what tests/portal/test_pages.py's first test
+    and test_every_page.py sign in with. The session is the server's own: made with its
+    SECRET_KEY in the database it reads, for the backend a password sign-in records, so the
+    server checks it as any other. Opening the test's first page directly, not the chat page
+    and then that page, saves a page load."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.test import Client, override_settings
+
+    user = get_user_model().objects.get(username=username)
+    client = Client()
+    with override_settings(SECRET_KEY=secret_key):
+        client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME]
+    page.context.add_cookies([{"name": cookie.key, "value": cookie.value, "url": url}])
+    page.goto(url + path)
     assert page.locator(".topbar .user").inner_text() == username
 
 

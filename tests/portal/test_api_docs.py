@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.portal.conftest import DESKTOP, sign_in
+from tests.portal.conftest import DESKTOP
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +24,7 @@ def docs_page(portal, browser, django_user_model):
             problems.append(message.text) if "Content Security Policy" in message.text else None
         ),
     )
-    sign_in(page, url, "dora", "dora-pass-123")
+    portal.sign_in(page, "dora")
     yield page, url, problems
     context.close()
 

@@ -8,7 +8,7 @@ import pytest
 from knowledge.services import kb_create
 from queries.models import QueryRun
 from tests.knowledge.filter_corpus import TARGET, ingest_filter_corpus
-from tests.portal.conftest import ask_offline, screenshot, sign_in
+from tests.portal.conftest import ask_offline, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -31,10 +31,9 @@ def test_a_document_filter_narrows_the_answer_to_that_document(portal, new_page,
     kb = kb_create(owner=alice, name="Missions")
     documents = ingest_filter_corpus(kb, alice)
     page = new_page()
-    sign_in(page, portal.url, "alice", "alice-pass-123")
+    portal.sign_in(page, "alice")
 
     # Unfiltered, the answer cites the Apollo document: the filter below has something to remove.
-    page.goto(portal.url + "/")
     ask_offline(page, QUERY)
     assert any(TARGET in card for card in cited_files(page))
 

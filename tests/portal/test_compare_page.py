@@ -9,7 +9,7 @@ from rest_framework.authtoken.models import Token
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import QueryRun, RunFeedback
-from tests.portal.conftest import PHONE, screenshot, sign_in
+from tests.portal.conftest import PHONE, screenshot
 from tests.queries.clients import js_reader_frames
 
 pytestmark = pytest.mark.slow
@@ -55,8 +55,7 @@ def test_rate_a_run_rerun_it_with_changes_and_compare(portal, new_page, django_u
     js_reader_frames(response)
 
     page = new_page()
-    sign_in(page, portal.url, "alice", "alice-pass-123")
-    page.goto(f"{portal.url}/history/{original}/")
+    portal.sign_in(page, "alice", f"/history/{original}/")
     page.wait_for_selector("#replay[data-replay='ready']")
 
     # Feedback: a rating saves at once; the comment with Save; both survive a reload.
@@ -135,8 +134,7 @@ def test_rate_a_run_rerun_it_with_changes_and_compare(portal, new_page, django_u
     assert page.get_attribute("#feedback-export", "href") == "/api/feedback/export"
 
     phone = new_page(PHONE)
-    sign_in(phone, portal.url, "alice", "alice-pass-123")
-    phone.goto(f"{portal.url}/history/compare/?a={original}&b={rerun.id}")
+    portal.sign_in(phone, "alice", f"/history/compare/?a={original}&b={rerun.id}")
     phone.wait_for_selector("#compare")
     width = phone.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], width

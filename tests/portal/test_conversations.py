@@ -11,7 +11,7 @@ import pytest
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import Conversation, QueryRun
-from tests.portal.conftest import DESKTOP, PHONE, ask_offline, screenshot, sign_in
+from tests.portal.conftest import DESKTOP, PHONE, ask_offline, screenshot
 from tests.queries.test_conversations import PLATFORM_DOCS
 
 pytestmark = pytest.mark.slow
@@ -38,7 +38,7 @@ def test_a_conversation_keeps_its_thread_and_reopens_from_the_sidebar(
         kb=kb, items=[TextItem(name, text.encode()) for name, text in PLATFORM_DOCS.items()]
     )
     page = new_page()
-    sign_in(page, portal.url, "alice", "alice-pass-123")
+    portal.sign_in(page, "alice")
     page.wait_for_selector("#conv-list li:text('No conversations yet')")
 
     # The first question starts a conversation, listed in the sidebar.
@@ -77,8 +77,7 @@ def test_a_conversation_keeps_its_thread_and_reopens_from_the_sidebar(
     link = page.get_attribute("#thread-share-link", "href")
     assert link == f"/shared/conversations/{conversation_id}/"
     reader = new_page()
-    sign_in(reader, portal.url, "bob", "bob-pass-123")
-    reader.goto(portal.url + link)
+    portal.sign_in(reader, "bob", link)
     shared = reader.inner_text("#main")
     assert FIRST in shared and SECOND in shared and "Maria Santos" in shared
     assert "Withheld" not in shared

@@ -8,7 +8,7 @@ import pytest
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.models import Chunk, Document
 from knowledge.services import kb_create
-from tests.portal.conftest import screenshot, sign_in
+from tests.portal.conftest import screenshot
 from tests.support import ROOT
 
 pytestmark = pytest.mark.slow
@@ -32,9 +32,7 @@ def test_a_cited_pdf_passage_opens_at_its_page_highlighted_and_markdown_marked(
     page = new_page()
     errors: list[str] = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    sign_in(page, portal.url, "alice", "alice-pass-123")
-
-    page.goto(f"{portal.url}/documents/{pdf.id}/?chunk={cited.id}")
+    portal.sign_in(page, "alice", f"/documents/{pdf.id}/?chunk={cited.id}")
     page.wait_for_selector("#document-view[data-shown-page='2']", timeout=30_000)
     assert int(page.get_attribute("#document-view", "data-marked")) >= 2
     marked = " ".join(page.locator("#pdf-page .passage-mark").all_inner_texts())
@@ -66,7 +64,7 @@ def test_a_cited_pdf_passage_opens_at_its_page_highlighted_and_markdown_marked(
     # Someone else's document is not theirs to open.
     django_user_model.objects.create_user("bob", "bob@example.com", "bob-pass-123")
     other = new_page()
-    sign_in(other, portal.url, "bob", "bob-pass-123")
+    portal.sign_in(other, "bob")
     response = other.goto(f"{portal.url}/documents/{pdf.id}/?chunk={cited.id}")
     assert response.status == 404
 
@@ -88,10 +86,9 @@ def test_a_cited_scan_opens_as_its_image_with_the_passage_lines_marked(
     page = new_page()
     errors: list[str] = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    sign_in(page, portal.url, "alice", "alice-pass-123")
 
     # An image: the scan itself, the cited passage's lines marked over it, its text below.
-    page.goto(f"{portal.url}/documents/{image.id}/?chunk={cited.id}")
+    portal.sign_in(page, "alice", f"/documents/{image.id}/?chunk={cited.id}")
     page.wait_for_selector("#document-view[data-scan-marked]")
     assert int(page.get_attribute("#document-view", "data-scan-marked")) >= 1
     assert page.is_visible("#scan-pane img.scan-image")

@@ -15,7 +15,7 @@ from django.core.management import call_command
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import Evaluation, EvaluationSet, QueryRun
-from tests.portal.conftest import PHONE, screenshot, sign_in
+from tests.portal.conftest import PHONE, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -51,8 +51,7 @@ def test_upload_run_watch_plots_change_a_setting_and_compare(
     total = len(QUESTIONS) * ROUNDS
 
     page = new_page()
-    sign_in(page, portal.url, "alice", "alice-pass-123")
-    page.goto(portal.url + "/evaluations/")
+    portal.sign_in(page, "alice", "/evaluations/")
     page.set_input_files("#set-file", str(path))
     page.fill("#set-name", "Curie questions")
     page.click("#upload-set")
@@ -120,7 +119,7 @@ def test_upload_run_watch_plots_change_a_setting_and_compare(
     screenshot(page, "evaluations")
 
     phone = new_page(PHONE)
-    sign_in(phone, portal.url, "alice", "alice-pass-123")
+    portal.sign_in(phone, "alice")
     for address in (
         f"/evaluations/{first.id}/",
         f"/evaluations/compare/?a={first.id}&b={second.id}",
@@ -153,8 +152,7 @@ def test_a_set_s_page_and_a_teammate_replaying_its_runs_at_phone_width_and_dark(
     EvaluationSet.objects.update(team=lab, name="Curie questions")
 
     page = new_page()
-    sign_in(page, portal.url, "alice", "alice-pass-123")
-    page.goto(portal.url + "/evaluations/")
+    portal.sign_in(page, "alice", "/evaluations/")
     page.click("#set-table a.set-link")
     page.wait_for_selector("#set-question-table")
     assert page.locator("#set-question-table tbody tr").count() == 50
@@ -170,7 +168,7 @@ def test_a_set_s_page_and_a_teammate_replaying_its_runs_at_phone_width_and_dark(
 
     # A teammate reads the set (no delete) and opens and replays a question's run.
     phone = new_page(PHONE)
-    sign_in(phone, portal.url, "dana", "dana-pass-123")
+    portal.sign_in(phone, "dana")
     for address in ("/evaluations/", f"/evaluations/sets/{evaluation.evaluation_set_id}/"):
         phone.goto(portal.url + address)
         width = phone.evaluate("document.documentElement.scrollWidth")

@@ -12,7 +12,7 @@ import pytest
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from queries.models import QueryRun
-from tests.portal.conftest import screenshot, sign_in
+from tests.portal.conftest import screenshot, session_sign_in
 from tests.portal.test_pages import CURIE, ask, current_run_id, wait_state
 
 pytestmark = pytest.mark.slow
@@ -40,7 +40,7 @@ def test_the_answer_streams_into_the_page_as_the_local_model_writes_it(
     stack.start_worker()
     stack.wait_for_worker()
     page = new_page()
-    sign_in(page, url, "alice", "alice-pass-123")
+    session_sign_in(page, url, "alice", secret_key=stack.env["SECRET_KEY"])
     # The model picker names a GGUF file by its model and quantisation; the file is the tooltip.
     page.wait_for_selector("#chat[data-ready='1']")
     page.select_option("#provider", "local")

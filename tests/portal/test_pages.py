@@ -262,7 +262,7 @@ def test_retry_stop_and_resume_after_refresh(portal, new_page, django_user_model
         }
     )
     page = new_page()
-    sign_in(page, portal.url, "alice", "alice-pass-123")
+    portal.sign_in(page, "alice")
 
     # A retry resets the rows after planning and says which attempt is running.
     ask(page, retry_q, "scripted")
@@ -356,10 +356,9 @@ def test_hostile_documents_and_answers_never_run_and_users_are_isolated(
         }
     )
     page = new_page()
-    sign_in(page, portal.url, "alice", "alice-pass-123")
 
     # Two hostile files uploaded together; both index.
-    page.goto(portal.url + "/knowledge/")
+    portal.sign_in(page, "alice", "/knowledge/")
     page.locator("#kb-create-form").get_by_label("Name").fill("Reports")
     page.get_by_role("button", name="Create").click()
     page.wait_for_selector("#kb-title:text('Reports')")
@@ -414,7 +413,7 @@ def test_hostile_documents_and_answers_never_run_and_users_are_isolated(
 
     # Bob sees none of Alice's knowledge bases or runs, and her run pages are 404 to him.
     bob = new_page()
-    sign_in(bob, portal.url, "bob", "bob-pass-123")
+    portal.sign_in(bob, "bob")
     bob.wait_for_selector("#kb-options :text('No knowledge bases yet')")
     bob.goto(portal.url + "/knowledge/")
     bob.wait_for_selector("#kb-count:text('0')")
@@ -469,7 +468,7 @@ def test_answers_render_as_markdown_with_tables_code_and_citations(
         }
     )
     page = new_page()
-    sign_in(page, portal.url, "alice", "alice-pass-123")
+    portal.sign_in(page, "alice")
     ask(page, query, "scripted")
     wait_state(page, "succeeded")
     answer_part = page.locator("#run-view [data-role=answer]")

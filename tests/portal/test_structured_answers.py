@@ -9,7 +9,7 @@ import re
 import pytest
 
 from knowledge.services import kb_create
-from tests.portal.conftest import PHONE, ask_offline, screenshot, sign_in
+from tests.portal.conftest import PHONE, ask_offline, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -88,13 +88,12 @@ def test_rows_and_steps_answer_from_their_structure_and_a_missing_topic_is_not_f
     alice = django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
     kb = kb_create(owner=alice, name="Team documents")
     page = new_page()
-    sign_in(page, portal.url, "alice", "alice-pass-123")
 
     # A CSV and a Markdown file uploaded through the knowledge page, both ingested.
     offices, onboarding = tmp_path / "offices.csv", tmp_path / "onboarding.md"
     offices.write_text(OFFICES_CSV)
     onboarding.write_text(ONBOARDING_MD)
-    page.goto(f"{portal.url}/knowledge/?kb={kb.id}")
+    portal.sign_in(page, "alice", f"/knowledge/?kb={kb.id}")
     page.wait_for_selector("#kb-title:text('Team documents')")
     page.set_input_files("#file-input", [str(offices), str(onboarding)])
     page.get_by_role("button", name="Upload").click()
@@ -175,10 +174,9 @@ def test_a_follow_up_about_a_row_keeps_its_office(portal, new_page, django_user_
     alice = django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
     kb = kb_create(owner=alice, name="Offices")
     page = new_page()
-    sign_in(page, portal.url, "alice", "alice-pass-123")
     offices = tmp_path / "offices.csv"
     offices.write_text(OFFICES_CSV)
-    page.goto(f"{portal.url}/knowledge/?kb={kb.id}")
+    portal.sign_in(page, "alice", f"/knowledge/?kb={kb.id}")
     page.wait_for_selector("#kb-title:text('Offices')")
     page.set_input_files("#file-input", str(offices))
     page.get_by_role("button", name="Upload").click()

@@ -9,7 +9,7 @@ import pytest
 from knowledge.bulk import TextItem, documents_ingest_inline
 from knowledge.services import kb_create
 from tests.fixtures.clinics import clinics_workbook
-from tests.portal.conftest import ask_offline, screenshot, sign_in
+from tests.portal.conftest import ask_offline, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +47,7 @@ def test_counts_two_step_and_cross_sheet_answers_show_their_programs(
     documents_ingest_inline(kb=kb, items=[TextItem("clinics.xlsx", clinics_workbook())])
     page = new_page()
     page.set_viewport_size({"width": 1280, "height": 1000})
-    sign_in(page, portal.url, "alice", "alice-pass-123")
+    portal.sign_in(page, "alice")
 
     cases = [
         (

@@ -7,7 +7,7 @@ import pytest
 
 from adrag_site.models import AuditEvent
 from knowledge.services import kb_create
-from tests.portal.conftest import screenshot, sign_in
+from tests.portal.conftest import screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -18,7 +18,7 @@ def test_staff_make_a_team_and_manage_its_members(portal, new_page, django_user_
     django_user_model.objects.create_user("carol", "c@example.com", "carol-pass-123", is_staff=True)
     dana = django_user_model.objects.create_user("dana", "d@example.com", "dana-pass-123")
     page = new_page()
-    sign_in(page, portal.url, "carol", "carol-pass-123")
+    portal.sign_in(page, "carol")
     page.get_by_role("link", name="Teams").click()
     page.wait_for_selector("#team-list li:text('No teams yet.')")
 
