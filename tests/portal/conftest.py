@@ -182,11 +182,11 @@ def sign_in(page, url: str, username: str, password: str) -> None:
 def session_sign_in(page, url: str, username: str, *, secret_key: str, path: str = "/") -> None:
     """Open `path` (by default the chat page) signed in as `username`, with a session made here
     instead of through the sign-in form, for the tests that are about something else: the form
-    costs each of them about half a second more (the sign-in page and its POST). The form is what tests/portal/test_pages.py's first test
-    and test_every_page.py sign in with. The session is the server's own: made with its
-    SECRET_KEY in the database it reads, for the backend a password sign-in records, so the
-    server checks it as any other. Opening the test's first page directly, not the chat page
-    and then that page, saves a page load."""
+    costs each of them about half a second more (the sign-in page and its POST). The form is
+    what tests/portal/test_pages.py's first test and test_every_page.py sign in with. The
+    session is the server's own: made with its SECRET_KEY in the database it reads, for the
+    backend a password sign-in records, so the server checks it as any other. Opening the
+    test's first page directly, not the chat page and then that page, saves a page load."""
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.test import Client, override_settings

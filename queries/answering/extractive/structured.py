@@ -204,14 +204,20 @@ def as_value(text: str):
 def _unexplained(frame: QuestionFrame, row: _Row, keys: list[int], column: int) -> list[str]:
     """Return the question's words that neither the row, its table nor the column explain
     (nor the question words: "long" of "how long")."""
-    query = frame.text
+    explained = _said_by_row(frame, row, keys)
+    asked = set(bm25_tokens(row.headers[column]))
+    explained |= {stem for group in SYNONYM_GROUPS if group & asked for stem in group}
+    return [word for word, stem in question_terms(frame.text) if stem not in explained]
+
+
+def _said_by_row(frame: QuestionFrame, row: _Row, keys: list[int]) -> set[str]:
+    """Return the stems a row explains whatever is asked of it: its table's, its headers', its
+    named cells' and the question words'."""
     explained = set(row.frame) | _ROW_QUESTION_WORDS | set(bm25_tokens(frame.wh))
     explained |= set(bm25_tokens(" ".join(row.headers)))
     for index in keys:
         explained |= set(bm25_tokens(row.cells[index]))
-    asked = set(bm25_tokens(row.headers[column]))
-    explained |= {stem for group in SYNONYM_GROUPS if group & asked for stem in group}
-    return [word for word, stem in question_terms(query) if stem not in explained]
+    return explained
 
 
 def _unlisted(frame: QuestionFrame, row: _Row, keys: list[int]) -> list[str]:
@@ -221,9 +227,7 @@ def _unlisted(frame: QuestionFrame, row: _Row, keys: list[int]) -> list[str]:
     a place noun when the named column holds places ("the Munich office" of a City column), or
     a word for people when the rows are people ("the Munich staff")."""
     headers = set(bm25_tokens(" ".join(row.headers)))
-    explained = set(row.frame) | _ROW_QUESTION_WORDS | set(bm25_tokens(frame.wh)) | headers
-    for index in keys:
-        explained |= set(bm25_tokens(row.cells[index]))
+    explained = _said_by_row(frame, row, keys)
     explained |= {stem for group in SYNONYM_GROUPS if group & headers for stem in group}
     if set(bm25_tokens(row.headers[keys[0]])) & _PLACE_HEADERS:
         explained |= _PLACE_NOUNS
