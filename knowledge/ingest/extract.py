@@ -272,7 +272,44 @@ def _page_fonts(page) -> _PageFonts:
         fragments.append((" ".join(text.split()), round(float(size or 0) * scale, 1), bold))
 
     text = _normalise_newlines(page.extract_text(visitor_text=visit) or "")
-    return _PageFonts(text, fragments)
+    try:
+        layout = page.extract_text(extraction_mode="layout") or ""
+    except Exception:  # noqa: BLE001 - the gaps are a refinement; the text stands without them
+        layout = ""
+    return _PageFonts(_paragraph_gaps(text, _normalise_newlines(layout)), fragments)
+
+
+# How far ahead a line's place among the layout's is looked for (the two modes may split or
+# join a line or two differently).
+_GAP_LOOKAHEAD = 4
+
+
+def _paragraph_gaps(text: str, layout: str) -> str:
+    """Return a page's text with a blank line after each line the page sets apart by a
+    vertical gap (pypdf's layout mode draws the gap as a blank line; its plain text keeps
+    none). A title over its first sentence, or a paragraph over a table, is then a paragraph
+    of its own, as in a text file: a PDF's title with a comma in it ran into the sentence
+    under it, and its table lost its caption."""
+    lines = layout.split("\n")
+    ends = [
+        "".join(line.split())
+        for index, line in enumerate(lines[:-1])
+        if line.strip() and not lines[index + 1].strip()
+    ]
+    if not ends:
+        return text
+    out: list[str] = []
+    place = 0
+    for line in text.split("\n"):
+        out.append(line)
+        key = "".join(line.split())
+        if not key:
+            continue
+        ahead = ends[place : place + _GAP_LOOKAHEAD]
+        if key in ahead:
+            place += ahead.index(key) + 1
+            out.append("")
+    return "\n".join(out)
 
 
 def font_headings(pages: list[_PageFonts]) -> dict[str, int]:

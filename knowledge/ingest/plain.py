@@ -16,6 +16,8 @@ _NUMBERED = re.compile(r"^\s*(?:step\s+)?(\d{1,3})[.):]\s+(\S.*)$", re.IGNORECAS
 _BULLETED = re.compile(r"^\s*[-*•▪‣◦]\s+(\S.*)$")
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _TERMINAL = re.compile(r"[.!?;,…\"”’)]$")
+# A short note in brackets that ends a title: its unit or currency ("Budget 2026 (GBP)").
+_TRAILING_NOTE = re.compile(r"\w \([^().!?;,]{1,24}\)$")
 MAX_PLAIN_HEADING_WORDS = 10
 MAX_LEAD_IN_WORDS = 5
 
@@ -328,7 +330,8 @@ def _plain_heading(
         return None
     if stripped.endswith(":") and len(words) <= MAX_LEAD_IN_WORDS and (alone or following):
         return (LEVEL_LEAD_IN, stripped[:-1]) if stripped[:1].isupper() else None
-    if len(words) > MAX_PLAIN_HEADING_WORDS or _TERMINAL.search(stripped):
+    ended = _TERMINAL.search(stripped) and not _TRAILING_NOTE.search(stripped)
+    if len(words) > MAX_PLAIN_HEADING_WORDS or ended:
         return None
     if not (stripped[:1].isupper() or stripped[:1].isdigit()) or _NUMBERED.match(stripped):
         return None

@@ -586,6 +586,43 @@ def test_a_pdf_passage_is_under_the_heading_its_font_sets_apart() -> None:
     assert not any("Mooring" in s.text or "Radio procedures" in s.text for s in segments)
 
 
+@pytest.mark.parametrize(
+    "title",
+    ["Harbour Fuel - Deliveries, first quarter 2026", "Harbour Fuel - Deliveries 2026 (EUR)"],
+)
+def test_a_pdf_title_set_apart_by_a_gap_heads_the_table_under_it(title: str) -> None:
+    from knowledge.ingest.extract import extract
+    from tests.fixtures.make_files import build_pdf
+
+    # One font throughout; only the empty lines set the title apart. pypdf's plain text keeps
+    # no blank line, and the title ran into the sentence under it (a comma in it, or a
+    # bracketed unit at its end, made it no heading): the table lost its caption.
+    lines = [
+        title,
+        "",
+        "Every delivery to the berths, with its amount.",
+        "",
+        "Berth      Supplier       Amount",
+        "North      Atlantic Oil   36000",
+        "South      Baltic Fuel    24000",
+        "East       Atlantic Oil   18000",
+    ]
+    segments = extract(build_pdf([lines]), "deliveries.pdf").segments
+    table = next(s for s in segments if s.kind == "table")
+    prose = next(s for s in segments if s.kind == "prose")
+
+    assert table.section == (title,)
+    assert prose.text == "Every delivery to the berths, with its amount."
+
+
+def test_a_sentence_ending_in_brackets_is_no_heading() -> None:
+    from knowledge.ingest.plain import plain_structure
+
+    segments = plain_structure([("Ask the harbour office (room 4).\n\nIt opens at eight.", None)])
+
+    assert all(segment.section == () for segment in segments)
+
+
 def test_csv_with_quotes_escaped_by_a_backslash_keeps_its_cells_whole() -> None:
     # As MySQL's SELECT ... INTO OUTFILE and some PHP exports write quotes: \" not "".
     data = (
