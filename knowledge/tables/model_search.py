@@ -131,7 +131,7 @@ def _run(sql: str, schema, query: str) -> tuple[list, dict | None]:
         return [], {"outcome": "refused", "reason": str(exc), "sql": sql, "correctable": failed}
     except ProgramStopped as exc:
         return [], {"outcome": "stopped", "reason": str(exc), "sql": sql, "correctable": False}
-    why = misfit(split_two_step(query)[0], values) or query_misfit(sql, schema)
+    why = misfit(split_two_step(query)[0], values) or query_misfit(sql, schema, query)
     if why:
         return [], {"outcome": "unfit", "reason": why, "sql": sql, "correctable": True}
     return values, None

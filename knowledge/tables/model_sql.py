@@ -25,7 +25,7 @@ from sqlglot import exp
 
 from knowledge.tables.cells import DATE, DURATION, NUMBER, date_number
 from knowledge.tables.programs import Grid, fold
-from knowledge.tables.question import STOPWORDS
+from knowledge.tables.question import STOPWORDS, counted_by_header
 from knowledge.tables.sql import NamedTable, execute, named_table, sql_name
 
 # Rows of each table shown to the model: its first ones, then those holding the most of the
@@ -208,31 +208,52 @@ def misfit(question: str, values: list) -> str:
     return ""
 
 
-def query_misfit(sql: str, schema: Schema) -> str:
+def query_misfit(sql: str, schema: Schema, question: str = "") -> str:
     """Return why a query cannot compute what it seems to ("" when it may): COUNT over a column
-    of numbers counts the rows holding one ("how many sacks" is their SUM), and row_number is a
-    row's place in the table, not an amount to add."""
+    of numbers counts the rows holding one ("how many sacks" is their SUM), so does COUNT(*)
+    when the question asks how many of what a column of amounts holds ("how many rooms do we
+    have in total" over a Rooms column), and row_number is a row's place in the table, not an
+    amount to add."""
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
     except sqlglot.errors.SqlglotError:
         return ""  # the checks before it ran said why
-    amounts, others = set(), set()
+    amounts, others, headers = set(), set(), {}
     for table in schema.tables:
         for (name, kind), column in zip(table.named.columns, table.grid.columns, strict=True):
             (amounts if kind in _AMOUNTS and _is_amount(column.numbers) else others).add(name)
+            headers[name] = column.name
+    counted = _counted_amount(question, {name: headers[name] for name in amounts - others})
     for node in tree.find_all(exp.Count):
+        if node.find_ancestor(exp.Having):
+            continue
         column = node.this
         name = column.name.lower() if isinstance(column, exp.Column) else ""
-        if name in amounts - others and not node.find_ancestor(exp.Having):
+        if name in amounts - others:
             return (
                 f"COUNT({column.name}) counts the rows that hold a {column.name}; if the "
                 f"question asks for the total of {column.name}, that is SUM({column.name})."
+            )
+        if counted and not name:
+            return (
+                f"COUNT(*) counts rows, and the question asks how many {counted[1]}: the "
+                f"{counted[0]} column holds them, and their total is SUM({counted[0]})."
             )
     for node in tree.find_all(exp.Sum, exp.Avg):
         column = node.this
         if isinstance(column, exp.Column) and column.name.lower() == "row_number":
             return "row_number is a row's place in the table, not an amount to add up."
     return ""
+
+
+def _counted_amount(question: str, amounts: dict[str, str]) -> tuple[str, str] | None:
+    """Return (column, word) when the question's "how many <word>" names a column of amounts
+    (`counted_by_header`)."""
+    for name, header in amounts.items():
+        word = counted_by_header(question, header)
+        if word:
+            return name, word
+    return None
 
 
 def _is_amount(numbers: list[float | None]) -> bool:

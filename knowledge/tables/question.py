@@ -196,6 +196,20 @@ def header_words(name: str) -> list[str]:
     return [w for w in fold(name).split() if w not in STOPWORDS and not w.isdigit()][:4]
 
 
+_HOW_MANY = re.compile(r"\bhow many ([a-z][a-z'-]*)", re.IGNORECASE)
+
+
+def counted_by_header(question: str, header: str) -> str:
+    """Return the word when the question's "how many <word>" names the header by its first
+    word ("how many rooms" and Rooms, "how many books were lent" and Books lent), else "": the
+    question counts what that column holds, not the rows."""
+    match = _HOW_MANY.search(question)
+    words = header_words(header)
+    if match and words and stem(words[0]) == stem(fold(match.group(1))):
+        return match.group(1)
+    return ""
+
+
 def header_overlap(name: str, question: Question) -> float:
     """Return the share of a header's words the question says (a stem, or an abbreviation
     whose letters begin consecutive words of the question: "HR" for "home runs")."""

@@ -26,6 +26,7 @@ from knowledge.tables.programs import ALONG_A_ROW, ANCHORED, HEADER_OPS, Grid, f
 from knowledge.tables.question import (
     MONTH_STEMS,
     STOPWORDS,
+    counted_by_header,
     header_overlap,
     read_question,
     stem,
@@ -414,7 +415,9 @@ def standing(choice: TableChoice, question: str) -> tuple[bool, bool, float]:
     # The period asked for, of a table that holds most words of the question ("which quarter
     # was Quay's revenue highest?" is no quarter of an occupancy table).
     period = choice.best.program.op in HEADER_OPS and choice.relevance >= PERIOD_RELEVANCE
-    ordered = orders_by_what_it_names(choice, question) or period
+    ordered = (
+        orders_by_what_it_names(choice, question) or period or adds_what_it_counts(choice, question)
+    )
     return (
         uses_its_names(question, choice),
         ordered and choice.vote >= ORDERED_VOTE_MIN,
@@ -426,6 +429,16 @@ def fitness(choice: TableChoice, question: str) -> float:
     """How well a table's best program fits the question: its probability, the share of the
     question the table holds and the table's BM25 vote."""
     return choice.confidence * choice.relevance * choice.vote
+
+
+def adds_what_it_counts(choice: TableChoice, question: str) -> bool:
+    """Whether the program adds up the column the question's "how many" names: "how many vets
+    do we employ in total?" adds up a Vets column, not the rows of a table whose caption names
+    the practice ("Alder Vets - Running costs")."""
+    program = choice.best.program
+    if program.op != "sum" or program.key is None:
+        return False
+    return bool(counted_by_header(question, choice.grid.columns[program.key].name))
 
 
 def orders_by_what_it_names(choice: TableChoice, question: str) -> bool:

@@ -156,6 +156,42 @@ def test_a_query_that_cannot_compute_what_it_seems_to_is_unfit(offices, sql, sai
 
 
 @pytest.mark.parametrize(
+    ("question", "sql", "said"),
+    [
+        # "How many sacks" over a Sacks column is their total, whatever the words around it.
+        ("How many sacks did he make in total?", "SELECT COUNT(*) FROM seasons", "SUM(sacks)"),
+        (
+            "How many sacks came before 2004?",
+            "SELECT COUNT(*) FROM seasons WHERE season < 2004",
+            "SUM(sacks)",
+        ),
+        (
+            "How many staff do the offices have altogether?",
+            "SELECT COUNT(*) FROM offices",
+            "SUM(staff_fte)",
+        ),
+        # Rows are what is counted when the word names no column of amounts ...
+        ("How many offices are there?", "SELECT COUNT(*) FROM offices", ""),
+        (
+            "How many seasons had more than 5 sacks?",
+            "SELECT COUNT(*) FROM seasons WHERE sacks > 5",
+            "",
+        ),
+        # ... or a column of years or of places in an order ("how many places" is no total).
+        ("How many places were won?", "SELECT COUNT(*) FROM seasons", ""),
+        ("How many sacks did he make in total?", "SELECT SUM(sacks) FROM seasons", ""),
+    ],
+)
+def test_counting_rows_when_the_question_counts_a_column_s_amounts_is_unfit(
+    offices, question, sql, said
+) -> None:
+    seasons = grid(SEASONS, "seasons.csv › Seasons", [1, 2, 3, 4])
+    schema = build_schema([(7, offices, 1, "offices.xlsx"), (8, seasons, 2, "seasons.csv")])
+    reason = query_misfit(sql, schema, question)
+    assert (said in reason) if said else reason == ""
+
+
+@pytest.mark.parametrize(
     ("question", "values", "kept"),
     [
         ("Besides Braga, which offices does Ana Reis lead?", ["Lisbon", "Braga"], ["Lisbon"]),

@@ -268,6 +268,34 @@ def test_a_join_is_asked_only_by_a_word_this_table_does_not_account_for() -> Non
     assert joined("Which clinic's head nurse had the most visits in Q2?") == "Head nurse"
 
 
+def test_the_total_of_the_column_a_how_many_names_stands_before_a_count_of_rows() -> None:
+    # The costs' caption names the practice: its rows are no vets, whatever the ranker's count.
+    clinics = _table(
+        [["Clinic", "Town", "Vets"], ["North", "Ashby", "4"], ["South", "Dunmore", "2"],
+         ["East", "Ashby", "3"]],
+        "clinics.xlsx › Clinics",
+    )  # fmt: skip
+    costs = _table(
+        [["Clinic", "Rent", "Energy"], ["North", "12000", "3100"], ["South", "9000", "2800"],
+         ["East", "8000", "2500"]],
+        "costs.pdf › Harbour Vets - Running costs 2025 (GBP)",
+    )  # fmt: skip
+
+    def stands(question: str, program: Program, table, confidence: float, vote: float):
+        found = [Candidate(program, run(program, table), {}, 0.5)]
+        choice = TableChoice(0, 0, "", table, found[0], relevance(question, table))
+        choice.confidence, choice.vote = confidence, vote
+        return standing(choice, question)
+
+    added = Program("sum", key=2)
+    counted = Program("count")
+    question = "How many vets do we employ in total?"
+    assert stands(question, added, clinics, 0.3, 0.4) > stands(question, counted, costs, 0.9, 0.6)
+    # A count of what the rows are is no total of a column.
+    question = "How many clinics are in Ashby?"
+    assert stands(question, added, clinics, 0.3, 0.4) < stands(question, counted, costs, 0.9, 0.6)
+
+
 def test_a_table_ordered_on_the_amount_the_question_names_stands_before_a_likelier_one() -> None:
     question = "Who is the head nurse of the clinic with the most visits?"
     clinics = _table(
