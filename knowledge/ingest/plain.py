@@ -16,8 +16,11 @@ _NUMBERED = re.compile(r"^\s*(?:step\s+)?(\d{1,3})[.):]\s+(\S.*)$", re.IGNORECAS
 _BULLETED = re.compile(r"^\s*[-*•▪‣◦]\s+(\S.*)$")
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _TERMINAL = re.compile(r"[.!?;,…\"”’)]$")
-# A short note in brackets that ends a title: its unit or currency ("Budget 2026 (GBP)").
-_TRAILING_NOTE = re.compile(r"\w \([^().!?;,]{1,24}\)$")
+# A currency or unit in brackets that ends a title ("Budget 2026 (GBP)", "(EUR thousands)",
+# "(in hours)"); not "Flour (500 g)" or "(see below)".
+_TRAILING_NOTE = re.compile(
+    r"\w \((?:[kKmM] )?(?:[A-Z]{3}|[£$€¥%])(?: thousands| millions)?\)$|\w \(in [^()]{1,20}\)$"
+)
 MAX_PLAIN_HEADING_WORDS = 10
 MAX_LEAD_IN_WORDS = 5
 

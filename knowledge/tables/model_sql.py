@@ -234,10 +234,10 @@ def query_misfit(sql: str, schema: Schema, question: str = "") -> str:
                 f"COUNT({column.name}) counts the rows that hold a {column.name}; if the "
                 f"question asks for the total of {column.name}, that is SUM({column.name})."
             )
-        if counted and not name:
+        if counted and _counts_rows(node, tree, counted[0]):
             return (
-                f"COUNT(*) counts rows, and the question asks how many {counted[1]}: the "
-                f"{counted[0]} column holds them, and their total is SUM({counted[0]})."
+                f"COUNT(*) counts rows, and the question asks for what the {counted[1]} column "
+                f"({counted[0]}) holds: its total is SUM({counted[0]})."
             )
     for node in tree.find_all(exp.Sum, exp.Avg):
         column = node.this
@@ -246,13 +246,25 @@ def query_misfit(sql: str, schema: Schema, question: str = "") -> str:
     return ""
 
 
+def _counts_rows(node: exp.Count, tree: exp.Expression, column: str) -> bool:
+    """Whether a COUNT is the query's answer and counts its rows: COUNT(*) selected at the top
+    (not DISTINCT values, not a part of a ratio or of a subquery's order), with no condition on
+    the column the question counts ("how many weights are at least 90kg" counts rows)."""
+    if not isinstance(node.this, exp.Star):
+        return False
+    select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
+    if select is None or not any(p.unalias() is node for p in select.expressions):
+        return False
+    where = select.args.get("where")
+    return where is None or all(c.name.lower() != column for c in where.find_all(exp.Column))
+
+
 def _counted_amount(question: str, amounts: dict[str, str]) -> tuple[str, str] | None:
-    """Return (column, word) when the question's "how many <word>" names a column of amounts
+    """Return (column, header) when the question's "how many <word>" names a column of amounts
     (`counted_by_header`)."""
     for name, header in amounts.items():
-        word = counted_by_header(question, header)
-        if word:
-            return name, word
+        if counted_by_header(question, header):
+            return name, header
     return None
 
 

@@ -615,6 +615,27 @@ def test_a_pdf_title_set_apart_by_a_gap_heads_the_table_under_it(title: str) -> 
     assert prose.text == "Every delivery to the berths, with its amount."
 
 
+def test_a_double_spaced_pdf_keeps_its_sentences_whole_and_a_footer_is_no_heading() -> None:
+    from knowledge.ingest.extract import extract
+    from tests.fixtures.make_files import build_pdf
+
+    # Every line a blank line apart: no step is larger than the page's usual one.
+    said = [
+        "Boats longer than twelve metres must book a berth in advance and",
+        "pay the deposit on arrival at the",
+        "Harbour Office",
+        "before they tie up at the north pontoon.",
+        "Fuel is sold at the south pontoon between eight and six.",
+    ]
+    spaced = [line for text in said for line in (text, "")][:-1]
+    # A footer below a gap, on two pages.
+    pages = [[*spaced, "", "", "Page 1"], ["Showers cost two euros.", "", "", "Page 2"]]
+    segments = extract(build_pdf(pages), "rules.pdf").segments
+
+    assert all(segment.section == () for segment in segments)
+    assert "Harbour Office\nbefore they tie up" in segments[0].text
+
+
 def test_a_sentence_ending_in_brackets_is_no_heading() -> None:
     from knowledge.ingest.plain import plain_structure
 

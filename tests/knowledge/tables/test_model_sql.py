@@ -180,6 +180,17 @@ def test_a_query_that_cannot_compute_what_it_seems_to_is_unfit(offices, sql, sai
         # ... or a column of years or of places in an order ("how many places" is no total).
         ("How many places were won?", "SELECT COUNT(*) FROM seasons", ""),
         ("How many sacks did he make in total?", "SELECT SUM(sacks) FROM seasons", ""),
+        # COUNT(*) that is not the answer, counts distinct values or has a condition on the
+        # counted column itself counts what it should.
+        ("How many sacks a season?", "SELECT SUM(sacks) / COUNT(*) FROM seasons", ""),
+        ("How many sacks?", "SELECT COUNT(DISTINCT sacks) FROM seasons", ""),
+        ("How many sacks were over 8?", "SELECT COUNT(*) FROM seasons WHERE sacks > 8", ""),
+        (
+            "How many sacks in the best season?",
+            "SELECT sacks FROM seasons WHERE season = (SELECT season FROM seasons GROUP BY season "
+            "ORDER BY COUNT(*) DESC LIMIT 1)",
+            "",
+        ),
     ],
 )
 def test_counting_rows_when_the_question_counts_a_column_s_amounts_is_unfit(
@@ -251,3 +262,24 @@ def test_a_column_s_own_cell_the_query_returns_keeps_the_unit_the_table_gives_it
         assert answered_column(sql, named) is None, sql
     # A number no cell of the column holds stays as the query returned it.
     assert as_written([12], votes, share) == [12]
+
+
+@pytest.mark.parametrize(
+    ("question", "header", "named"),
+    [
+        ("How many books were lent in total?", "Books lent", True),
+        ("How many staff work here in all?", "Staff (FTE)", True),  # a unit in brackets aside
+        ("How many games did the club play?", "Game", True),
+        # Every other word of the header must be said: Season tickets are no seasons.
+        ("How many seasons did he play?", "Season tickets", False),
+        ("How many total goals did he score?", "Total apps", False),
+        # A column that numbers or codes the rows holds no amount.
+        ("How many trains stop at Leeds?", "Train No.", False),
+        ("How many boats finished?", "Boat #", False),
+        ("How many rounds did he win?", "Round", False),
+    ],
+)
+def test_how_many_names_a_header_by_all_of_its_words(question, header, named) -> None:
+    from knowledge.tables.question import counted_by_header
+
+    assert bool(counted_by_header(question, header)) == named
