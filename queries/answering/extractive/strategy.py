@@ -45,7 +45,7 @@ from queries.answering.extractive.scoring import (
     score_part,
 )
 from queries.answering.extractive.structured import structured_answer
-from queries.answering.frame import DESCRIPTION, NAME, PERSON, QuestionFrame
+from queries.answering.frame import DESCRIPTION, QuestionFrame
 from queries.answering.sentences import (
     block_sentences,
     normalise,
@@ -163,7 +163,7 @@ class ExtractiveStrategy(Strategy):
             confidence=round(min(max(best, 0.0), 1.0), 2),
             cited=tuple(sorted({candidates[i].block for i in chosen})),
             key_facts=tuple(facts),
-            is_sufficient=best >= SUFFICIENT_THRESHOLD and _names_one(frame, candidates, chosen),
+            is_sufficient=best >= SUFFICIENT_THRESHOLD,
         )
 
     def critique(
@@ -332,15 +332,6 @@ def _continuation(candidates: list, lead: int) -> int | None:
 def _holds_answer(frame: QuestionFrame, sentence: str) -> bool:
     """Return whether a sentence holds a new thing of the kind the question asks for."""
     return entity_strength(sentence, frame.answer_type, set(raw_tokens(frame.text))) > 0
-
-
-def _names_one(frame: QuestionFrame, candidates: list, chosen: list[int]) -> bool:
-    """Whether the quoted sentences name someone or something when the question asks "who"
-    or "which <thing>": "Every incident that stopped a system …" (a log's opening line) names
-    no incident, and a table's likeliest reading then answers instead of it."""
-    if frame.answer_type not in (PERSON, NAME):
-        return True
-    return any(_holds_answer(frame, candidates[i].text) for i in chosen)
 
 
 def _direct(text: str, *, declines: bool = False) -> Answer:
