@@ -134,6 +134,12 @@ def _not_found(state: RAGState) -> tuple[str, list[dict]]:
     return answer, sources
 
 
+def _unfitting(verdict: Verdict) -> bool:
+    """Whether the check found that the answer's first sentence gives nothing of the kind the
+    question asks for (a name for "which", a person for "who", a number for "how many")."""
+    return verdict.check is not None and verdict.check.unfitting
+
+
 def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "") -> dict:
     state, verdict = _kept_attempt(state, verdict)
     answer = (verdict.answer or state.get("answer") or "").strip() or UNABLE
@@ -144,9 +150,10 @@ def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "
     confidence = verdict.confidence
     if verdict.grounded:
         outcome = VERIFIED
-    elif not verdict.sufficient and state.get("tentative_docs"):
-        # The passages found nothing, but a table program the rules did not admit is likely
-        # enough (TABLE_TENTATIVE_MIN): its result, as the table's likeliest reading.
+    elif (not verdict.sufficient or _unfitting(verdict)) and state.get("tentative_docs"):
+        # The passages found nothing, or nothing of the kind asked ("which incident …?" over a
+        # log's opening line), but a table program the rules did not admit is likely enough
+        # (TABLE_TENTATIVE_MIN): its result, as the table's likeliest reading.
         outcome = UNVERIFIED
         docs = state["tentative_docs"]
         structure = docs[0]["structure"]

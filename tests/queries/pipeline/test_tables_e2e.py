@@ -192,6 +192,22 @@ def test_a_program_the_rules_do_not_admit_answers_only_what_the_passages_do_not(
     assert "8 pm" in outcome.answer and "Probably" not in outcome.answer
 
 
+def test_a_passage_that_names_nothing_asked_gives_way_to_the_table_s_likeliest_reading(
+    kb, settings
+) -> None:
+    # Neither the judge nor its words admit the program. "Which clinic": the note's sentence
+    # about every clinic names none, so it gives nothing of the kind asked, and the program
+    # answers, as it does when the passages find nothing.
+    settings.TABLE_ANSWER_MIN, settings.TABLE_PROGRAM_MIN = 1.01, 1.01
+    outcome, sink = _ask(kb, "Which clinic has the most beds for visiting?")
+    assert _data(sink, "retrieval_result", "retrieval")["tentative_program"]["values"] == ["Lisbon"]
+    assert outcome.answer.startswith("Probably Lisbon [")
+    assert outcome.metadata["verdict"] == "unverified"
+    # A question the sentence answers with what it asks for keeps it.
+    outcome, _ = _ask(kb, "Until when do visiting hours run at the clinics?")
+    assert "8 pm" in outcome.answer and "Probably" not in outcome.answer
+
+
 SQUADS = "Squad,People,Floor\nAtlas,7,2\nBorealis,4,3\nCirrus,9,1\n"
 APPS = "App,Squad,Launched\nCheckout,Borealis,2021\nSearch,Atlas,2019\nMobile,Cirrus,2023\n"
 
