@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import codecs
 import csv
-import difflib
 import io
 import math
 from collections import Counter
@@ -38,6 +37,7 @@ from knowledge.ingest.filetypes import (
     file_extension,
     file_kind,
 )
+from knowledge.ingest.gaps import drawn_lines, paragraph_gaps, running_heads
 from knowledge.ingest.markup import html_structure, markdown_structure
 from knowledge.ingest.ocr import (
     OVER_PAGE_LIMIT,
@@ -217,8 +217,11 @@ def _extract_pdf(data: bytes, ocr: OcrOptions | None) -> ExtractedText:
             raise ExtractionError(CORRUPT_FILE, "The PDF has no readable pages.")
         fonts = [_page_fonts(page) for page in pages]
         headings = font_headings(fonts)
-        running = _running_heads(fonts)
-        texts = [_heading_lines(_paragraph_gaps(page, running), headings) for page in fonts]
+        running = running_heads([page.lines for page in fonts])
+        texts = [
+            _heading_lines(paragraph_gaps(page.text, page.lines, running), headings)
+            for page in fonts
+        ]
     except ExtractionError:
         raise
     except Exception as exc:  # noqa: BLE001 - pypdf raises many types on bad input
@@ -279,66 +282,7 @@ def _page_fonts(page) -> _PageFonts:
         placed.append((text, height, float(size or 0) * scale))
 
     text = _normalise_newlines(page.extract_text(visitor_text=visit) or "")
-    return _PageFonts(text, fragments, _drawn_lines(placed))
-
-
-# A step down the page this much larger than the page's usual one between lines is a gap:
-# the space a title, a paragraph or a table is set apart by.
-GAP_RATIO = 1.5
-
-
-def _drawn_lines(placed: list[tuple[str, float, float]]) -> list[tuple[str, bool]]:
-    """Return a page's lines as drawn (pieces at one height are a line), each with whether a gap
-    follows it: a step down larger than GAP_RATIO times the page's usual step. A page set with
-    double spacing throughout has no gap; the last line keeps none (a footer is no paragraph)."""
-    lines: list[list] = []  # [text, height, size]
-    for text, height, size in placed:
-        if lines and abs(lines[-1][1] - height) < max(size, 1.0) * 0.5:
-            lines[-1][0] += text
-        else:
-            lines.append([text, height, size])
-    steps = [above[1] - below[1] for above, below in zip(lines, lines[1:], strict=False)]
-    downward = sorted(step for step in steps if step > 0)
-    usual = downward[len(downward) // 2] if downward else 0.0
-    out = []
-    for index, (text, _, _) in enumerate(lines):
-        # The gap before the page's last line is left out: that line is a footer as often as not.
-        gap = usual > 0 and index + 2 < len(lines) and steps[index] > GAP_RATIO * usual
-        out.append(("".join(text.split()), gap))
-    return out
-
-
-def _paragraph_gaps(page: _PageFonts, running: set[str]) -> str:
-    """Return a page's text with a blank line after each line a gap sets apart from the next
-    (pypdf's plain text keeps none): a title over its first sentence, or a paragraph over a
-    table, is then a paragraph of its own, as in a text file. A PDF's title with a comma in
-    it ran into the sentence under it, and its table lost its caption. Lines are matched to
-    the drawn ones by their text; a running head (`running`: a page's first line that opens
-    another page too) stays as it was."""
-    gaps = {index for index, (key, gap) in enumerate(page.lines) if gap and key not in running}
-    if not gaps:
-        return page.text
-    lines = page.text.split("\n")
-    keys = ["".join(line.split()) for line in lines]
-    drawn = [key for key, _ in page.lines]
-    after: set[int] = set()
-    matcher = difflib.SequenceMatcher(None, keys, drawn, autojunk=False)
-    for block in matcher.get_matching_blocks():
-        for offset in range(block.size):
-            if block.b + offset in gaps:
-                after.add(block.a + offset)
-    out: list[str] = []
-    for index, line in enumerate(lines):
-        out.append(line)
-        if index in after:
-            out.append("")
-    return "\n".join(out)
-
-
-def _running_heads(pages: list[_PageFonts]) -> set[str]:
-    """Return the first lines that open more than one page: a running head, not a title."""
-    firsts = Counter(page.lines[0][0] for page in pages if page.lines)
-    return {key for key, count in firsts.items() if count > 1}
+    return _PageFonts(text, fragments, drawn_lines(placed))
 
 
 def font_headings(pages: list[_PageFonts]) -> dict[str, int]:

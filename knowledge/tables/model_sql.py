@@ -24,8 +24,9 @@ import sqlglot
 from sqlglot import exp
 
 from knowledge.tables.cells import DATE, DURATION, NUMBER, date_number
+from knowledge.tables.counted import counted_by_header
 from knowledge.tables.programs import Grid, fold
-from knowledge.tables.question import STOPWORDS, counted_by_header
+from knowledge.tables.question import STOPWORDS
 from knowledge.tables.sql import NamedTable, execute, named_table, sql_name
 
 # Rows of each table shown to the model: its first ones, then those holding the most of the

@@ -20,13 +20,13 @@ from knowledge.tables.asked import asked_column
 from knowledge.tables.cells import DURATION, says_yes_or_no
 from knowledge.tables.change import period_words
 from knowledge.tables.choice import TableChoice
+from knowledge.tables.counted import counted_by_header
 from knowledge.tables.follows import AMOUNT_CUES
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import ALONG_A_ROW, ANCHORED, HEADER_OPS, Grid, fold, kept_rows
 from knowledge.tables.question import (
     MONTH_STEMS,
     STOPWORDS,
-    counted_by_header,
     header_overlap,
     read_question,
     stem,

@@ -280,6 +280,6 @@ def test_a_column_s_own_cell_the_query_returns_keeps_the_unit_the_table_gives_it
     ],
 )
 def test_how_many_names_a_header_by_all_of_its_words(question, header, named) -> None:
-    from knowledge.tables.question import counted_by_header
+    from knowledge.tables.counted import counted_by_header
 
     assert bool(counted_by_header(question, header)) == named
