@@ -406,7 +406,9 @@ def signals(question: str, choice: TableChoice, found: list[Candidate]) -> dict[
     return out
 
 
-def standing(choice: TableChoice, question: str) -> tuple[bool, bool, float]:
+def standing(
+    choice: TableChoice, question: str, elsewhere: frozenset[str] = frozenset()
+) -> tuple[bool, bool, float]:
     """How one table's best program stands against another's: one that reads every name the
     question says first, then one that orders on the column its "most" or "least" names, or
     answers with the period it asks for ("which quarter was busiest"), of a table with some
@@ -416,7 +418,9 @@ def standing(choice: TableChoice, question: str) -> tuple[bool, bool, float]:
     # was Quay's revenue highest?" is no quarter of an occupancy table).
     period = choice.best.program.op in HEADER_OPS and choice.relevance >= PERIOD_RELEVANCE
     ordered = (
-        orders_by_what_it_names(choice, question) or period or adds_what_it_counts(choice, question)
+        orders_by_what_it_names(choice, question)
+        or period
+        or adds_what_it_counts(choice, question, elsewhere)
     )
     return (
         uses_its_names(question, choice),
@@ -431,14 +435,25 @@ def fitness(choice: TableChoice, question: str) -> float:
     return choice.confidence * choice.relevance * choice.vote
 
 
-def adds_what_it_counts(choice: TableChoice, question: str) -> bool:
+def adds_what_it_counts(
+    choice: TableChoice, question: str, elsewhere: frozenset[str] = frozenset()
+) -> bool:
     """Whether the program adds up the column the question's "how many" names: "how many vets
     do we employ in total?" adds up a Vets column, not the rows of a table whose caption names
-    the practice ("Alder Vets - Running costs")."""
+    the practice ("Alder Vets - Running costs"). Not when it leaves a word another table holds
+    (`elsewhere`: their headers' and cells' words): "how many employees joined in 2023?" counts
+    the rows of a sheet of staff with a Joined column, not a department's Employees."""
     program = choice.best.program
     if program.op != "sum" or program.key is None:
         return False
+    if any(word in elsewhere or word[:5] in elsewhere for word in unaccounted(question, choice)):
+        return False
     return bool(counted_by_header(question, choice.grid.columns[program.key].name))
+
+
+def table_words(grid: Grid) -> frozenset[str]:
+    """Return the words of a table's label, headers and cells (`standing`'s `elsewhere`)."""
+    return frozenset(_vocabulary(grid))
 
 
 def orders_by_what_it_names(choice: TableChoice, question: str) -> bool:

@@ -54,6 +54,7 @@ from knowledge.tables.rules import (
     relevance,
     signals,
     standing,
+    table_words,
     uses_its_names,
 )
 from knowledge.tables.steps import (
@@ -323,13 +324,14 @@ def _best_of_tables(
     teacher of Web Design teach?" is read from the sheet of courses holding Web Design (then
     joined to the teachers' sheet), not from the teachers' sheet its other words match."""
     best: TableChoice | None = None
-    loaded_grids: list[tuple[int, Grid]] = []
-    for table_id, vote in votes.items():
-        loaded = load_grid(table_id, grids)
-        if loaded is None:
-            continue
-        grid, document_id, file_name, _ = loaded
-        loaded_grids.append((table_id, grid))
+    best_standing: tuple = ()
+    tables = [(table_id, vote, load_grid(table_id, grids)) for table_id, vote in votes.items()]
+    tables = [(table_id, vote, loaded) for table_id, vote, loaded in tables if loaded is not None]
+    loaded_grids = [(table_id, loaded[0]) for table_id, _, loaded in tables]
+    words = {table_id: table_words(grid) for table_id, grid in loaded_grids}
+    for table_id, vote, (grid, document_id, file_name, _) in tables:
+        # The words of the other tables: what this one's program leaves may be theirs.
+        elsewhere = frozenset().union(*(w for other, w in words.items() if other != table_id))
         found = followed(first, grid)
         if not found:
             continue
@@ -339,8 +341,9 @@ def _best_of_tables(
         )  # fmt: skip
         weighed = signals(first, choice, found)
         choice.confidence, choice.share = probability(weighed), weighed["share"]
-        if best is None or standing(choice, first) > standing(best, first):
-            best = choice
+        choice_standing = standing(choice, first, elsewhere)
+        if best is None or choice_standing > best_standing:
+            best, best_standing = choice, choice_standing
     return best, loaded_grids
 
 

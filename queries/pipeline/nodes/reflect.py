@@ -18,6 +18,7 @@ from providers.llm.base import RunCancelled, public_error
 from providers.reranker import get_reranker
 from queries.answering.checks import CAVEAT, not_found_answer
 from queries.answering.types import BY_MODEL, BY_TABLE, OTHER_WAY, Critique
+from queries.answering.values import values
 from queries.pipeline import stages
 from queries.pipeline.context import RunContext, run_context
 from queries.pipeline.sources import (
@@ -134,10 +135,16 @@ def _not_found(state: RAGState) -> tuple[str, list[dict]]:
     return answer, sources
 
 
-def _unfitting(verdict: Verdict) -> bool:
+def _gives_the_kind_instead(state: RAGState, verdict: Verdict) -> bool:
     """Whether the check found that the answer's first sentence gives nothing of the kind the
-    question asks for (a name for "which", a person for "who", a number for "how many")."""
-    return verdict.check is not None and verdict.check.unfitting
+    question asks for (a name for "which", a person for "who", a number for "how many") and
+    the tentative table program's result is of that kind: "who approves the budgets?" keeps
+    "the regional health authority" (no person the check knows) over a clinic's name."""
+    if verdict.check is None or not verdict.check.unfitting:
+        return False
+    frame = question_frame(state)
+    said = state["tentative_docs"][0]["structure"].get("values") or []
+    return any(values(str(value), frame.answer_type, frame.text) for value in said)
 
 
 def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "") -> dict:
@@ -150,7 +157,9 @@ def _finalize(run: RunContext, state: RAGState, verdict: Verdict, error: str = "
     confidence = verdict.confidence
     if verdict.grounded:
         outcome = VERIFIED
-    elif (not verdict.sufficient or _unfitting(verdict)) and state.get("tentative_docs"):
+    elif state.get("tentative_docs") and (
+        not verdict.sufficient or _gives_the_kind_instead(state, verdict)
+    ):
         # The passages found nothing, or nothing of the kind asked ("which incident …?" over a
         # log's opening line), but a table program the rules did not admit is likely enough
         # (TABLE_TENTATIVE_MIN): its result, as the table's likeliest reading.

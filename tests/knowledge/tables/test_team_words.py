@@ -15,7 +15,14 @@ from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import followed, follows_the_asked_direction
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Program, run
-from knowledge.tables.rules import explained, is_lookup, relevance, standing, unaccounted
+from knowledge.tables.rules import (
+    explained,
+    is_lookup,
+    relevance,
+    standing,
+    table_words,
+    unaccounted,
+)
 from knowledge.tables.steps import joined_step
 from knowledge.tables.wording import in_words
 
@@ -294,6 +301,28 @@ def test_the_total_of_the_column_a_how_many_names_stands_before_a_count_of_rows(
     # A count of what the rows are is no total of a column.
     question = "How many clinics are in Ashby?"
     assert stands(question, added, clinics, 0.3, 0.4) < stands(question, counted, costs, 0.9, 0.6)
+
+
+def test_a_total_that_leaves_a_word_of_another_table_gives_way_to_its_count() -> None:
+    departments = _table(
+        [["Department", "Employees"], ["Sales", "12"], ["Support", "8"]], "hr.xlsx › Departments"
+    )
+    staff = _table(
+        [["Name", "Department", "Joined"], ["Ana", "Sales", "2023"], ["Ben", "Support", "2021"],
+         ["Cleo", "Sales", "2023"]],
+        "hr.xlsx › Staff",
+    )  # fmt: skip
+    question = "How many employees joined in 2023?"
+    added = Program("sum", key=1)
+    found = [Candidate(added, run(added, departments), {}, 0.5)]
+    total = TableChoice(0, 0, "", departments, found[0], relevance(question, departments))
+    total.confidence, total.vote = 0.3, 0.3
+    count = TableChoice(1, 0, "", staff, followed(question, staff)[0], relevance(question, staff))
+    count.confidence, count.vote = 0.9, 0.7
+    assert count.best.result.values == [2.0]
+    # "joined" is the staff sheet's header: the departments' total leaves it unsaid.
+    assert standing(total, question, table_words(staff)) < standing(count, question)
+    assert standing(total, question) > standing(count, question)  # without the other's words
 
 
 def test_a_table_ordered_on_the_amount_the_question_names_stands_before_a_likelier_one() -> None:

@@ -208,6 +208,26 @@ def test_a_passage_that_names_nothing_asked_gives_way_to_the_table_s_likeliest_r
     assert "8 pm" in outcome.answer and "Probably" not in outcome.answer
 
 
+def test_a_who_answered_by_a_body_keeps_it_over_a_clinic_s_name(user) -> None:
+    # "The regional health authority" is no person the check knows, but a clinic's name is no
+    # answer to "who" either: the passage's answer stays.
+    from knowledge.bulk import TextItem, documents_ingest_inline
+    from knowledge.services import kb_create
+    from tests.fixtures.clinics import clinics_workbook
+
+    kb = kb_create(owner=user, name="Clinics and their guide")
+    guide = (
+        b"Medicines for every clinic are supplied by the regional pharmacy. Clinic budgets are "
+        b"approved by the regional health authority."
+    )
+    documents_ingest_inline(
+        kb=kb,
+        items=[TextItem("clinics.xlsx", clinics_workbook()), TextItem("guide.txt", guide)],
+    )
+    outcome, _ = _ask(kb, "Who approves the clinic budgets?")
+    assert "regional health authority" in outcome.answer and "Probably" not in outcome.answer
+
+
 SQUADS = "Squad,People,Floor\nAtlas,7,2\nBorealis,4,3\nCirrus,9,1\n"
 APPS = "App,Squad,Launched\nCheckout,Borealis,2021\nSearch,Atlas,2019\nMobile,Cirrus,2023\n"
 
