@@ -216,8 +216,8 @@ class ColumnAsked(Rule):
     would be, and the claim is the row's; but a row of tickets holds no team. When the answer
     rests on table rows alone and none of their headers, captions, sections or files speaks
     of the thing asked (the frame's `asked`, or the role of "who is the caterer for the Autumn
-    Fair?"), the answer gives another column's cell (the event's Venue): it is left
-    unverified. The thing may sit on another sheet, which a two-step program reads.
+    Fair?"; of a thing of several words, its last: a Client column is no "client contact"),
+    the answer gives another column's cell (the event's Venue): it is left unverified. The thing may sit on another sheet, which a two-step program reads.
     """
 
     name = "column_asked"
@@ -232,7 +232,7 @@ class ColumnAsked(Rule):
         if not all(block.kind in (KIND_ROW, KIND_TABLE) for block in reading.evidence):
             return
         names = "\n".join(f"{block.file_name}\n{_frame_text(block)}" for block in reading.evidence)
-        unnamed = subject.unnamed_by(asked, names)
+        unnamed = subject.unnamed_by(asked, names, by_its_head=True)
         if unnamed:
             words = " ".join(f'"{word}"' for word in unnamed)
             self.find(reading, DOUBT, f"The rows the answer reads have no column of {words}.")

@@ -106,7 +106,7 @@ def unaddressed(asked: str, evidence_text: str) -> list[str]:
     return unnamed_by(asked, evidence_text)
 
 
-def unnamed_by(asked: str, names: str) -> list[str]:
+def unnamed_by(asked: str, names: str, *, by_its_head: bool = False) -> list[str]:
     """Return the words of the thing a question asks for ("team") when a text (the evidence,
     or the names of what a passage holds: a table row's headers, caption, section and file)
     speaks of none of them, not even as a word near in meaning: a row of tickets holds no
@@ -116,13 +116,30 @@ def unnamed_by(asked: str, names: str) -> list[str]:
         return []
     stems = set(bm25_tokens(names))
     found = evidence_words(names)
-    for word in words:
+
+    def said(word: str) -> bool:
         stem = (bm25_tokens(word) or [word])[0]
-        if _covered(word, stem, stems, names) or (
+        return _covered(word, stem, stems, names) or bool(
             found and near_in_meaning(word, found, ASKED_THING_COSINE)
-        ):
-            return []
+        )
+
+    if not by_its_head:
+        return [] if any(said(word) for word in words) else words
+    # The thing is its last word ("client contact" is a contact, "due date" a date): a row
+    # with a Client column and no contact holds none. A general last word ("start date") is
+    # said by the words before it (a Start column).
+    head, modifiers = words[-1], words[:-1]
+    if said(head) or (head in _GENERAL_HEADS and any(said(word) for word in modifiers)):
+        return []
     return words
+
+
+# Last words of a thing asked that say only what kind of value it is: "the start date" is read
+# from a Start column, "the opening year" from Opened.
+_GENERAL_HEADS = frozenset(
+    "date dates day time year years number numbers amount amounts figure figures total value "
+    "values level levels count name names".split()
+)
 
 
 def _asked_words(asked: str) -> list[str]:

@@ -282,6 +282,12 @@ CASES = {
         ("What region is ticket T-230 from?", "Atlas Energy [1].", DOUBT),
         # "Who is the <role> of ...": a row with no column of the role gives another's cell.
         ("Who is the caterer for ticket T-230?", "The caterer is Atlas Energy [1].", DOUBT),
+        # A thing of several words is its last: a Customer column holds no customer contact.
+        (
+            "Who is the customer contact for ticket T-230?",
+            "The customer contact is Jonas Weber [1].",
+            DOUBT,
+        ),
     ],
     # A cell that says the table does not know ("n/a", "-", "tbd") is no answer.
     "no_value_given": [
@@ -376,6 +382,8 @@ def test_each_rule_catches_its_class_of_question_in_several_phrasings(
         ("Which agent handled ticket T-230?", "Jonas Weber handled T-230 [1]."),
         ("What priority does ticket T-230 have?", "Low is the priority of T-230 [1]."),
         ("Who is the agent for ticket T-230?", "Jonas Weber is the agent for T-230 [1]."),
+        # A general last word ("date") is said by the words before it.
+        ("What is the priority level of ticket T-230?", "Low is the priority of T-230 [1]."),
         # A "which" answer that names one of the things the table lists.
         ("Which depots missed their staffing target?", "Harwich [2]."),
         ("Which depots are under their target?", "Harwich [2]."),
