@@ -13,8 +13,6 @@ from knowledge.tables.programs import fold
 from knowledge.tables.question import header_words
 
 _HOW_MANY = re.compile(r"\bhow many ([a-z][a-z'-]*)", re.IGNORECASE)
-
-
 # Headers of columns that number or code their rows: "how many trains" is no total of Train No.
 _IDENTIFIER_WORDS = frozenset("no number num id code rank round pick zip".split())
 

@@ -217,7 +217,8 @@ class ColumnAsked(Rule):
     rests on table rows alone and none of their headers, captions, sections or files speaks
     of the thing asked (the frame's `asked`, or the role of "who is the caterer for the Autumn
     Fair?"; of a thing of several words, its last: a Client column is no "client contact"),
-    the answer gives another column's cell (the event's Venue): it is left unverified. The thing may sit on another sheet, which a two-step program reads.
+    the answer gives another column's cell (the event's Venue): it is left unverified. The
+    thing may sit on another sheet, which a two-step program reads.
     """
 
     name = "column_asked"
