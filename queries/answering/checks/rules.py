@@ -233,7 +233,10 @@ class ColumnAsked(Rule):
         if not all(block.kind in (KIND_ROW, KIND_TABLE) for block in reading.evidence):
             return
         names = "\n".join(f"{block.file_name}\n{_frame_text(block)}" for block in reading.evidence)
-        unnamed = subject.unnamed_by(asked, names, by_its_head=True)
+        # "The client contact of X" is a contact; "which data centre hosts X" may read a verb
+        # into the thing ("centre hosts"), whose any word is enough, as before.
+        by_its_head = frame.attribute or not frame.asked
+        unnamed = subject.unnamed_by(asked, names, by_its_head=by_its_head)
         if unnamed:
             words = " ".join(f'"{word}"' for word in unnamed)
             self.find(reading, DOUBT, f"The rows the answer reads have no column of {words}.")

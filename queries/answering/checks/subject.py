@@ -135,10 +135,11 @@ def unnamed_by(asked: str, names: str, *, by_its_head: bool = False) -> list[str
 
 
 # Last words of a thing asked that say only what kind of value it is: "the start date" is read
-# from a Start column, "the opening year" from Opened.
+# from a Start column, "the payment status" from Paid, "the office location" from Office.
 _GENERAL_HEADS = frozenset(
     "date dates day time year years number numbers amount amounts figure figures total value "
-    "values level levels count name names".split()
+    "values level levels count name names status statuses state rating ratings score grade "
+    "location".split()
 )
 
 

@@ -382,8 +382,11 @@ def test_each_rule_catches_its_class_of_question_in_several_phrasings(
         ("Which agent handled ticket T-230?", "Jonas Weber handled T-230 [1]."),
         ("What priority does ticket T-230 have?", "Low is the priority of T-230 [1]."),
         ("Who is the agent for ticket T-230?", "Jonas Weber is the agent for T-230 [1]."),
-        # A general last word ("date") is said by the words before it.
+        # A general last word ("level", "status") is said by the words before it.
         ("What is the priority level of ticket T-230?", "Low is the priority of T-230 [1]."),
+        ("What is the priority status of ticket T-230?", "Low is the priority of T-230 [1]."),
+        # "Which support agent handles …": the Agent column says the thing asked.
+        ("Which support agent handles ticket T-230?", "Jonas Weber handles T-230 [1]."),
         # A "which" answer that names one of the things the table lists.
         ("Which depots missed their staffing target?", "Harwich [2]."),
         ("Which depots are under their target?", "Harwich [2]."),
