@@ -289,10 +289,7 @@ def test_the_total_of_the_column_a_how_many_names_stands_before_a_count_of_rows(
     )  # fmt: skip
 
     def stands(question: str, program: Program, table, confidence: float, vote: float):
-        found = [Candidate(program, run(program, table), {}, 0.5)]
-        choice = TableChoice(0, 0, "", table, found[0], relevance(question, table))
-        choice.confidence, choice.vote = confidence, vote
-        return standing(choice, question)
+        return standing(_chosen(question, program, table, confidence, vote), question)
 
     added = Program("sum", key=2)
     counted = Program("count")
@@ -301,6 +298,14 @@ def test_the_total_of_the_column_a_how_many_names_stands_before_a_count_of_rows(
     # A count of what the rows are is no total of a column.
     question = "How many clinics are in Ashby?"
     assert stands(question, added, clinics, 0.3, 0.4) < stands(question, counted, costs, 0.9, 0.6)
+
+
+def _chosen(question: str, program: Program, table, confidence: float, vote: float):
+    """A table's choice of this program, with the judge's confidence and the table's vote."""
+    found = Candidate(program, run(program, table), {}, 0.5)
+    choice = TableChoice(0, 0, "", table, found, relevance(question, table))
+    choice.confidence, choice.vote = confidence, vote
+    return choice
 
 
 def test_a_total_that_leaves_a_word_of_another_table_gives_way_to_its_count() -> None:
@@ -313,10 +318,7 @@ def test_a_total_that_leaves_a_word_of_another_table_gives_way_to_its_count() ->
         "hr.xlsx › Staff",
     )  # fmt: skip
     question = "How many employees joined in 2023?"
-    added = Program("sum", key=1)
-    found = [Candidate(added, run(added, departments), {}, 0.5)]
-    total = TableChoice(0, 0, "", departments, found[0], relevance(question, departments))
-    total.confidence, total.vote = 0.3, 0.3
+    total = _chosen(question, Program("sum", key=1), departments, 0.3, 0.3)
     count = TableChoice(1, 0, "", staff, followed(question, staff)[0], relevance(question, staff))
     count.confidence, count.vote = 0.9, 0.7
     assert count.best.result.values == [2.0]
