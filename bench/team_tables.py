@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow|osprey|
                                                 juniper|fenwick|rowan|alder|
-                                                saltmarsh|larkspur]
+                                                saltmarsh|larkspur|hawthorn]
                                           [--provider NAME] [--model NAME]
                                           [--half tune|held|all] [--out FILE]
 
@@ -49,7 +49,13 @@ ratings, a Word table of supplier contracts and an HTML list of staff. `larkspur
 (`bench/team_tables/larkspur/`, written after the eleventh's rules): software projects and a
 sheet of hours per month, a CSV of bugs with open ones unresolved, a Markdown table of the team
 with day rates, a PDF text table of invoices with a Paid column, an HTML table of servers, a
-slide of releases and a Word table of training courses.
+slide of releases and a Word table of training courses. `hawthorn`
+(`bench/team_tables/hawthorn/`, written after the twelfth's rules): beers and a sheet of the
+team keyed by Name where the beers say Head brewer, a CSV of pub orders in pounds with
+undelivered ones blank, a Markdown table of stockist pubs with an empty cell, an HTML list of
+malt and hops with reorder levels, a Word table of tanks with written-out dates and an empty
+tank, a wide slide of litres brewed per month and a PDF text table of running costs by month
+with a Total row.
 The questions: counts, totals,
 averages, the most and the least, filters, the first and the last, differences, comparisons,
 lookups, two-step and cross-sheet questions, and questions the tables cannot answer. Each
@@ -93,6 +99,7 @@ SETS = {
     "alder": ROOT / "bench" / "team_tables" / "alder",
     "saltmarsh": ROOT / "bench" / "team_tables" / "saltmarsh",
     "larkspur": ROOT / "bench" / "team_tables" / "larkspur",
+    "hawthorn": ROOT / "bench" / "team_tables" / "hawthorn",
 }
 
 
