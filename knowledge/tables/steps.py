@@ -382,22 +382,55 @@ def joined_step(query: str, choice: TableChoice) -> Step | None:
         best, index = max(named, default=(0, -1))
         if best == 0:
             continue
-        # The shared key: a column of the same name in both whose values meet on the row.
-        for mine in choice.grid.columns:
-            for key_index, theirs in enumerate(other.columns):
-                if key_index == index or fold(mine.name) != fold(theirs.name):
-                    continue
-                value = mine.folded[row]
-                match = next((r for r, v in enumerate(theirs.folded) if v and v == value), None)
-                if match is None or not other.columns[index].texts[match]:
-                    continue
-                name = other.columns[index].name
-                return Step(
-                    "join",
-                    name,
-                    other.columns[index].texts[match],
-                    f"then read {name} of {other.label} where {theirs.name} is {mine.texts[row]}",
-                    other.chunk_ids[match],
-                    other.row_numbers[match],
-                )
+        for mine, key_index, match in _joined_rows(choice, row, other, index):
+            name, theirs = other.columns[index].name, other.columns[key_index]
+            return Step(
+                "join",
+                name,
+                other.columns[index].texts[match],
+                f"then read {name} of {other.label} where {theirs.name} is {mine.texts[row]}",
+                other.chunk_ids[match],
+                other.row_numbers[match],
+            )
     return None
+
+
+def _joined_rows(choice: TableChoice, row: int, other: Grid, index: int):
+    """Yield (this table's key column, the other's key column, the other's row) for each way
+    the found row meets one row of the other table that has a cell in column `index`.
+
+    The shared key is a column of the same name in both whose values meet on the row; failing
+    that, the cell the program answers with, when it names one row of another table's column
+    of distinct values ("the day rate of the lead of Harbour app": the Lead of the projects'
+    sheet is a Name of the team's table)."""
+    for mine in choice.grid.columns:
+        for key_index, theirs in enumerate(other.columns):
+            if key_index == index or fold(mine.name) != fold(theirs.name):
+                continue
+            match = _the_row_holding(theirs, mine.folded[row])
+            if match is not None and other.columns[index].texts[match]:
+                yield mine, key_index, match
+    target = choice.best.program.target
+    if target is None:
+        return
+    mine = choice.grid.columns[target]
+    if mine.numeric:
+        return  # a number names no row
+    for key_index, theirs in enumerate(other.columns):
+        if key_index == index or theirs.numeric or not _distinct(theirs):
+            continue
+        match = _the_row_holding(theirs, mine.folded[row])
+        if match is not None and other.columns[index].texts[match]:
+            yield mine, key_index, match
+
+
+def _the_row_holding(column, value: str) -> int | None:
+    return (
+        next((r for r, v in enumerate(column.folded) if v and v == value), None) if value else None
+    )
+
+
+def _distinct(column) -> bool:
+    """Whether a column's cells name its rows: every filled cell differs from the others."""
+    filled = [value for value in column.folded if value]
+    return len(filled) > 1 and len(set(filled)) == len(filled)
