@@ -10,12 +10,16 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# This checkout's modules, not those the virtual environment's editable install points at (the
+# main checkout, when a benchmark runs from a git worktree): a benchmark imports some before
+# `setup()`, and the first import decides which checkout every later one reads.
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 EVAL_DATA = Path(os.environ.get("ADRAG_EVAL_DATA", ROOT.parent / "shared" / "eval-data"))
 
 
 def setup(db_name: str = "adrag_bench") -> None:
     """Configure Django against a benchmark database and bring its schema up to date."""
-    sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "adrag_site.settings")
     os.environ.setdefault("ADRAG_DB_NAME", db_name)
     import django
