@@ -374,54 +374,80 @@ def joined_step(query: str, choice: TableChoice) -> Step | None:
         _said_header_words(f"{choice.grid.label} {conditions}", stems),
         *(_said_header_words(c.name, stems) for c in choice.grid.columns),
     )
+    asked = []  # (another table, the column of it the question names)
     for _, other in choice.others:
         named = [
             (len(_said_header_words(column.name, stems) - here), index)
             for index, column in enumerate(other.columns)
         ]
         best, index = max(named, default=(0, -1))
-        if best == 0:
-            continue
-        for mine, key_index, match in _joined_rows(choice, row, other, index):
-            name, theirs = other.columns[index].name, other.columns[key_index]
-            return Step(
-                "join",
-                name,
-                other.columns[index].texts[match],
-                f"then read {name} of {other.label} where {theirs.name} is {mine.texts[row]}",
-                other.chunk_ids[match],
-                other.row_numbers[match],
-            )
+        if best:
+            asked.append((other, index))
+    # A key of the same name in both tables, in any of them, before the answer as a key.
+    met = _met_by_name(choice, row, asked) or _met_by_answer(choice, row, asked, read)
+    if met is None:
+        return None
+    other, index, mine, theirs, match = met
+    name = other.columns[index].name
+    return Step(
+        "join",
+        name,
+        other.columns[index].texts[match],
+        f"then read {name} of {other.label} where {theirs.name} is {mine.texts[row]}",
+        other.chunk_ids[match],
+        other.row_numbers[match],
+    )
+
+
+def _met_by_name(choice: TableChoice, row: int, asked: list):
+    """The first other table whose row meets the found row on a column of the same name in
+    both, with a cell in the column asked for."""
+    for other, index in asked:
+        for mine in choice.grid.columns:
+            for key_index, theirs in enumerate(other.columns):
+                if key_index == index or fold(mine.name) != fold(theirs.name):
+                    continue
+                match = _the_row_holding(theirs, mine.folded[row])
+                if match is not None and other.columns[index].texts[match]:
+                    return other, index, mine, theirs, match
     return None
 
 
-def _joined_rows(choice: TableChoice, row: int, other: Grid, index: int):
-    """Yield (this table's key column, the other's key column, the other's row) for each way
-    the found row meets one row of the other table that has a cell in column `index`.
-
-    The shared key is a column of the same name in both whose values meet on the row; failing
-    that, the cell the program answers with, when it names one row of another table's column
-    of distinct values ("the day rate of the lead of Harbour app": the Lead of the projects'
-    sheet is a Name of the team's table)."""
-    for mine in choice.grid.columns:
-        for key_index, theirs in enumerate(other.columns):
-            if key_index == index or fold(mine.name) != fold(theirs.name):
-                continue
-            match = _the_row_holding(theirs, mine.folded[row])
-            if match is not None and other.columns[index].texts[match]:
-                yield mine, key_index, match
+def _met_by_answer(choice: TableChoice, row: int, asked: list, read):
+    """The first other table whose rows the program's answer names: "the day rate of the lead
+    of Harbour app" reads the Lead of Harbour app, a Name of the team's table. The question
+    must say the answer's header ("the lead"): "what is Harbour app's budget?" read from Status
+    asks nothing of the row the status "Active" names in a summary by status. The answer
+    names a row of the other table's first column (its rows' names) when that column's filled
+    cells are text and all differ: a name in a Manager column names the manager's reports,
+    not a row. Nor is a column named together with the answer's header asked of the answer:
+    "who has the lead role?" asks for the lead."""
     target = choice.best.program.target
     if target is None:
-        return
+        return None
     mine = choice.grid.columns[target]
-    if mine.numeric:
-        return  # a number names no row
-    for key_index, theirs in enumerate(other.columns):
-        if key_index == index or theirs.numeric or not _distinct(theirs):
+    if mine.numeric or not _said_header_words(mine.name, read.stems):
+        return None  # a number names no row; an answer the question does not ask about
+    for other, index in asked:
+        theirs = other.columns[0]
+        if index == 0 or theirs.numeric or not _distinct(theirs):
+            continue
+        if _said_together(read.words, mine.name, other.columns[index].name):
             continue
         match = _the_row_holding(theirs, mine.folded[row])
         if match is not None and other.columns[index].texts[match]:
-            yield mine, key_index, match
+            return other, index, mine, theirs, match
+    return None
+
+
+def _said_together(words: list[str], first: str, second: str) -> bool:
+    """Whether the question says a word of header `first` just before one of `second`."""
+    before = {stem(word) for word in fold(first).split()}
+    after = {stem(word) for word in fold(second).split()}
+    return any(
+        stem(word) in before and stem(following) in after
+        for word, following in zip(words, words[1:])
+    )
 
 
 def _the_row_holding(column, value: str) -> int | None:

@@ -41,3 +41,48 @@ def test_the_answer_of_a_program_names_the_row_of_another_table_it_is_joined_to(
     # Nor is a number any row's name (the budget is no Day rate's row).
     rates = [["Day rate", "Band"], ["120000", "A"], ["80000", "B"]]
     assert _joined("What is the band of the budget of Harbour app?", rates) is None
+
+
+def _step(question: str, first_rows, label: str, *others):
+    first = _table(first_rows, label)
+    choice = TableChoice(0, 0, label, first, followed(question, first)[0], 1.0)
+    choice.others = [(n + 1, _table(rows, name)) for n, (rows, name) in enumerate(others)]
+    step = joined_step(question, choice)
+    return step.value if step else None
+
+
+LEADS = [["Project", "Lead", "Budget"], ["Harbour app", "Elena Ruiz", "120000"],
+         ["Ledger sync", "Marc Dubois", "80000"], ["Tide portal", "Ana Costa", "60000"]]  # fmt: skip
+STAFF = [["Name", "Role", "Location"], ["Elena Ruiz", "Tech lead", "Lisbon"],
+         ["Marc Dubois", "Tech lead", "Paris"], ["Ana Costa", "Designer", "Porto"]]  # fmt: skip
+
+
+def test_a_key_of_the_same_name_in_any_table_comes_before_the_answer_as_a_key() -> None:
+    sites = [["Project", "Location", "Phase"], ["Harbour app", "Vigo", "Build"],
+             ["Ledger sync", "Madrid", "Discovery"], ["Tide portal", "Vigo", "Launch"]]  # fmt: skip
+    question = "Which location is Harbour app run from?"
+    # The team's table comes first, but the sites share the Project: the project's location.
+    staff, site = (STAFF, "team.xlsx › Team"), (sites, "projects.xlsx › Sites")
+    assert _step(question, LEADS, "projects.xlsx › Projects", staff, site) == "Vigo"
+    # Without the sites, the question says nothing of the lead: no lead's location either.
+    assert _step(question, LEADS, "projects.xlsx › Projects", staff) is None
+
+
+def test_the_answer_is_a_key_only_when_asked_of_and_names_a_row_by_its_first_column() -> None:
+    # "Active" names a row of a summary by status, but the question asks nothing of a status.
+    statuses = [["Project", "Status"], ["Harbour app", "Active"], ["Ledger sync", "On hold"],
+                ["Tide portal", "Active"]]  # fmt: skip
+    summary = [["Stage", "Projects", "Total budget"], ["Active", "2", "180000"],
+               ["On hold", "1", "80000"]]  # fmt: skip
+    question = "What is Harbour app's budget?"
+    assert _step(question, statuses, "projects.xlsx", (summary, "portfolio.pptx")) is None
+    # Elena Ruiz is no row of this table, only the manager of one.
+    managers = [["Name", "Manager", "Day rate"], ["Marc Dubois", "Elena Ruiz", "900"],
+                ["Ana Costa", "Marc Dubois", "700"]]  # fmt: skip
+    question = "What is the day rate of the lead of Harbour app?"
+    assert _step(question, LEADS, "projects.xlsx", (managers, "team.xlsx › Team")) is None
+    # "The lead role" is the lead, not the lead's role.
+    question = "Who has the lead role for Harbour app?"
+    assert _step(question, LEADS, "projects.xlsx", (STAFF, "team.xlsx › Team")) is None
+    assert _step("What is the role of the lead of Harbour app?", LEADS, "projects.xlsx",
+                 (STAFF, "team.xlsx › Team")) == "Tech lead"  # fmt: skip
