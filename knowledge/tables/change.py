@@ -216,14 +216,18 @@ def _asked_period(words: list[str]) -> str:
 
 def period_total(question: str, grid: Grid) -> Candidate | None:
     """Return the total of the one period column a question names over every row, when it
-    asks how many or how much of what the sheet measures, over all its rows ("how many hours did
+    asks how much, or how many of what the sheet measures, over all its rows ("how many hours did
     we log across all projects in February?" of a sheet "Hours 2026" by month: the sum of Feb,
     not a count of the projects), and says no condition on the rows; None otherwise."""
     words = fold(question).split()
     label = {stem(word) for word in fold(grid.label).split()}
     headers = {stem(word) for column in grid.columns for word in fold(column.name).split()}
-    asked = next((b for a, b in zip(words, words[1:]) if a in ("many", "much")), "")
-    if not asked or stem(asked) not in label - headers or not _OVER_ALL & set(words):
+    how, asked = next(((a, b) for a, b in zip(words, words[1:]) if a in ("many", "much")), ("", ""))
+    # "How much" asks for an amount, never a count of rows: "how much beer did we brew in May,
+    # all beers together?" adds May up, though Beer names the rows. "How many" asks for what
+    # the sheet measures only when its label says so and no header does.
+    measured = how == "much" or stem(asked) in label - headers
+    if not asked or not measured or not _OVER_ALL & set(words):
         return None
     if mentions(read_question(question), grid):
         return None

@@ -249,7 +249,11 @@ def _asked(question: str, op: str) -> bool:
     needed = _NEEDS.get(op)
     if needed is None:
         return True
-    words = set(fold(question).split())
+    folded = fold(question)
+    # "The first quarter" names a period, not the first row.
+    for said in said_periods(folded).values():
+        folded = folded.replace(said, " ")
+    words = set(folded.split())
     if words & needed:
         return True
     # A superlative the list does not name ("tallest", "cheapest", "busiest") orders too.

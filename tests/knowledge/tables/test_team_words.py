@@ -11,11 +11,13 @@ import pytest
 
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.cells import DATE
+from knowledge.tables.change import period_total
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import followed, follows_the_asked_direction
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Program, run
 from knowledge.tables.rules import (
+    asks_for_its_operation,
     explained,
     is_lookup,
     relevance,
@@ -635,6 +637,32 @@ HOURS_BY_MONTH = [
 def test_how_many_of_what_a_sheet_by_month_measures_adds_it(question, values) -> None:
     hours = _table(HOURS_BY_MONTH, "projects.xlsx › Hours 2026")
     assert explained(question, followed(question, hours)).result.values == values
+
+
+def test_how_much_of_what_the_rows_name_in_a_month_is_that_month_s_total() -> None:
+    roasted = _table(
+        [["Coffee", "Jan", "Feb", "Mar"], ["Huila", "410", "380", "450"],
+         ["Sidamo", "220", "260", "240"], ["Cerrado", "300", "310", "0"]],
+        "roastery.pptx › Kilos roasted per month",
+    )  # fmt: skip
+    # The month's total over every row, though Coffee, the rows' names, is what is measured.
+    question = "How much coffee did we roast in February, all coffees together?"
+    assert period_total(question, roasted).result.values == [950.0]
+    assert explained(question, followed(question, roasted)).result.values == [950.0]
+    # "How many" coffees is a count of rows, not kilos.
+    assert period_total("How many coffees did we roast in February, all together?", roasted) is None
+
+
+def test_the_first_quarter_asks_for_no_first_row() -> None:
+    costs = _table(
+        [["Month", "Energy", "Water"], ["January", "2640", "410"], ["February", "2510", "380"],
+         ["March", "2290", "450"], ["April", "1980", "470"]],
+        "costs.pdf",
+    )  # fmt: skip
+    first = Program("first", target=1)
+    choice = TableChoice(0, 0, "", costs, Candidate(first, run(first, costs), {}, 0.5), 1.0)
+    assert not asks_for_its_operation("What did energy cost us over the first quarter?", choice)
+    assert asks_for_its_operation("What did energy cost us in the first month?", choice)
 
 
 def test_unpaid_keeps_the_rows_a_paid_column_says_no_of() -> None:
