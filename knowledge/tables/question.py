@@ -378,7 +378,8 @@ def _flag_conditions(
 ) -> None:
     """Add the condition of a yes/no column whose header the question says as a word: "how many
     vegetarian dishes" keeps the rows whose Vegetarian cell says yes; "not vegetarian" (or
-    "non-vegetarian", "unpaid" of Paid) keeps those that say no."""
+    "non-vegetarian", "unpaid" of Paid) keeps those that say no; "on all year round" of
+    Year-round, those that say yes."""
     padded = f" {question.folded} "
     for index, column in enumerate(grid.columns):
         if not says_yes_or_no(column):
@@ -387,10 +388,10 @@ def _flag_conditions(
         yes, no = said & YES, said & NO
         header = fold(column.name)
         un = r"\bun" if len(header) >= 4 else "(?!)"  # "unpaid" of Paid, not "under" of Der
+        # A hyphen of the header is said as a hyphen or a space ("Year-round": "all year round").
+        written = r"[- ]".join(re.escape(part) for part in header.split("-"))
         said_at = (
-            re.search(rf"(?:(\bnon[- ]|{un})|(?<![\w-])){re.escape(header)}\b", padded)
-            if header
-            else None
+            re.search(rf"(?:(\bnon[- ]|{un})|(?<![\w-])){written}\b", padded) if header else None
         )
         if said_at is None:
             continue

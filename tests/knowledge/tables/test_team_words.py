@@ -90,6 +90,16 @@ def test_a_team_s_words_for_its_cells_keep_their_rows(tickets, question, values)
     assert followed(question, tickets)[0].result.values == values
 
 
+def test_a_hyphened_flag_is_said_with_a_space_too() -> None:
+    staff = _table(
+        [["Name", "Full-time", "Hours"], ["Ana", "Yes", "37"], ["Ben", "No", "20"],
+         ["Cleo", "Yes", "37"]],
+        "staff.csv",
+    )  # fmt: skip
+    assert followed("How many people work full time?", staff)[0].result.values == [2.0]
+    assert followed("Who is not full time?", staff)[0].result.values == ["Ben"]
+
+
 def test_a_word_is_matched_to_its_singular_not_to_a_longer_word() -> None:
     # "bill" is no "Billing": the total of the month, not the Billing row's.
     costs = _table([["Service", "Jan"], ["Billing", "20"], ["Search", "30"]], "costs.xlsx")
