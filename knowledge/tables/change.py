@@ -223,10 +223,11 @@ def period_total(question: str, grid: Grid) -> Candidate | None:
     label = {stem(word) for word in fold(grid.label).split()}
     headers = {stem(word) for column in grid.columns for word in fold(column.name).split()}
     how, asked = next(((a, b) for a, b in zip(words, words[1:]) if a in ("many", "much")), ("", ""))
-    # "How much" asks for an amount, never a count of rows: "how much beer did we brew in May,
-    # all beers together?" adds May up, though Beer names the rows. "How many" asks for what
-    # the sheet measures only when its label says so and no header does.
-    measured = how == "much" or stem(asked) in label - headers
+    # "How many" asks for what the sheet measures when its label says so and no header does;
+    # "how much", for an amount, when it adds up every row by their name ("how much beer did we
+    # brew in May, all beers together?" of a Beer column) and asks for no average, no one row
+    # ("the largest job") and nothing of each.
+    measured = stem(asked) in label - headers or (how == "much" and _all_rows_by_name(words, grid))
     if not asked or not measured or not _OVER_ALL & set(words):
         return None
     if mentions(read_question(question), grid):
@@ -238,6 +239,23 @@ def period_total(question: str, grid: Grid) -> Candidate | None:
     program = Program("sum", key=named[0])
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
+
+
+# Words that ask for something else than every row's amount added up.
+_NOT_ADDED = frozenset("average mean per each most least".split())
+
+
+def _all_rows_by_name(words: list[str], grid: Grid) -> bool:
+    """Whether a question says "all <what the rows are>" (the first column's header) and asks
+    for no average, order or amount of each."""
+    if _NOT_ADDED & set(words) or any(w.endswith("est") and len(w) > 5 for w in words):
+        return False
+    rows = fold(grid.columns[0].name).split() if grid.columns else []
+    return any(
+        a == "all"
+        and any(b in (row, f"{row}s", f"{row}es") or stem(b) == stem(row) for row in rows)
+        for a, b in zip(words, words[1:])
+    )
 
 
 def _spans(question: str, grid: Grid, named: list[int]) -> bool:

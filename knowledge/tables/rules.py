@@ -217,8 +217,21 @@ _NEEDS = {
 def asks_for_its_operation(question: str, choice: TableChoice) -> bool:
     """Whether a word of the question asks for the program's operation: an order ("most",
     "first", "after") for one that orders rows, an aggregate ("how many", "total", "average")
-    for one that counts or adds them. A filter's rows need no such word."""
-    return _asked(question, choice.best.program.op)
+    for one that counts or adds them. A filter's rows need no such word. "The first quarter"
+    asks for no first row unless the table's rows or columns are quarters."""
+    return _asked(_without_periods(question, choice.grid), choice.best.program.op)
+
+
+def _without_periods(question: str, grid: Grid) -> str:
+    """The question without the quarters and halves it says in words that the table does not
+    name as a cell or a header ("first quarter" of a sheet by month, not of one by quarter)."""
+    folded = fold(question)
+    named = {word for column in grid.columns for word in fold(column.name).split()}
+    named |= {word for column in grid.columns for value in column.folded for word in value.split()}
+    for period, said in said_periods(folded).items():
+        if period not in named:
+            folded = folded.replace(said, " ")
+    return folded
 
 
 # The words that name one aggregate ("the average inspection score").
@@ -249,11 +262,7 @@ def _asked(question: str, op: str) -> bool:
     needed = _NEEDS.get(op)
     if needed is None:
         return True
-    folded = fold(question)
-    # "The first quarter" names a period, not the first row.
-    for said in said_periods(folded).values():
-        folded = folded.replace(said, " ")
-    words = set(folded.split())
+    words = set(fold(question).split())
     if words & needed:
         return True
     # A superlative the list does not name ("tallest", "cheapest", "busiest") orders too.

@@ -1,0 +1,55 @@
+"""Periods said in words over a team's sheets: "how much … all <rows> together" of a sheet by
+month adds the month up, and nothing else does; "the first quarter" asks for no first row unless
+the table's rows are quarters. Asked over tables no benchmark holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.tables.build import grid, table_from_rows
+from knowledge.tables.change import period_total
+from knowledge.tables.choice import TableChoice
+from knowledge.tables.parser import Candidate
+from knowledge.tables.programs import Condition, Program, run
+from knowledge.tables.rules import asks_for_its_operation
+
+
+def _table(rows, label: str):
+    return grid(table_from_rows(rows[0], rows[1:]), label)
+
+
+JOBS = [["Site", "Jan", "Feb", "Mar"], ["Quay", "400", "520", "950"],
+        ["Mill", "610", "300", "300"], ["Dock", "220", "480", "1800"]]  # fmt: skip
+LEDGER = [["Line", "Jan", "Feb", "Mar"], ["Income", "9800", "9900", "10200"],
+          ["Expenses", "7100", "7300", "7600"], ["Profit", "2700", "2600", "2600"]]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "rows", "total"),
+    [
+        ("How much did we spend in March, all sites together?", JOBS, [3050.0]),
+        # An average, one row or each row's amount is asked for, not the month's total.
+        ("How much did we spend on average in March across all sites?", JOBS, None),
+        ("How much did the largest job cost in March across all sites?", JOBS, None),
+        ("How much did each site cost in March, all sites together?", JOBS, None),
+        # The rows are no things of one kind to add up: income and profit are not summed.
+        ("How much did we earn in total in March?", LEDGER, None),
+    ],
+)
+def test_how_much_adds_a_month_up_only_over_all_the_rows_it_names(question, rows, total) -> None:
+    found = period_total(question, _table(rows, "costs.xlsx › Costs by month 2026"))
+    assert (found.result.values if found else None) == total
+
+
+def _first(table, target: int) -> TableChoice:
+    program = Program("first", target=target, conditions=(Condition(1, "gt", 1000.0),))
+    return TableChoice(0, 0, "", table, Candidate(program, run(program, table), {}, 0.5), 1.0)
+
+
+def test_the_first_quarter_is_a_first_row_only_of_a_table_of_quarters() -> None:
+    quarters = _table([["Quarter", "Revenue"], ["Q1", "820"], ["Q2", "1040"], ["Q3", "1300"]],
+                      "revenue.pptx")  # fmt: skip
+    question = "Which was the first quarter with revenue above 1000?"
+    assert asks_for_its_operation(question, _first(quarters, 0))
+    months = _table([["Month", "Revenue"], ["January", "820"], ["February", "1040"]], "rev.csv")
+    assert not asks_for_its_operation("What was revenue in the first quarter?", _first(months, 1))
