@@ -40,6 +40,7 @@ from knowledge.tables.asked_time import (
 from knowledge.tables.cells import DATE, DURATION
 from knowledge.tables.change import column_change, period_total, row_extreme, row_span
 from knowledge.tables.kept import (
+    averages_as_asked,
     keeps_every_named_cell,
     keeps_what_it_excludes,
     reads_no_unasked_row,
@@ -354,6 +355,7 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         and names_every_kept_row(question, grid, candidate)
         and orders_as_asked(question, candidate)
         and not keeps_what_it_excludes(question, candidate)
+        and averages_as_asked(question, candidate)
     ):
         return False
     words = fold(question).split()

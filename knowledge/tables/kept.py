@@ -1,7 +1,8 @@
 """Which rows a program keeps, as a team asks for them: every category the question names
 ("how many free events were held?" counts the Free rows that were Held, not only one of the
 two), none the question excludes ("not an ABC channel"), and no single row's amount for "how
-many <amount>" when the question names no row, no place and no order.
+many <amount>" when the question names no row, no place and no order; and no average the
+question does not ask for.
 
 The parser ranks programs by what WikiTableQuestions' training questions ask (one condition
 more often than two); these rules read what a team's questions say of their own tables. Each
@@ -28,6 +29,15 @@ def keeps_what_it_excludes(question: str, candidate: Candidate) -> bool:
         and negated(padded, condition.value)
         for condition in candidate.program.conditions
     )
+
+
+# Words that ask for an average: "how many hours do the volunteers give?" asks for their total.
+_AVERAGED = frozenset("average averages averaged mean typical typically usually per avg".split())
+
+
+def averages_as_asked(question: str, candidate: Candidate) -> bool:
+    """Whether a program is no average, or one a word of the question asks for."""
+    return candidate.program.op != "avg" or bool(_AVERAGED & set(fold(question).split()))
 
 
 def _named_cells(candidate: Candidate, grid: Grid) -> frozenset[tuple[int, str]]:

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from knowledge.tables.cells import DATE
 from knowledge.tables.programs import (
     Condition,
     Grid,
@@ -131,7 +132,9 @@ def _over_rows(
                 if distinct is not None and distinct.values[0] < len(distinct.rows):
                     yield Program("distinct", target=target, conditions=rows), distinct
     for key in numeric:
-        for op in ("sum", "avg", "max", "min"):
+        # Dates are ordered, never added up: no total nor average of a column of dates.
+        ops = ("max", "min") if grid.columns[key].type == DATE else ("sum", "avg", "max", "min")
+        for op in ops:
             yield from _computed(Program(op, key=key, conditions=rows), grid)
         if not single:
             continue
