@@ -13,7 +13,9 @@ the program the table store would choose and whether its result is the answer (a
 question's program is never right). `manage.py train_table_parser --judge-only` fits on these
 rows with the WikiTableQuestions rows and reports each set as judged by a judge fitted without
 it. Each set is ingested into its benchmark knowledge base first when `bench/team_tables.py`
-has not left one.
+has not left one. The rows depend on the rules and on the judge shipped when they are written
+(the store's choice of table weighs the judge's probability): write them again, then fit the
+judge, after changing either.
 """
 
 from __future__ import annotations
@@ -61,6 +63,12 @@ def _judged(kb_ids: list[int], question: str) -> tuple[list, dict] | None:
     votes = store.table_votes(kb_ids, question, None, {})
     best, _ = store._best_of_tables(question, first, votes, {})
     if best is None:
+        return None
+    # The answer the store serves must be this program's result: a question it answers by a
+    # step after the program (a join, a yes or no) or by a nested reading is left out, since
+    # its first program's result is not what the judge's probability is read for.
+    served = store.choose(kb_ids, question)
+    if served is None or served.steps or served.best.program != best.best.program:
         return None
     return best.best.result.values, signals(first, best, followed(first, best.grid))
 

@@ -9,8 +9,11 @@ operation, whether it reads a column the question names, how much of the questio
 and the program account for, the operation, the size and type of the result, the question's
 first word. It is a logistic regression (scikit-learn) fitted on the half `a` of the
 WikiTableQuestions training split's held-out fifth (`dev`: tables the ranker was not trained
-on, so its probabilities there are the ones it gives to unseen tables), and reported on the
-half `b` beside it (`manage.py train_table_parser --judge-only`, knowledge/tables/training.py).
+on, so its probabilities there are the ones it gives to unseen tables) and on the team-tables
+sets' tuning questions (`bench/team_judge_rows.py`: a team's workbooks, CSVs and slides, whose
+best program holds a smaller share of the votes than a lone Wikipedia table's), and reported
+on the half `b` beside it and on each team set by a judge fitted without that set
+(`manage.py train_table_parser --judge-only`, knowledge/tables/training.py).
 
 The table store answers only from `TABLE_ANSWER_MIN` and verifies from `TABLE_VERIFY_MIN` of
 this probability, instead of a rule per way of being wrong: rules written one question at a
@@ -69,7 +72,9 @@ def fit(
 
 
 def report(
-    rows: list[tuple[dict[str, float], bool]], judge, thresholds=(0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+    rows: list[tuple[dict[str, float], bool]],
+    judge,
+    thresholds=(0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9),
 ) -> dict:
     """Return, for each threshold, how many questions the judge lets the program answer and how
     many of those are right, and the log loss (how well its probabilities are calibrated)."""

@@ -315,9 +315,8 @@ def judged(
 
 
 def team_rows(path: Path = TEAM_ROWS_PATH) -> list[dict]:
-    """Return the team-tables sets' tuning rows (`bench/team_judge_rows.py`), [] without them."""
-    if not path.exists():
-        return []
+    """Return the team-tables sets' tuning rows (`bench/team_judge_rows.py`): a judge fitted
+    without them would not be the one the store ships, so a missing file is an error."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
@@ -329,7 +328,7 @@ def _each_set_unseen(fitted_on: list, team: list[dict]) -> dict:
         fitted = judge.fit(fitted_on + others, c=JUDGE_C)
         scored += [(row["signals"], row["right"], fitted) for row in team if row["set"] == name]
     out: dict = {"questions": len(scored)}
-    for threshold in (0.2, 0.5, 0.8):
+    for threshold in (0.2, 0.5, 0.8, 0.85):
         kept = [
             ok for signals, ok, fitted in scored if judge.probability(signals, fitted) >= threshold
         ]
