@@ -1,6 +1,8 @@
-"""Periods said in words over a team's sheets: "how much … all <rows> together" of a sheet by
-month adds the month up, and nothing else does; "the first quarter" asks for no first row unless
-the table's rows are quarters. Asked over tables no benchmark holds."""
+"""Periods and amounts as a team says them: "how much … all <rows> together" of a sheet by month
+adds the month up, and nothing else does; "the first quarter" asks for no first row unless the
+table's rows are quarters; orders "still waiting to be delivered" have no Delivered date; dates
+are never added up; an average is read only when asked for. Asked over tables no benchmark
+holds."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ import pytest
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.change import period_total
 from knowledge.tables.choice import TableChoice
-from knowledge.tables.parser import Candidate
+from knowledge.tables.follows import followed
+from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Condition, Program, run
+from knowledge.tables.question import stem
 from knowledge.tables.rules import asks_for_its_operation
 
 
@@ -53,3 +57,31 @@ def test_the_first_quarter_is_a_first_row_only_of_a_table_of_quarters() -> None:
     assert asks_for_its_operation(question, _first(quarters, 0))
     months = _table([["Month", "Revenue"], ["January", "820"], ["February", "1040"]], "rev.csv")
     assert not asks_for_its_operation("What was revenue in the first quarter?", _first(months, 1))
+
+
+ORDERS = [["Order", "Ordered", "Customer", "Kegs", "Delivered"],
+          ["O-1", "2026-03-03", "Plough", "6", "2026-03-05"],
+          ["O-2", "2026-04-16", "Crown", "4", ""],
+          ["O-3", "2026-04-23", "Bay Horse", "3", ""]]  # fmt: skip
+
+
+def test_orders_still_waiting_are_the_orders_with_no_delivered_date() -> None:
+    orders = _table(ORDERS, "orders.csv")
+    # "Orders" is an Order, not an Ordered date; "waiting to be delivered": no Delivered date.
+    assert stem("orders") == stem("order") != stem("ordered")
+    best = followed("Which orders are still waiting to be delivered?", orders)[0]
+    assert best.result.values == ["O-2", "O-3"]
+
+
+def test_dates_are_never_added_up_nor_averaged() -> None:
+    orders = _table(ORDERS, "orders.csv")
+    for candidate in ranked("What is the total of the orders still waiting?", orders):
+        assert not (candidate.program.op in ("sum", "avg") and candidate.program.key in (1, 4))
+
+
+def test_an_average_is_read_only_when_a_word_asks_for_one() -> None:
+    rota = _table([["Volunteer", "Hours"], ["Ana", "6"], ["Ben", "4"], ["Cy", "8"]], "rota.md")
+    for question in ("How many hours do the volunteers give?", "How many hours did Ana give?"):
+        assert all(c.program.op != "avg" for c in followed(question, rota))
+    best = followed("How many hours does a volunteer give on average?", rota)[0]
+    assert best.program.op == "avg" and best.result.values == [6.0]
