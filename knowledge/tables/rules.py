@@ -258,11 +258,21 @@ def explained(question: str, found: list[Candidate]) -> Candidate:
     )
 
 
+# The words before a "number" that counts ("the number of wins", "the highest number").
+_COUNTS_NUMBER = frozenset("the a total overall combined same average what which any".split())
+
+
 def _asked(question: str, op: str) -> bool:
     needed = _NEEDS.get(op)
     if needed is None:
         return True
-    words = set(fold(question).split())
+    said = fold(question).split()
+    words = set(said)
+    # "The number of" counts; "the mobile number", "the order number" is a cell of the row.
+    if "number" in words and not any(
+        b == "number" and (a in _COUNTS_NUMBER or a.endswith("est")) for a, b in zip(said, said[1:])
+    ):
+        words.discard("number")
     if words & needed:
         return True
     # A superlative the list does not name ("tallest", "cheapest", "busiest") orders too.

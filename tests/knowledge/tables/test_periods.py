@@ -85,3 +85,11 @@ def test_an_average_is_read_only_when_a_word_asks_for_one() -> None:
         assert all(c.program.op != "avg" for c in followed(question, rota))
     best = followed("How many hours does a volunteer give on average?", rota)[0]
     assert best.program.op == "avg" and best.result.values == [6.0]
+
+
+def test_a_number_said_of_a_thing_asks_for_no_count() -> None:
+    orders = _table(ORDERS, "orders.csv")
+    count = Program("count", conditions=(Condition(2, "eq", "crown"),))
+    choice = TableChoice(0, 0, "", orders, Candidate(count, run(count, orders), {}, 0.5), 1.0)
+    assert not asks_for_its_operation("What is the phone number of the Crown?", choice)
+    assert asks_for_its_operation("What is the number of orders from the Crown?", choice)
