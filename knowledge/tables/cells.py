@@ -214,3 +214,16 @@ def says_yes_or_no(column) -> bool:
     least once."""
     said = {value for value in column.folded if value}
     return bool(said & YES) and bool(said & NO) and not said - YES - NO
+
+
+_MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+
+
+def month_of(column, row: int) -> str:
+    """Return the month a column's cell names ("jan" of "January 2026" or of a date), or ""."""
+    number = column.numbers[row] if column.type == DATE else None
+    if number is not None:
+        month = int(number) // 100 % 100
+        return _MONTHS[month - 1] if 1 <= month <= 12 else ""
+    words = column.folded[row].split()  # "January" alone reads as a date of no year
+    return words[0][:3] if words and words[0][:3] in _MONTHS else ""

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 
-from knowledge.tables.cells import DATE
+from knowledge.tables.cells import DATE, month_of
 from knowledge.tables.parser import Candidate
-from knowledge.tables.programs import Grid, Program, fold, kept_rows, run
+from knowledge.tables.programs import Condition, Grid, Program, fold, kept_rows, run
 from knowledge.tables.question import (
     MONTH_STEMS,
     STOPWORDS,
@@ -28,7 +28,7 @@ from knowledge.tables.question import (
     read_question,
     stem,
 )
-from knowledge.tables.said import said_months
+from knowledge.tables.said import said_months, said_periods
 
 _GROWTH = frozenset(
     "grow grew grown growth increase increased rise rose risen gain gained gains climb climbed "
@@ -220,6 +220,9 @@ def period_total(question: str, grid: Grid) -> Candidate | None:
     we log across all projects in February?" of a sheet "Hours 2026" by month: the sum of Feb,
     not a count of the projects), and says no condition on the rows; None otherwise."""
     words = fold(question).split()
+    by_month = quarter_of_rows(question, words, grid)
+    if by_month is not None:
+        return by_month
     label = {stem(word) for word in fold(grid.label).split()}
     headers = {stem(word) for column in grid.columns for word in fold(column.name).split()}
     how, asked = next(((a, b) for a, b in zip(words, words[1:]) if a in ("many", "much")), ("", ""))
@@ -239,6 +242,31 @@ def period_total(question: str, grid: Grid) -> Candidate | None:
     program = Program("sum", key=named[0])
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
+
+
+def quarter_of_rows(question: str, words: list[str], grid: Grid) -> Candidate | None:
+    """Return the total of the one amount column a question names over the rows of the quarter
+    or half it says, when the table's rows are months ("what did energy cost us over the first
+    quarter?" of running costs by month: Energy of January to March added up; their average
+    when it asks for one), and it asks for no order of them; None otherwise."""
+    folded = " ".join(words)
+    months, periods = said_months(folded), said_periods(folded)
+    averaged = bool({"average", "mean"} & set(words))
+    if not months or len(periods) != 1 or _NOT_ADDED - {"average", "mean"} & set(words):
+        return None
+    if any(w.endswith("est") and len(w) > 5 for w in words):
+        return None  # "the costliest month of the first quarter" asks for a row
+    said = next(iter(periods.values()))
+    named = named_amount_columns(words, grid)
+    for index, column in enumerate(grid.columns):
+        held = [month_of(column, row) for row in range(grid.size)]
+        if column.numeric or not set(months) <= set(held) or len(named) != 1:
+            continue
+        condition = Condition(index, "months", " ".join(months), said)
+        program = Program("avg" if averaged else "sum", key=named[0], conditions=(condition,))
+        result = run(program, grid)
+        return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
+    return None
 
 
 # Words that ask for something else than every row's amount added up.

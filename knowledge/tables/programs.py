@@ -45,6 +45,7 @@ from knowledge.tables.cells import (
     clean,
     date_number,
     leading_number,
+    month_of,
 )
 
 OPS = (
@@ -73,7 +74,8 @@ AGAINST = {"below": "<", "above": ">", "reaches": "≥", "within": "≤"}
 # Condition operators: text equal / contained, numbers compared, a date's year, month or day,
 # an empty cell, an amount against another column's.
 COMPARISONS = (
-    "eq", "contains", "gt", "lt", "ge", "le", "ne", "month", "year", "day", "blank", *AGAINST,
+    "eq", "contains", "gt", "lt", "ge", "le", "ne", "month", "year", "day", "blank", "months",
+    *AGAINST,
 )  # fmt: skip
 _PUNCTUATION = re.compile(r"[^\w\s.%$€£-]|(?<!\d)\.(?!\d)")
 # A comma that groups a number's thousands ("2,000"): dropped, so that the number stays one.
@@ -219,6 +221,8 @@ class Condition:
             return number is not None and other is not None and _COMPARE[self.op](number, other)
         if self.op == "blank":  # "not resolved yet": no value in the cell
             return not holds_a_value(column.texts[row])
+        if self.op == "months":  # "the first quarter" of rows by month: "jan feb mar"
+            return month_of(column, row) in str(self.value).split()
         if self.op in ("year", "month", "day"):  # a date's (dates sort as yyyymmdd numbers)
             if column.type != DATE or number is None:
                 return False

@@ -219,7 +219,10 @@ def asks_for_its_operation(question: str, choice: TableChoice) -> bool:
     "first", "after") for one that orders rows, an aggregate ("how many", "total", "average")
     for one that counts or adds them. A filter's rows need no such word. "The first quarter"
     asks for no first row unless the table's rows or columns are quarters."""
-    return _asked(_without_periods(question, choice.grid), choice.best.program.op)
+    program = choice.best.program
+    if program.op in ("sum", "avg") and any(c.op == "months" for c in program.conditions):
+        return True  # "what did energy cost over the first quarter?": its months added up
+    return _asked(_without_periods(question, choice.grid), program.op)
 
 
 def _without_periods(question: str, grid: Grid) -> str:

@@ -27,6 +27,8 @@ def _said_condition(grid: Grid, c: Condition) -> str:
         return f"{grid.columns[c.column].name} {AGAINST[c.op]} {c.said}"
     if c.op == "blank":
         return f"{grid.columns[c.column].name} is empty"
+    if c.op == "months":  # "Month is in the first quarter"
+        return f"{grid.columns[c.column].name} is in the {c.said}"
     symbol = {"eq": "is", "contains": "contains", "ne": "is not", "gt": ">", "lt": "<",
               "ge": "≥", "le": "≤", "month": "is in", "year": "is in", "day": "is on"}[c.op]  # fmt: skip
     if c.op in ("ne", "month", "year", "day") and c.said:

@@ -9,13 +9,14 @@ from __future__ import annotations
 import pytest
 
 from knowledge.tables.build import grid, table_from_rows
-from knowledge.tables.change import period_total
+from knowledge.tables.change import period_total, quarter_of_rows
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import followed
 from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Condition, Program, run
 from knowledge.tables.question import stem
 from knowledge.tables.rules import asks_for_its_operation
+from knowledge.tables.wording import in_words
 
 
 def _table(rows, label: str):
@@ -93,3 +94,33 @@ def test_a_number_said_of_a_thing_asks_for_no_count() -> None:
     choice = TableChoice(0, 0, "", orders, Candidate(count, run(count, orders), {}, 0.5), 1.0)
     assert not asks_for_its_operation("What is the phone number of the Crown?", choice)
     assert asks_for_its_operation("What is the number of orders from the Crown?", choice)
+
+
+BILLS = [["Month", "Power", "Water"], ["January", "310", "40"], ["February", "290", "42"],
+         ["March", "250", "45"], ["April", "200", "50"], ["May", "180", "52"],
+         ["June", "170", "60"], ["Total", "1400", "289"]]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # The rows of the quarter's months, the Total row not among them.
+        ("How much did we pay for water in the second quarter?", [162.0]),
+        ("What was our average power bill in the first quarter?", [850.0 / 3]),
+        ("What did power cost us in the first half?", [1400.0]),
+    ],
+)
+def test_a_quarter_of_rows_by_month_adds_up_its_months(question, values) -> None:
+    bills = _table(BILLS, "bills.xlsx › Utilities 2026")
+    found = followed(question, bills)[0]
+    assert found.result.values == pytest.approx(values)
+    assert "Month is in the" in in_words(found.program, bills, found.result)
+
+
+def test_a_quarter_of_rows_asks_for_no_total_of_a_row_nor_of_a_table_of_quarters() -> None:
+    bills = _table(BILLS, "bills.xlsx › Utilities 2026")
+    words = "which month of the first quarter had the highest power bill?".split()
+    assert quarter_of_rows(" ".join(words), words, bills) is None
+    quarters = _table([["Quarter", "Revenue"], ["Q1", "820"], ["Q2", "1040"]], "revenue.pptx")
+    words = "what was the revenue in the first quarter?".split()
+    assert quarter_of_rows(" ".join(words), words, quarters) is None
