@@ -127,7 +127,11 @@ def asked_column(question: str, grid: Grid) -> int | None:
         return None
     noun = _head_noun(match.group(1) or match.group(2), fold(question)[match.end() :], grid)
     asked = stem(noun)
-    named = [i for i, column in enumerate(grid.columns) if asked in _header_stems(column)]
+    # A plural names its singular's column before any column of the same stem: "which orders"
+    # is Order, not Ordered.
+    plural = {noun[:-1], noun[:-2]} if noun.endswith("s") else set()
+    singular = [i for i, c in enumerate(grid.columns) if plural & set(fold(c.name).split())]
+    named = singular or [i for i, c in enumerate(grid.columns) if asked in _header_stems(c)]
     rows_noun = _ASKED_ROWS.match(fold(question))
     if not named and rows_noun and _names_the_table(rows_noun.group(1), grid):
         # "which release fixed the most bugs?" over releases.md, headed Version, Released,

@@ -104,11 +104,9 @@ _MONTH_NUMBERS = {name[:3].lower(): n for n, name in enumerate(_MONTH_NAMES, sta
 
 
 def stem(word: str) -> str:
-    """Return a word without its ending, the same for a noun and its plural: "orders" is an
-    "order" ("ord"), not an "ordered" date, and "managers" a "manager"."""
     if word in MONTH_STEMS:
         return MONTH_STEMS[word]
-    for suffix in ("ies", "ers", "es", "s", "ed", "ing", "er", "est"):
+    for suffix in ("ies", "es", "s", "ed", "ing", "er", "est"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
     return word
@@ -323,18 +321,22 @@ def said_days(folded: str) -> list[tuple[int, int, str]]:
     return days
 
 
-# Words that say a thing is still to be done, said before it as a negation is.
-_AWAITED = NEGATIONS | {"waiting", "awaiting"}
+# "Still waiting to be delivered", "awaiting payment for": a thing still to be done.
+_AWAITED = re.compile(r"\ba?waiting (?:to be|for|on) (?:\w+ )?(\w+)")
 
 
 def _said_undone(words: list[str], header: str) -> bool:
-    """Whether the question says a header's word after "not", "never", "yet" or "waiting"
-    (within three words): "have not been resolved", "haven't shipped", "yet to be paid",
-    "still waiting to be delivered" ask for its empty cells."""
+    """Whether the question says a header's word after "not", "never" or "yet" (within three
+    words), or after "waiting to be", "for" or "on": "have not been resolved", "haven't
+    shipped", "yet to be paid", "still waiting to be delivered" ask for its empty cells (not
+    of a header that is itself about waiting: a Waiting list, a Waiting time)."""
     stems = {stem(word) for word in fold(header).split() if word not in STOPWORDS}
+    waited = {stem(m.group(1)) for m in _AWAITED.finditer(" ".join(words))}
+    if stems & waited and not stems & {"wait", "waiting", "awaiting"}:
+        return True
     for at, word in enumerate(words):
         before = set(words[max(0, at - 3) : at])
-        if stem(word) in stems and before & _AWAITED:
+        if stem(word) in stems and before & NEGATIONS:
             return True
     return False
 

@@ -31,7 +31,13 @@ from knowledge.tables.question import (
     read_question,
     stem,
 )
-from knowledge.tables.said import said_durations, said_months, said_periods
+from knowledge.tables.said import (
+    said_durations,
+    said_months,
+    said_periods,
+    says_a_count,
+    without_periods,
+)
 from providers import embedder
 
 # Words that ask for a computation, not for a thing the table names.
@@ -222,19 +228,7 @@ def asks_for_its_operation(question: str, choice: TableChoice) -> bool:
     program = choice.best.program
     if program.op in ("sum", "avg") and any(c.op == "months" for c in program.conditions):
         return True  # "what did energy cost over the first quarter?": its months added up
-    return _asked(_without_periods(question, choice.grid), program.op)
-
-
-def _without_periods(question: str, grid: Grid) -> str:
-    """The question without the quarters and halves it says in words that the table does not
-    name as a cell or a header ("first quarter" of a sheet by month, not of one by quarter)."""
-    folded = fold(question)
-    named = {word for column in grid.columns for word in fold(column.name).split()}
-    named |= {word for column in grid.columns for value in column.folded for word in value.split()}
-    for period, said in said_periods(folded).items():
-        if period not in named:
-            folded = folded.replace(said, " ")
-    return folded
+    return _asked(without_periods(question, choice.grid), program.op)
 
 
 # The words that name one aggregate ("the average inspection score").
@@ -261,10 +255,6 @@ def explained(question: str, found: list[Candidate]) -> Candidate:
     )
 
 
-# The words before a "number" that counts ("the number of wins", "the highest number").
-_COUNTS_NUMBER = frozenset("the a total overall combined same average what which any".split())
-
-
 def _asked(question: str, op: str) -> bool:
     needed = _NEEDS.get(op)
     if needed is None:
@@ -272,9 +262,7 @@ def _asked(question: str, op: str) -> bool:
     said = fold(question).split()
     words = set(said)
     # "The number of" counts; "the mobile number", "the order number" is a cell of the row.
-    if "number" in words and not any(
-        b == "number" and (a in _COUNTS_NUMBER or a.endswith("est")) for a, b in zip(said, said[1:])
-    ):
+    if "number" in words and not says_a_count(said, STOPWORDS):
         words.discard("number")
     if words & needed:
         return True

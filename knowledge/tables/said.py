@@ -176,3 +176,38 @@ def still_open(words: list[str], grid: Grid) -> int | None:
     if named:
         done = [i for i in done if named & set(fold(grid.columns[i].name).split())]
     return done[-1] if said and done else None
+
+
+# The words before a "number" that counts ("the number of wins", "the highest number").
+_COUNTS_NUMBER = frozenset("total overall combined same average least top record".split())
+
+
+def _counts(said: list[str], at: int, stopwords: frozenset[str]) -> bool:
+    """Whether the "number" at `at` counts: first, after a stopword or a counting word, or
+    before "of" ("number of keepers", "the Blues' number of goals"); not "the mobile number"."""
+    before = said[at - 1] if at else ""
+    after = said[at + 1] if at + 1 < len(said) else ""
+    return (
+        not before
+        or before in stopwords
+        or before in _COUNTS_NUMBER
+        or before.endswith("est")
+        or after == "of"
+    )
+
+
+def says_a_count(said: list[str], stopwords: frozenset[str]) -> bool:
+    """Whether a question's words say "number" as a count somewhere."""
+    return any(_counts(said, at, stopwords) for at, word in enumerate(said) if word == "number")
+
+
+def without_periods(question: str, grid: Grid) -> str:
+    """The question without the quarters and halves it says in words that the table does not
+    name as a cell or a header ("first quarter" of a sheet by month, not of one by quarter)."""
+    folded = fold(question)
+    named = {word for column in grid.columns for word in fold(column.name).split()}
+    named |= {word for column in grid.columns for value in column.folded for word in value.split()}
+    for period, said in said_periods(folded).items():
+        if period not in named:
+            folded = folded.replace(said, " ")
+    return folded

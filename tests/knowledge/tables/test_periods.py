@@ -14,7 +14,6 @@ from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import followed
 from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Condition, Program, run
-from knowledge.tables.question import stem
 from knowledge.tables.rules import asks_for_its_operation
 from knowledge.tables.wording import in_words
 
@@ -68,10 +67,31 @@ ORDERS = [["Order", "Ordered", "Customer", "Kegs", "Delivered"],
 
 def test_orders_still_waiting_are_the_orders_with_no_delivered_date() -> None:
     orders = _table(ORDERS, "orders.csv")
-    # "Orders" is an Order, not an Ordered date; "waiting to be delivered": no Delivered date.
-    assert stem("orders") == stem("order") != stem("ordered")
+    # "Which orders" is the Order, not the Ordered date; "waiting to be delivered": no Delivered.
     best = followed("Which orders are still waiting to be delivered?", orders)[0]
     assert best.result.values == ["O-2", "O-3"]
+
+
+def test_waiting_said_of_a_header_about_waiting_asks_for_no_empty_cell() -> None:
+    patients = _table(
+        [["Patient", "Waiting time (days)", "Seen"], ["P1", "14", "2026-03-02"],
+         ["P2", "12", "2026-03-04"], ["P3", "", ""], ["P4", "4", "2026-03-06"]],
+        "clinic.csv",
+    )  # fmt: skip
+    best = followed("Which patients had a waiting time over 10 days?", patients)[0]
+    assert best.result.values == ["P1", "P2"]
+    assert followed("Which patients are still waiting to be seen?", patients)[0].result.values == [
+        "P3"
+    ]
+
+
+def test_a_plural_in_ers_counts_the_rows_of_its_singular() -> None:
+    staff = _table(
+        [["Worker", "Team", "Hours worked"], ["Ana", "Ops", "40"], ["Ben", "Ops", "38"],
+         ["Cy", "Web", "20"]],
+        "staff.csv",
+    )  # fmt: skip
+    assert followed("How many workers are in the Ops team?", staff)[0].result.values == [2.0]
 
 
 def test_dates_are_never_added_up_nor_averaged() -> None:
@@ -92,8 +112,13 @@ def test_a_number_said_of_a_thing_asks_for_no_count() -> None:
     orders = _table(ORDERS, "orders.csv")
     count = Program("count", conditions=(Condition(2, "eq", "crown"),))
     choice = TableChoice(0, 0, "", orders, Candidate(count, run(count, orders), {}, 0.5), 1.0)
-    assert not asks_for_its_operation("What is the phone number of the Crown?", choice)
+    assert not asks_for_its_operation("What is the Crown's phone number?", choice)
+    assert not asks_for_its_operation(
+        "What's the mobile number for whoever runs the Crown?", choice
+    )
     assert asks_for_its_operation("What is the number of orders from the Crown?", choice)
+    assert asks_for_its_operation("Number of orders from the Crown?", choice)
+    assert asks_for_its_operation("What is the Crown's number of orders?", choice)
 
 
 BILLS = [["Month", "Power", "Water"], ["January", "310", "40"], ["February", "290", "42"],
