@@ -26,6 +26,7 @@ from knowledge.tables.question import (
     asked_direction,
     mentions,
     read_question,
+    says_a_superlative,
     stem,
 )
 from knowledge.tables.said import said_months, said_periods
@@ -251,16 +252,15 @@ def quarter_of_rows(question: str, words: list[str], grid: Grid) -> Candidate | 
     when it asks for one), and it asks for no order of them; None otherwise."""
     folded = " ".join(words)
     months, periods = said_months(folded), said_periods(folded)
-    averaged = bool({"average", "mean"} & set(words))
-    if not months or len(periods) != 1 or _NOT_ADDED - {"average", "mean"} & set(words):
-        return None
-    if any(w.endswith("est") and len(w) > 5 for w in words):
-        return None  # "the costliest month of the first quarter" asks for a row
-    said = next(iter(periods.values()))
+    averaged = bool(_AVERAGED & set(words))
     named = named_amount_columns(words, grid)
+    # "The costliest month of the first quarter" asks for a row.
+    if not months or len(periods) != 1 or len(named) != 1 or not _adds_up(words, averaged):
+        return None
+    said = next(iter(periods.values()))
     for index, column in enumerate(grid.columns):
         held = [month_of(column, row) for row in range(grid.size)]
-        if column.numeric or not set(months) <= set(held) or len(named) != 1:
+        if column.numeric or not set(months) <= set(held):
             continue
         condition = Condition(index, "months", " ".join(months), said)
         program = Program("avg" if averaged else "sum", key=named[0], conditions=(condition,))
@@ -269,14 +269,22 @@ def quarter_of_rows(question: str, words: list[str], grid: Grid) -> Candidate | 
     return None
 
 
-# Words that ask for something else than every row's amount added up.
-_NOT_ADDED = frozenset("average mean per each most least".split())
+# Words that ask for something else than the rows' amounts added up.
+_AVERAGED = frozenset("average mean".split())
+_NOT_ADDED = _AVERAGED | frozenset("per each most least".split())
+
+
+def _adds_up(words: list[str], averaged: bool = False) -> bool:
+    """Whether a question asks for no order, no amount of each and (unless `averaged`, when
+    the average is what is computed) no average: the amounts added up."""
+    not_added = _NOT_ADDED - _AVERAGED if averaged else _NOT_ADDED
+    return not not_added & set(words) and not says_a_superlative(words)
 
 
 def _all_rows_by_name(words: list[str], grid: Grid) -> bool:
     """Whether a question says "all <what the rows are>" (the first column's header) and asks
     for no average, order or amount of each."""
-    if _NOT_ADDED & set(words) or any(w.endswith("est") and len(w) > 5 for w in words):
+    if not _adds_up(words):
         return False
     rows = fold(grid.columns[0].name).split() if grid.columns else []
     return any(

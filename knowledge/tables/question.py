@@ -112,6 +112,11 @@ def stem(word: str) -> str:
     return word
 
 
+def says_a_superlative(words) -> bool:
+    """Whether a word is a superlative no list names ("tallest", "cheapest", "busiest")."""
+    return any(word.endswith("est") and len(word) > 5 for word in words)
+
+
 def read_question(text: str) -> Question:
     folded = fold(text)
     words = folded.split()

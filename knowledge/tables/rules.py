@@ -29,6 +29,7 @@ from knowledge.tables.question import (
     STOPWORDS,
     header_overlap,
     read_question,
+    says_a_superlative,
     stem,
 )
 from knowledge.tables.said import (
@@ -267,9 +268,7 @@ def _asked(question: str, op: str) -> bool:
     if words & needed:
         return True
     # A superlative the list does not name ("tallest", "cheapest", "busiest") orders too.
-    return needed is not _ASKS_AGGREGATE and any(
-        word.endswith("est") and len(word) > 5 for word in words
-    )
+    return needed is not _ASKS_AGGREGATE and says_a_superlative(words)
 
 
 def asks_for_a_computation(question: str) -> bool:
@@ -285,7 +284,7 @@ def asks_across_rows(question: str) -> bool:
     words = set(fold(question).split())
     return bool(
         words & (_ASKS_ORDER | {"not", "other", "besides", "except", "same", "only"})
-        or any(word.endswith("est") and len(word) > 5 for word in words)
+        or says_a_superlative(words)
     )
 
 
