@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from knowledge.tables.judge import JUDGE_PATH
 from knowledge.tables.parser import WEIGHTS_PATH, load_weights
-from knowledge.tables.training import train, train_judge
+from knowledge.tables.training import TEAM_ROWS_PATH, train, train_judge
 
 
 class Command(BaseCommand):
@@ -45,6 +45,11 @@ class Command(BaseCommand):
         data = Path(data)
         if not (data / "data" / "training.tsv").exists():
             raise CommandError(f"No WikiTableQuestions training split under {data}.")
+        if not TEAM_ROWS_PATH.exists():
+            raise CommandError(
+                f"No team-tables rows at {TEAM_ROWS_PATH}: write them with "
+                "bench/team_judge_rows.py (the judge is fitted on them too)."
+            )
         if not judge_only:
             report = train(data, Path(out), seed=seed, limit=limit, log=self.stdout.write)
             load_weights.cache_clear()

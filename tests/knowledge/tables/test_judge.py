@@ -88,3 +88,15 @@ def test_the_shipped_judge_names_no_operation_and_reports_its_held_out_half() ->
         held["from 0.5"]["right"] / held["from 0.5"]["answered"]
         > alone["right"] / alone["answered"]
     )
+
+
+def test_fitting_without_the_team_rows_says_how_to_write_them(tmp_path, monkeypatch) -> None:
+    from django.core.management import CommandError, call_command
+
+    from knowledge.management.commands import train_table_parser
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "training.tsv").write_text("id\tutterance\tcontext\ttargetValue\n")
+    monkeypatch.setattr(train_table_parser, "TEAM_ROWS_PATH", tmp_path / "missing.jsonl")
+    with pytest.raises(CommandError, match="bench/team_judge_rows.py"):
+        call_command("train_table_parser", "--judge-only", "--data", str(tmp_path))
