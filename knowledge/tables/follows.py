@@ -6,8 +6,7 @@ each number or name it says read once.
 The parser ranks every program it can build (knowledge/tables/parser.py); these set aside the
 ones that answer another question before the store weighs the rest (knowledge/tables/rules.py,
 knowledge/tables/store.py). Each was measured on the dev fifth of WikiTableQuestions' training
-split first (`bench/table_parser.py`).
-"""
+split first (`bench/table_parser.py`)."""
 
 from __future__ import annotations
 
@@ -54,6 +53,7 @@ from knowledge.tables.question import (
     asked_direction,
     header_overlap,
     read_question,
+    said_as,
     stem,
 )
 from knowledge.tables.said import said_durations
@@ -188,11 +188,11 @@ _SAYS_NEIGHBOUR = frozenset("after before next previous following preceding then
 def follows_the_asked_amount(words: list[str], grid: Grid, candidate: Candidate) -> bool:
     """Whether a program follows "how many <amount> ..." when the amount names a numeric column.
 
-    With "in total" (or in all, together, altogether, combined), "how many seats are there in
+    With "in total" (or in all, together, altogether, combined), "how many seats in
     all courses together?" and "how many minutes were systems down in total?" add the Seats or
-    the Minutes down column; a count of rows answers "how many courses". Without, the amount
-    of the rows a condition keeps is still their sum, not the first one's: "how many seats are
-    there in the North building?" adds the North rooms' seats (one kept row reads its own)."""
+    the Minutes down column; a count of rows answers "how many courses". Without, the amount of
+    the rows a condition keeps is still their sum, not the first one's: "how many seats in the
+    North building?" adds the North rooms' seats (one kept row reads its own)."""
     for index, word in enumerate(words[:-1]):
         if word not in ("many", "much") or index == 0 or words[index - 1] != "how":
             continue
@@ -200,7 +200,7 @@ def follows_the_asked_amount(words: list[str], grid: Grid, candidate: Candidate)
         named = [
             number for number, column in enumerate(grid.columns)
             if after and column.numeric and not holds_times(column)
-            and stem(after[0]) in {stem(w) for w in fold(column.name).split()}
+            and said_as(after[0]) & {stem(w) for w in fold(column.name).split()}
         ]  # fmt: skip
         if not named:
             continue

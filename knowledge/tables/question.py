@@ -27,6 +27,7 @@ from knowledge.tables.said import (
     said_periods,
     still_open,
 )
+from knowledge.tables.vocabulary import IMPLIED_BY_PHRASE, IMPLIED_HEADERS
 
 # Words the parser pairs with operations: anything else in a question is content, not a cue.
 STOPWORDS = frozenset(
@@ -51,27 +52,6 @@ _ORDER_CUES = frozenset(
     "shortest earliest latest first last more less fewer higher lower larger smaller top "
     "bottom maximum minimum".split()
 )
-# Words of degree that name the amount they order by without saying it: "the tallest player"
-# orders by Height, "the most populous city" by Population, "the cheapest" by Price; and verbs
-# whose column is named otherwise ("bought" is Purchased). The header words each implies are
-# read as said by the question.
-_IMPLIED_HEADERS = {
-    **dict.fromkeys("tall taller tallest".split(), ("height",)),
-    **dict.fromkeys("heavy heavier heaviest light lighter lightest weigh weighs weighed".split(),
-                    ("weight",)),
-    **dict.fromkeys("deep deeper deepest".split(), ("depth",)),
-    **dict.fromkeys("wide wider widest".split(), ("width",)),
-    **dict.fromkeys("populous populated".split(), ("population",)),
-    **dict.fromkeys("fast faster fastest quick quicker quickest slow slower slowest".split(),
-                    ("time", "speed", "duration", "min", "minutes", "hours", "days")),
-    **dict.fromkeys("rich richer richest wealthiest".split(), ("worth", "wealth")),
-    **dict.fromkeys("cheap cheaper cheapest expensive costliest".split(), ("price", "cost")),
-    # Verbs whose header is their noun or a regular form: "bought" reads Purchased.
-    **dict.fromkeys("buy buys bought".split(), ("purchase", "purchased")),
-    **dict.fromkeys("sell sells sold".split(), ("sales",)),
-    **dict.fromkeys("born".split(), ("birth",)),
-    **dict.fromkeys("die dies died".split(), ("death",)),
-}  # fmt: skip
 # First content words that name no column ("name the ...", "tell me ...", "total").
 _GENERIC_HEADS = frozenset("name tell list give many much number total".split())
 
@@ -110,6 +90,12 @@ def stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
     return word
+
+
+def said_as(word: str) -> set[str]:
+    """Return the stems a word names a header by: its own, and those of the header words it
+    implies ("kilo": kg, "tallest": height)."""
+    return {stem(word)} | {stem(header) for header in IMPLIED_HEADERS.get(word, ())}
 
 
 def says_a_superlative(words) -> bool:
@@ -161,8 +147,13 @@ def read_question(text: str) -> Question:
         words=words,
         cues=cues,
         content=list(dict.fromkeys(w for w in cues if w not in STOPWORDS))[:8],
-        stems={stem(word) for word in words if word not in STOPWORDS}
-        | {stem(header) for word in words for header in _IMPLIED_HEADERS.get(word, ())}
+        stems={said for word in words if word not in STOPWORDS for said in said_as(word)}
+        | {
+            stem(header)
+            for phrase, headers in IMPLIED_BY_PHRASE
+            if phrase.search(folded)
+            for header in headers
+        }  # fmt: skip
         | set(said_periods(folded)),
         numbers=numbers,
         direction=asked_direction(words),
@@ -174,11 +165,11 @@ def read_question(text: str) -> Question:
 _UPWARD = frozenset(
     "most more highest higher largest larger biggest bigger greatest greater longest longer "
     "maximum max tallest taller heaviest heavier deepest deeper widest wider richest richer "
-    "wealthiest busiest busier".split()
+    "wealthiest busiest busier strongest stronger".split()
 )
 _DOWNWARD = frozenset(
     "least fewest fewer less lowest lower smallest smaller shortest shorter minimum min "
-    "lightest lighter quietest quieter".split()
+    "lightest lighter quietest quieter weakest weaker".split()
 )
 # Headers of places or ranks, whose smallest value is the best: "the highest placed" is Rank 1.
 RANK_WORDS = frozenset("rank ranking position pos place placing seed pick round standing".split())

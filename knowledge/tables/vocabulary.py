@@ -1,0 +1,50 @@
+"""The header words a question's word names without saying them: a word of degree names the
+amount it orders by ("the tallest": Height), a verb its noun ("bought": Purchased), a unit said
+in words its symbol ("per kilo": kg). knowledge/tables/question.py reads them as said."""
+
+from __future__ import annotations
+
+import re
+
+# Words of degree that name the amount they order by without saying it: "the tallest player"
+# orders by Height, "the most populous city" by Population, "the cheapest" by Price; and verbs
+# whose column is named otherwise ("bought" is Purchased). The header words each implies are
+# read as said by the question.
+IMPLIED_HEADERS = {
+    **dict.fromkeys("tall taller tallest".split(), ("height",)),
+    **dict.fromkeys("heavy heavier heaviest light lighter lightest weigh weighs weighed".split(),
+                    ("weight",)),
+    **dict.fromkeys("deep deeper deepest".split(), ("depth",)),
+    **dict.fromkeys("wide wider widest".split(), ("width",)),
+    **dict.fromkeys("populous populated".split(), ("population",)),
+    **dict.fromkeys("fast faster fastest quick quicker quickest slow slower slowest".split(),
+                    ("time", "speed", "duration", "min", "minutes", "hours", "days")),
+    **dict.fromkeys("rich richer richest wealthiest".split(), ("worth", "wealth")),
+    **dict.fromkeys("cheap cheaper cheapest expensive costliest".split(), ("price", "cost")),
+    **dict.fromkeys("strong stronger strongest weak weaker weakest".split(), ("strength", "abv")),
+    # What a thing is worth is its value, what one pays for it its price: "what were the orders
+    # worth", "what are we paying for rice". Not a rate: "what do we pay each month for the
+    # loan" is its payment, not its interest rate.
+    **dict.fromkeys("worth".split(), ("value",)),
+    **dict.fromkeys("pay pays paying".split(), ("price", "cost", "fee", "payment")),
+    # A unit said in words names the header that gives its symbol: "per kilo" reads "Price per
+    # kg". Only symbols of two letters or more: a one-letter one is a column of its own in many
+    # tables (H for hits, L for losses, T for ties, G for goals), and so are HR and Min: "mins"
+    # would be read as Min, a minimum.
+    **dict.fromkeys("kilo kilos kilogram kilograms kilogramme kilogrammes".split(), ("kg",)),
+    **dict.fromkeys("litre litres liter liters".split(), ("ltr",)),
+    **dict.fromkeys("millilitre millilitres milliliter milliliters".split(), ("ml",)),
+    **dict.fromkeys("kilometre kilometres kilometer kilometers".split(), ("km",)),
+    **dict.fromkeys("mile miles".split(), ("mi",)),
+    **dict.fromkeys("hour hours".split(), ("hrs",)),
+    **dict.fromkeys("percent percentage".split(), ("pct",)),
+    # Verbs whose header is their noun or a regular form: "bought" reads Purchased.
+    **dict.fromkeys("buy buys bought".split(), ("purchase", "purchased")),
+    **dict.fromkeys("sell sells sold".split(), ("sales",)),
+    **dict.fromkeys("born".split(), ("birth",)),
+    **dict.fromkeys("die dies died".split(), ("death",)),
+}  # fmt: skip
+
+# Phrases that name a header their words do not: what one charges *for* a thing is its price
+# ("what do we charge for a keg"); a battery's charge is not ("how long does it take to charge").
+IMPLIED_BY_PHRASE = ((re.compile(r"\bcharges? (?:for|per)\b"), ("price", "fee", "cost")),)
