@@ -9,11 +9,13 @@ Each rule was measured on the dev fifth of WikiTableQuestions' training split fi
 
 from __future__ import annotations
 
+import re
+
 from knowledge.tables.asked import holds_times, is_a_time
-from knowledge.tables.cells import DATE
+from knowledge.tables.cells import DATE, OPEN_ENDS, is_money
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, fold, kept_rows
-from knowledge.tables.question import RANK_WORDS, asked_direction
+from knowledge.tables.question import RANK_WORDS, asked_direction, header_overlap, read_question
 
 _DIRECTION = {"argmax": 1, "max": 1, "more": 1, "argmin": -1, "min": -1, "less": -1}
 
@@ -110,6 +112,62 @@ def elapsed_direction(words: list[str], column) -> int:
     if len(said) != 1 or not is_a_time(column) or not header & (_BEGINS | _ENDS):
         return 0
     return said.pop() * (1 if header & _ENDS else -1)
+
+
+def measured_to_now(words: list[str], grid: Grid) -> bool:
+    """Whether "the longest" asks for a time up to now: the question says "been" ("which
+    tenant has been with us the longest?"), a column of times begins something, and some row
+    has not ended (no column ends anything, or one holds an empty or open end such as
+    "rolling"). When every row has ended, the longest is the end less the start, which a
+    table listed by time in office gives in its order."""
+    if "been" not in words:
+        return False
+    headers = [(column, set(fold(column.name).split())) for column in grid.columns]
+    if not any(is_a_time(column) and header & _BEGINS for column, header in headers):
+        return False
+    ends = [column for column, header in headers if is_a_time(column) and header & _ENDS]
+    return not ends or any(not text or text in OPEN_ENDS for c in ends for text in c.folded)
+
+
+def cannot_be_the_longest(words: list[str], grid: Grid, column, op: str) -> bool:
+    """Whether a column cannot be what "the longest" or "the shortest" orders by: an amount of
+    money (for the row with the most or least), or, for a time up to now, a column of times
+    that end something. "Which tenant has been with us the longest?" is the earliest Start,
+    neither the largest Monthly rent nor the latest End (the lease that ends last may have
+    begun last). Not when the table says the word itself ("The Longest Yard", "Longest
+    drive")."""
+    said = {"longest", "shortest"} & set(words)
+    if not said or any(re.search(rf"\b{word}\b", grid.cell_text) for word in said):
+        return False
+    if any(said & set(fold(other.name).split()) for other in grid.columns):
+        return False
+    header = set(fold(column.name).split())
+    if measured_to_now(words, grid) and is_a_time(column) and header & _ENDS:
+        return True
+    return op in ("argmax", "argmin") and is_money(column)
+
+
+def follows_the_named_order(question: str, grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program that takes rows in the table's order (the first, the last) is not
+    asked for another order: "which project is due first?" names the Due date column, so the
+    first row of the slide answers another question and the next candidate is taken. So does
+    "the longest" of a time up to now (`measured_to_now`: "which tenant has been with us the
+    longest?" orders by Start)."""
+    program = candidate.program
+    if program.op not in ("first", "last"):
+        return True
+    read = read_question(question)
+    touched = {program.target, *(c.column for c in program.conditions + program.anchors)}
+    to_now = measured_to_now(read.words, grid)
+    return not any(
+        (column.type == DATE or column.numeric)
+        and index not in touched
+        and (
+            header_overlap(column.name, read) >= 0.5
+            or (to_now and elapsed_direction(read.words, column))
+        )
+        for index, column in enumerate(grid.columns)
+    )
 
 
 def _done(before: str, after: str, words: list[str]) -> bool:

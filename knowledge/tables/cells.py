@@ -209,6 +209,16 @@ YES = frozenset("yes y true".split())
 NO = frozenset("no n false".split())
 
 
+_CURRENCY_HEADER = re.compile(r"\((?:[$€£¥₹]|usd|eur|gbp|jpy|inr)\)", re.IGNORECASE)
+
+
+def is_money(column) -> bool:
+    """Whether a column holds amounts of money: its cells' currency, or one in its header."""
+    return column.numeric and (
+        column.unit in CURRENCIES or bool(_CURRENCY_HEADER.search(column.name))
+    )
+
+
 def says_yes_or_no(column) -> bool:
     """Whether a column holds only yes and no (a flag such as Vegetarian or Approved), each at
     least once."""

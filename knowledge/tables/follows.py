@@ -32,11 +32,13 @@ from knowledge.tables.asked import (
 )
 from knowledge.tables.asked_time import (
     answers_which_with_a_date,
+    cannot_be_the_longest,
     elapsed_direction,
     follows_the_asked_time,
+    follows_the_named_order,
     program_direction,
 )
-from knowledge.tables.cells import DATE, DURATION
+from knowledge.tables.cells import DURATION
 from knowledge.tables.change import column_change, period_total, row_extreme, row_span
 from knowledge.tables.kept import (
     averages_as_asked,
@@ -67,27 +69,10 @@ AMOUNT_CUES = frozenset(
 )
 
 
-def follows_the_named_order(question: str, grid: Grid, candidate: Candidate) -> bool:
-    """Whether a program that takes rows in the table's order (the first, the last) is not
-    asked for another order: "which project is due first?" names the Due date column, so the
-    first row of the slide answers another question and the next candidate is taken."""
-    program = candidate.program
-    if program.op not in ("first", "last"):
-        return True
-    read = read_question(question)
-    touched = {program.target, *(c.column for c in program.conditions + program.anchors)}
-    return not any(
-        (column.type == DATE or column.numeric)
-        and index not in touched
-        and header_overlap(column.name, read) >= 0.5
-        for index, column in enumerate(grid.columns)
-    )
-
-
 def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate) -> bool:
     """Whether a program that takes the larger or the smaller of an amount takes the one the
-    question asks for: "which line had the longest outage?" is no argmin of Outage
-    minutes. A rank or place column is left to the ranker (its smallest is its best)."""
+    question asks for: "which line had the longest outage?" is no argmin of Outage minutes. A
+    rank or place column is left to the ranker (its smallest is its best)."""
     program = candidate.program
     direction = program_direction(program)
     if not direction or program.key is None:
@@ -97,6 +82,8 @@ def follows_the_asked_direction(question: str, grid: Grid, candidate: Candidate)
     words = fold(question).split()
     column = grid.columns[program.key]
     header = set(fold(column.name).split())
+    if cannot_be_the_longest(words, grid, column, program.op):
+        return False
     asked = elapsed_direction(words, column) or asked_direction(words)
     asked = asked or _praised(words, column) or _speed(words, column)
     if not asked:

@@ -11,15 +11,12 @@ exactly one column of money (its cells' currency, or a currency in its header: "
 
 from __future__ import annotations
 
-import re
-
-from knowledge.tables.cells import CURRENCIES
+from knowledge.tables.cells import is_money
 from knowledge.tables.change import named_amount_columns
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, Program, fold, run
 from knowledge.tables.question import mentions, read_question
 
-_CURRENCY_HEADER = re.compile(r"\((?:[$€£¥₹]|usd|eur|gbp|jpy|inr)\)", re.IGNORECASE)
 _TOTALLING = frozenset("total altogether combined overall".split())
 # The words after "how much" that ask of money: a verb ("how much do we pay"), not a noun of
 # another amount ("how much time", "how much space").
@@ -38,7 +35,7 @@ def money_total(question: str, grid: Grid) -> Candidate | None:
         return None
     if not _TOTALLING.intersection(words) and "all" not in words[at + 2 :]:
         return None
-    money = [i for i, column in enumerate(grid.columns) if _is_money(column)]
+    money = [i for i, column in enumerate(grid.columns) if is_money(column)]
     if len(money) != 1 or set(named_amount_columns(words, grid)) - set(money):
         return None
     if mentions(read_question(question), grid):
@@ -46,9 +43,3 @@ def money_total(question: str, grid: Grid) -> Candidate | None:
     program = Program("sum", key=money[0])
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, MONEY_SCORE)
-
-
-def _is_money(column) -> bool:
-    return column.numeric and (
-        column.unit in CURRENCIES or bool(_CURRENCY_HEADER.search(column.name))
-    )

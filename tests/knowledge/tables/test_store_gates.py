@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.tables.asked_time import follows_the_asked_time
+from knowledge.tables.asked_time import follows_the_asked_time, follows_the_named_order
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import (
@@ -13,7 +13,6 @@ from knowledge.tables.follows import (
     follows_the_asked_direction,
     follows_the_asked_total,
     follows_the_named_doer,
-    follows_the_named_order,
     reads_each_word_once,
 )
 from knowledge.tables.parser import Candidate, ranked
