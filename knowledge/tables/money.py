@@ -11,11 +11,13 @@ exactly one column of money (its cells' currency, or a currency in its header: "
 
 from __future__ import annotations
 
-from knowledge.tables.cells import is_money
+from knowledge.tables.asked import is_a_time
+from knowledge.tables.cells import is_money, says_yes_or_no
 from knowledge.tables.change import named_amount_columns
+from knowledge.tables.choice import TableChoice
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, Program, fold, run
-from knowledge.tables.question import mentions, read_question
+from knowledge.tables.question import OWED, mentions, read_question
 
 _TOTALLING = frozenset("total altogether combined overall".split())
 # The words after "how much" that ask of money: a verb ("how much do we pay"), not a noun of
@@ -26,12 +28,21 @@ _ASKING = frozenset("do does did have has had is are was were will would we our 
 MONEY_SCORE = 0.8
 
 
+def how_much_asked(words: list[str]) -> int | None:
+    """Return where "how much" asks of money ("how much do we pay", "how much does Banco Norte
+    owe"), not of another amount ("how much time"), or None."""
+    at = next((i for i, pair in enumerate(zip(words, words[1:])) if pair == ("how", "much")), None)
+    if at is None or words[at + 2 : at + 3] and words[at + 2] not in _ASKING:
+        return None
+    return at
+
+
 def money_total(question: str, grid: Grid) -> Candidate | None:
     """Return the sum of the table's one column of money for "how much ... in total?", or
     None."""
     words = fold(question).split()
-    at = next((i for i, pair in enumerate(zip(words, words[1:])) if pair == ("how", "much")), None)
-    if at is None or words[at + 2 : at + 3] and words[at + 2] not in _ASKING:
+    at = how_much_asked(words)
+    if at is None:
         return None
     if not _TOTALLING.intersection(words) and "all" not in words[at + 2 :]:
         return None
@@ -43,3 +54,30 @@ def money_total(question: str, grid: Grid) -> Candidate | None:
     program = Program("sum", key=money[0])
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, MONEY_SCORE)
+
+
+# The words that ask what something costs, and the headers of an amount of money.
+_PAYING = frozenset("owe owes owed owing cost costs pay pays paid spend spent charge".split())
+_MONEY_HEADERS = frozenset(
+    "amount total price cost fee balance budget salary bonus value revenue rent due".split()
+)
+
+
+def names_the_amount_owed(question: str, choice: TableChoice) -> bool:
+    """Whether "how much" with a word of paying ("how much does Banco Norte still owe us?")
+    names the program's column: the table's one amount (not a time, not a yes or no), headed
+    or written as money; and when a debt is said, the program keeps only the unpaid rows."""
+    words = fold(question).split()
+    columns = choice.grid.columns
+    target = choice.best.program.target
+    if how_much_asked(words) is None or not _PAYING & set(words):
+        return False
+    amounts = [
+        index for index, column in enumerate(columns)
+        if column.numeric and not is_a_time(column) and not says_yes_or_no(column)
+    ]  # fmt: skip
+    money = is_money(columns[target]) or set(fold(columns[target].name).split()) & _MONEY_HEADERS
+    owed = OWED.search(fold(question)) is None or any(
+        says_yes_or_no(columns[c.column]) for c in choice.best.program.conditions
+    )
+    return amounts == [target] and bool(money) and owed

@@ -377,6 +377,13 @@ def _blank_and_day_conditions(
                 found.setdefault((index, f"day{month}-{day}"), on_day)
 
 
+# A debt said ("still owe", "owing") keeps the rows a Paid or Settled flag says no of; not
+# "outstanding" (also "excellent") nor "overdue" (a loan's Returned, an order's Delivered), nor
+# "how much did they owe in January" (what was invoiced then).
+_SETTLED = frozenset("paid settled".split())
+OWED = re.compile(r"\b(?:still (?:owe|owes|owed)|owing)\b")
+
+
 def _flag_conditions(
     question: Question, grid: Grid, found: dict[tuple[int, str], Condition]
 ) -> None:
@@ -397,6 +404,10 @@ def _flag_conditions(
         said_at = (
             re.search(rf"(?:(\bnon[- ]|{un})|(?<![\w-])){written}\b", padded) if header else None
         )
+        owed = OWED.search(padded) if header in _SETTLED else None
+        if said_at is None and owed and not negated(padded, owed.group(0)):
+            # "How much does Banco Norte still owe us?" keeps the invoices not Paid.
+            found.setdefault((index, min(no)), Condition(index, "eq", min(no), header))
         if said_at is None:
             continue
         # "Not unpaid" is paid: a negation before the word said turns it back.

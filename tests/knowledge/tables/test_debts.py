@@ -1,0 +1,105 @@
+"""What a team is still owed: "still owe" or "owing" keeps the rows a Paid flag says no of, and
+"how much does <client> still owe us?" names the table's one amount of money. Not "outstanding"
+(also "excellent"), "overdue" (of a loan's Returned), a debt denied, a debt in the past, a
+number that is no money. Asked over tables no benchmark holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.tables.build import grid, table_from_rows
+from knowledge.tables.choice import TableChoice
+from knowledge.tables.follows import followed
+from knowledge.tables.rules import names_what_it_reads
+
+INVOICES = [
+    ["Invoice", "Client", "Sent", "Amount", "Paid"],
+    ["N-1", "Northwind", "2026-01-10", "1,200", "Yes"],
+    ["N-2", "Harbour Co", "2026-01-20", "800", "No"],
+    ["N-3", "Northwind", "2026-02-05", "950", "No"],
+    ["N-4", "Harbour Co", "2026-02-18", "400", "Yes"],
+]
+
+
+@pytest.fixture(scope="module")
+def invoices():
+    return grid(table_from_rows(INVOICES[0], INVOICES[1:]), "invoices.pdf › Invoices")
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("How much does Northwind still owe us?", ["950"]),
+        ("Which clients are still owing us?", ["Harbour Co", "Northwind"]),
+        # No debt said: every Northwind invoice.
+        ("How many invoices did we send Northwind?", [2.0]),
+    ],
+)
+def test_a_debt_said_keeps_the_unpaid_rows(invoices, question, values) -> None:
+    assert followed(question, invoices)[0].result.values == values
+
+
+def _choice(question, table):
+    return TableChoice(0, 0, "invoices.pdf", table, followed(question, table)[0], 1.0)
+
+
+def test_how_much_is_owed_names_the_one_amount(invoices) -> None:
+    question = "How much does Northwind still owe us?"
+    assert names_what_it_reads(question, _choice(question, invoices))
+
+
+def test_how_much_names_no_amount_of_a_table_with_two(invoices) -> None:
+    rows = [[*row, fee] for row, fee in zip(INVOICES, ["Fee", "20", "10", "15", "5"], strict=True)]
+    table = grid(table_from_rows(rows[0], rows[1:]), "invoices.pdf › Invoices")
+    question = "How much does Northwind still owe us?"
+    assert not names_what_it_reads(question, _choice(question, table))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which clients owe nothing?",
+        "How much did Northwind owe in January?",
+        "Which invoices are outstanding?",
+        "How many invoices are overdue?",
+    ],
+)
+def test_no_debt_said_keeps_every_row_paid_or_not(invoices, question) -> None:
+    best = followed(question, invoices)[0]
+    assert not any(condition.column == 4 for condition in best.program.conditions)
+
+
+def _table(rows):
+    return grid(table_from_rows(rows[0], rows[1:]), "sheet.xlsx › Sheet1")
+
+
+@pytest.mark.parametrize(
+    ("rows", "question"),
+    [
+        # The one number is a rank, a count of items, a weight asked of a price.
+        (
+            [["Rank", "Film", "Director"], ["1", "Avatar", "Cameron"], ["2", "Titanic", "Cameron"]],
+            "How much did Titanic cost to make?",
+        ),
+        (
+            [["Order", "Customer", "Items"], ["A-17", "Bob", "5"], ["A-18", "Ann", "3"]],
+            "How much did order A-18 cost?",
+        ),
+        (
+            [
+                ["Item", "Supplier", "Price"],
+                ["Chair", "Oak & Co", "45"],
+                ["Desk", "Oak & Co", "180"],
+            ],
+            "How much does a chair weigh?",
+        ),
+        # Acme's invoices are paid: what it still owes is no invoice's amount.
+        (
+            INVOICES + [["N-5", "Acme", "2026-03-01", "400", "Yes"]],
+            "How much does Acme still owe us?",
+        ),
+    ],
+)
+def test_how_much_names_no_amount_that_is_not_what_is_owed(rows, question) -> None:
+    table = _table(rows)
+    assert not names_what_it_reads(question, _choice(question, table))
