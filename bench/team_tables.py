@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow|osprey|
                                                 juniper|fenwick|rowan|alder|
-                                                saltmarsh|larkspur|hawthorn]
+                                                saltmarsh|larkspur|hawthorn|kestrel]
                                           [--provider NAME] [--model NAME]
                                           [--half tune|held|all] [--out FILE]
 
@@ -55,7 +55,12 @@ team keyed by Name where the beers say Head brewer, a CSV of pub orders in pound
 undelivered ones blank, a Markdown table of stockist pubs with an empty cell, an HTML list of
 malt and hops with reorder levels, a Word table of tanks with written-out dates and an empty
 tank, a wide slide of litres brewed per month and a PDF text table of running costs by month
-with a Total row.
+with a Total row. `kestrel` (`bench/team_tables/kestrel/`, written after the thirteenth's rules by
+a helper session that did not read the answering code): a community solar co-operative's
+arrays with a sheet of volunteers keyed by Volunteer where the arrays say Site lead, a CSV of
+invoices in pounds with one unpaid, a Markdown table of members, an HTML maintenance log with
+a warranty column and a footnote mark, a Word table of roof leases with written-out dates, a
+wide slide of generation by month and a PDF of income and costs with a Total row.
 The questions: counts, totals,
 averages, the most and the least, filters, the first and the last, differences, comparisons,
 lookups, two-step and cross-sheet questions, and questions the tables cannot answer. Each
@@ -100,6 +105,7 @@ SETS = {
     "saltmarsh": ROOT / "bench" / "team_tables" / "saltmarsh",
     "larkspur": ROOT / "bench" / "team_tables" / "larkspur",
     "hawthorn": ROOT / "bench" / "team_tables" / "hawthorn",
+    "kestrel": ROOT / "bench" / "team_tables" / "kestrel",
 }
 
 
