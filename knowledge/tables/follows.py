@@ -58,7 +58,7 @@ from knowledge.tables.question import (
     said_as,
     stem,
 )
-from knowledge.tables.said import said_durations
+from knowledge.tables.said import keeps_what_it_has, said_durations
 from knowledge.tables.top import top_rows
 
 # Cues that order by an amount: the words after them name what is measured ("the highest
@@ -359,6 +359,7 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         and counts_what_it_names(question, grid, candidate)
         and answers_with_a_number(question, grid, candidate)
         and compares_years_with_times(question, grid, candidate)
+        and keeps_what_it_has(words, grid, candidate.program)
     )
 
 

@@ -72,9 +72,10 @@ _COMPARE = {
 # condition's value is that column's index.
 AGAINST = {"below": "<", "above": ">", "reaches": "≥", "within": "≤"}
 # Condition operators: text equal / contained, numbers compared, a date's year, month or day,
-# an empty cell, an amount against another column's.
+# an empty cell or one that holds a value, an amount against another column's.
 COMPARISONS = (
-    "eq", "contains", "gt", "lt", "ge", "le", "ne", "month", "year", "day", "blank", "months",
+    "eq", "contains", "gt", "lt", "ge", "le", "ne", "month", "year", "day", "blank", "filled",
+    "months",
     *AGAINST,
 )  # fmt: skip
 _PUNCTUATION = re.compile(r"[^\w\s.%$€£-]|(?<!\d)\.(?!\d)")
@@ -221,6 +222,8 @@ class Condition:
             return number is not None and other is not None and _COMPARE[self.op](number, other)
         if self.op == "blank":  # "not resolved yet": no value in the cell
             return not holds_a_value(column.texts[row])
+        if self.op == "filled":  # "which sites have batteries?": a value in the cell
+            return holds_a_value(column.texts[row])
         if self.op == "months":  # "the first quarter" of rows by month: "jan feb mar"
             return month_of(column, row) in str(self.value).split()
         if self.op in ("year", "month", "day"):  # a date's (dates sort as yyyymmdd numbers)

@@ -22,6 +22,7 @@ from knowledge.tables.said import (
     NEGATIONS,
     NUMBER_WORDS,
     antonym_conditions,
+    had_conditions,
     said_compounds,
     said_durations,
     said_periods,
@@ -464,6 +465,7 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
     _flag_conditions(question, grid, found)
     _waiting_conditions(question, grid, found)
     antonym_conditions(question.words, grid, found, STOPWORDS)
+    had_conditions(question.words, grid, found)
     # "High-priority repairs": the rows whose Priority says High ("not high-priority": others).
     for cell, header, said in said_compounds(question.folded):
         for index, column in enumerate(grid.columns):
