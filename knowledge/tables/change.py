@@ -26,10 +26,9 @@ from knowledge.tables.question import (
     asked_direction,
     mentions,
     read_question,
-    says_a_superlative,
     stem,
 )
-from knowledge.tables.said import said_months, said_periods
+from knowledge.tables.said import said_months, said_periods, says_a_superlative
 
 _GROWTH = frozenset(
     "grow grew grown growth increase increased rise rose risen gain gained gains climb climbed "

@@ -40,6 +40,7 @@ from knowledge.tables.asked_time import (
 )
 from knowledge.tables.cells import DURATION
 from knowledge.tables.change import column_change, period_total, row_extreme, row_span
+from knowledge.tables.having import keeps_what_it_has
 from knowledge.tables.kept import (
     averages_as_asked,
     keeps_every_named_cell,
@@ -58,7 +59,7 @@ from knowledge.tables.question import (
     said_as,
     stem,
 )
-from knowledge.tables.said import keeps_what_it_has, said_durations
+from knowledge.tables.said import said_durations
 from knowledge.tables.top import top_rows
 
 # Cues that order by an amount: the words after them name what is measured ("the highest

@@ -71,13 +71,6 @@ _COMPARE = {
 # A row's amount against another column's of the same row (knowledge/tables/against.py): the
 # condition's value is that column's index.
 AGAINST = {"below": "<", "above": ">", "reaches": "≥", "within": "≤"}
-# Condition operators: text equal / contained, numbers compared, a date's year, month or day,
-# an empty cell or one that holds a value, an amount against another column's.
-COMPARISONS = (
-    "eq", "contains", "gt", "lt", "ge", "le", "ne", "month", "year", "day", "blank", "filled",
-    "months",
-    *AGAINST,
-)  # fmt: skip
 _PUNCTUATION = re.compile(r"[^\w\s.%$€£-]|(?<!\d)\.(?!\d)")
 # A comma that groups a number's thousands ("2,000"): dropped, so that the number stays one.
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
@@ -193,7 +186,9 @@ class Grid:
 
 @dataclass(frozen=True)
 class Condition:
-    """Rows whose `column` cell compares to `value` by `op` (text folded; numbers as numbers)."""
+    """Rows whose `column` cell compares to `value` by `op` (text folded; numbers as numbers):
+    equal, contained, compared; a date's year, month or day; an empty cell; a row that has a
+    column's thing or lacks it; an amount against another column's (AGAINST)."""
 
     column: int
     op: str
@@ -222,8 +217,9 @@ class Condition:
             return number is not None and other is not None and _COMPARE[self.op](number, other)
         if self.op == "blank":  # "not resolved yet": no value in the cell
             return not holds_a_value(column.texts[row])
-        if self.op == "filled":  # "which sites have batteries?": a value in the cell
-            return holds_a_value(column.texts[row])
+        if self.op in ("has", "lacks"):  # "which sites have batteries?" (tables/having.py)
+            none = column.texts[row].strip().lower() in MISSING | {"none", "no", "nil"}
+            return (none or column.numeric and column.numbers[row] == 0) == (self.op == "lacks")
         if self.op == "months":  # "the first quarter" of rows by month: "jan feb mar"
             return month_of(column, row) in str(self.value).split()
         if self.op in ("year", "month", "day"):  # a date's (dates sort as yyyymmdd numbers)

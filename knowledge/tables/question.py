@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from knowledge.tables.cells import DATE, DURATION, NO, YES, leading_number, says_yes_or_no
+from knowledge.tables.having import had_conditions
 from knowledge.tables.programs import Condition, Grid, fold, holds_a_value, kept_rows
 from knowledge.tables.said import (
     COMPARE_AFTER,
@@ -22,7 +23,6 @@ from knowledge.tables.said import (
     NEGATIONS,
     NUMBER_WORDS,
     antonym_conditions,
-    had_conditions,
     said_compounds,
     said_durations,
     said_periods,
@@ -97,11 +97,6 @@ def said_as(word: str) -> set[str]:
     """Return the stems a word names a header by: its own, and those of the header words it
     implies ("kilo": kg, "tallest": height)."""
     return {stem(word)} | {stem(header) for header in IMPLIED_HEADERS.get(word, ())}
-
-
-def says_a_superlative(words) -> bool:
-    """Whether a word is a superlative no list names ("tallest", "cheapest", "busiest")."""
-    return any(word.endswith("est") and len(word) > 5 for word in words)
 
 
 def read_question(text: str) -> Question:

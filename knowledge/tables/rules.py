@@ -30,7 +30,6 @@ from knowledge.tables.question import (
     STOPWORDS,
     header_overlap,
     read_question,
-    says_a_superlative,
     stem,
 )
 from knowledge.tables.said import (
@@ -38,6 +37,7 @@ from knowledge.tables.said import (
     said_months,
     said_periods,
     says_a_count,
+    says_a_superlative,
     without_periods,
 )
 from providers import embedder

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from knowledge.tables.cells import unit_seconds
-from knowledge.tables.programs import Condition, Grid, Program, fold, holds_a_value
+from knowledge.tables.programs import Condition, Grid, fold, holds_a_value
 
 # A comparison said before a number: the condition's operator.
 COMPARE_CUES = [
@@ -146,6 +146,11 @@ def antonym_conditions(
                 found.setdefault((index, f"!{opposite}"), Condition(index, "ne", opposite, word))
 
 
+def says_a_superlative(words) -> bool:
+    """Whether a word is a superlative no list names ("tallest", "cheapest", "busiest")."""
+    return any(word.endswith("est") and len(word) > 5 for word in words)
+
+
 # The words that deny what follows them ("haven't" folds to "haven t").
 NEGATIONS = frozenset("not never yet t".split())
 # Words that say a thing is not done yet: each with the header word of its being done ("unpaid"
@@ -176,49 +181,6 @@ def still_open(words: list[str], grid: Grid) -> int | None:
     if named:
         done = [i for i in done if named & set(fold(grid.columns[i].name).split())]
     return done[-1] if said and done else None
-
-
-# "Which sites have batteries?", "members with an email": the thing had, said after one of these
-# (and "a", "an", "any" or "no").
-_HAVING = frozenset("have has having with without".split())
-_SOME = frozenset("a an any no".split())
-
-
-def had_conditions(words: list[str], grid: Grid, found: dict[tuple[int, str], Condition]) -> None:
-    """Add the rows that have the thing a header names, said after "have" or "with", in a column
-    some of whose cells hold no value ("n/a", empty): "which sites have batteries?" keeps the
-    rows with a Battery (kWh); "without a battery", "have no battery" and "don't have a
-    battery" keep the rows without one. A column every row fills says nothing of having."""
-    for at, word in enumerate(words):
-        said = words[at + 1 : at + 3]
-        some = said[0] if said and said[0] in _SOME else ""
-        thing = said[1 if some else 0] if len(said) > bool(some) else ""
-        if word not in _HAVING or len(thing) < 3:
-            continue
-        forms = {thing, thing[:-1] if thing.endswith("s") else thing}
-        forms |= {thing[:-3] + "y"} if thing.endswith("ies") else set()
-        denied = word == "without" or some == "no" or NEGATIONS & set(words[max(0, at - 3) : at])
-        op = "blank" if denied else "filled"
-        for index, column in enumerate(grid.columns):
-            empty = sum(not holds_a_value(text) for text in column.texts)
-            if forms & set(fold(column.name).split()) and 0 < empty < grid.size:
-                said_as = f"{'no' if denied else 'a'} {column.name}"
-                found.setdefault((index, op), Condition(index, op, "", said_as))
-
-
-def keeps_what_it_has(words: list[str], grid: Grid, program: Program) -> bool:
-    """Whether a program keeps the rows that have (or lack) the thing the question says they
-    have, and orders none by it: "which sites have batteries?" is never the site with the
-    smallest battery (a condition of its own on the column does: "the site with a battery of
-    27 kWh"; an order by another column too: "the site with a battery with the most panels")."""
-    had: dict[tuple[int, str], Condition] = {}
-    had_conditions(words, grid, had)
-    conditions = program.conditions + program.anchors
-    return all(
-        any(c.column == it.column for c in conditions)
-        and not (program.op in ("argmax", "argmin") and program.key == it.column)
-        for it in had.values()
-    )
 
 
 # The words before a "number" that counts ("the number of wins", "the highest number").

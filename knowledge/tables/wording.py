@@ -27,8 +27,8 @@ def _said_condition(grid: Grid, c: Condition) -> str:
         return f"{grid.columns[c.column].name} {AGAINST[c.op]} {c.said}"
     if c.op == "blank":
         return f"{grid.columns[c.column].name} is empty"
-    if c.op == "filled":
-        return f"{grid.columns[c.column].name} has a value"
+    if c.op in ("has", "lacks"):  # "Battery (kWh) has a value", "Battery (kWh) has none"
+        return f"{grid.columns[c.column].name} has {'a value' if c.op == 'has' else 'none'}"
     if c.op == "months":  # "Month is in the first quarter"
         return f"{grid.columns[c.column].name} is in the {c.said}"
     symbol = {"eq": "is", "contains": "contains", "ne": "is not", "gt": ">", "lt": "<",
