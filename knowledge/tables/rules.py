@@ -192,16 +192,23 @@ def holds_what_it_orders_by(question: str, grid: Grid) -> bool:
 
 def uses_its_names(question: str, choice: TableChoice) -> bool:
     """Whether the program reads every name the question says (a capitalised word that is no
-    column header): "the Berlin office" counted over offices that are not Berlin answers
-    another question, so the passages answer it, or nothing does."""
-    program = choice.best.program
-    used = fold(" ".join(f"{c.value} {c.said}" for c in program.conditions + program.anchors))
+    column header), whole or in part: "the Berlin office" counted over offices that are not
+    Berlin answers another question, so the passages answer it, or nothing does."""
+    program, grid = choice.best.program, choice.grid
+    named = program.conditions + program.anchors
+    used = fold(" ".join(f"{c.value} {c.said}" for c in named))
+    # A name said in part is read by a condition that keeps its row: "St Aidan's" of the row
+    # "St Aidan's School" that "aidan" keeps.
+    kept = [
+        f" {grid.columns[c.column].folded[row]} " for c in named for row in kept_rows(grid, (c,))
+    ]
     # A header said in full is a header too: "February" names the column Feb.
-    headers = {stem(word) for column in choice.grid.columns for word in fold(column.name).split()}
+    headers = {stem(word) for column in grid.columns for word in fold(column.name).split()}
     for name in _NAME.findall(question.strip()):
         words = [w for w in fold(name).split() if w not in STOPWORDS and stem(w) not in headers]
         if words and not all(f" {word} " in f" {used} " for word in words):
-            return False
+            if not any(f" {fold(name + ' ').strip()} " in cell for cell in kept):
+                return False
     return True
 
 
