@@ -102,12 +102,21 @@ _BEGINS = frozenset(
 _ENDS = frozenset("end ends ended ending until expiry expires expiring finish finished due".split())
 
 
+# The words of a time that lasts: 1 asks for the longer, -1 for the shorter.
+_ELAPSED = {"longest": 1, "longer": 1, "shortest": -1, "shorter": -1}
+
+
 def elapsed_direction(words: list[str], column) -> int:
     """Return the direction "the longest" or "the shortest" asks of a column of times that
     begins or ends something: "which tenant has been with us the longest?" is the earliest
     Start, "whose contract runs the longest?" the latest Contract end; "the shortest" the other
-    way. 0 for any other column (a Left date says neither), or a question that says neither."""
-    said = {1 if word == "longest" else -1 for word in words if word in ("longest", "shortest")}
+    way; so do "longer" and "shorter" of two rows ("who has been volunteering longer, Gareth
+    or Nia?" is the earlier Joined; "no longer" says neither). 0 for any other column (a Left
+    date says neither), or a question that says neither."""
+    said = {
+        _ELAPSED[word] for before, word in zip(["", *words], words)
+        if word in _ELAPSED and before != "no"
+    }  # fmt: skip
     header = set(fold(column.name).split())
     if len(said) != 1 or not is_a_time(column) or not header & (_BEGINS | _ENDS):
         return 0

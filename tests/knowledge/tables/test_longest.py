@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.tables.asked_time import cannot_be_the_longest
+from knowledge.tables.asked_time import cannot_be_the_longest, elapsed_direction
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.follows import followed
 from knowledge.tables.programs import fold
@@ -115,3 +115,41 @@ def test_money_is_no_longest_where_the_table_does_not_say_the_word() -> None:
     words = fold("Which route is the longest?").split()
     assert cannot_be_the_longest(words, routes, routes.columns[1], "argmax")
     assert not cannot_be_the_longest(words, routes, routes.columns[2], "argmax")
+
+
+STAFF = [
+    ["Name", "Team", "Joined", "Contract end"],
+    ["Tove Lind", "Design", "2016-09-01", "2027-08-31"],
+    ["Raj Mehta", "Support", "2021-02-15", "2026-02-14"],
+    ["Ola Berg", "Design", "2012-05-20", "2025-12-31"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # Longer up to now: the earlier Joined; a contract that runs longer: the later end.
+        ("Who has been with us longer, Tove Lind or Raj Mehta?", ["Tove Lind"]),
+        ("Who has been working here longer, Raj Mehta or Ola Berg?", ["Ola Berg"]),
+        ("Whose contract runs longer, Tove Lind or Raj Mehta?", ["Tove Lind"]),
+    ],
+)
+def test_longer_of_two_named_rows_reads_when_it_began_or_ends(question, values) -> None:
+    staff = _table(STAFF, "staff.xlsx › Staff")
+    assert followed(question, staff)[0].result.values == values
+
+
+def test_shorter_up_to_now_is_the_later_start() -> None:
+    volunteers = _table(
+        [["Volunteer", "Role", "Joined"], ["Ade Cole", "Driver", "2019-04-01"],
+         ["Bea Kim", "Cook", "2023-10-12"], ["Cy Ward", "Driver", "2015-01-30"]],
+        "volunteers.md",
+    )  # fmt: skip
+    question = "Who has been volunteering for a shorter time, Ade Cole or Cy Ward?"
+    assert followed(question, volunteers)[0].result.values == ["Ade Cole"]
+    question = "Who has been volunteering longer, Ade Cole or Bea Kim?"
+    assert followed(question, volunteers)[0].result.values == ["Ade Cole"]
+    # "No longer" asks for no length of time.
+    joined = volunteers.columns[2]
+    assert elapsed_direction("who is no longer a driver since joined".split(), joined) == 0
+    assert elapsed_direction("who has been a driver longer".split(), joined) == -1
