@@ -19,11 +19,12 @@ from knowledge.tables.programs import Grid, Program, fold, kept_rows, run
 from knowledge.tables.said import NUMBER_WORDS
 
 _COUNT = r"(\d{1,2}|" + "|".join(NUMBER_WORDS) + r")"
-# "which two ...", "what three ...", "the three heaviest", "top 5": not "of the two", "in the
-# top 10" (a condition on a rank), "between the two".
+# "which two ...", "what three ...", "the three heaviest", "our three biggest", "top 5": not
+# "of the two", "in the top 10" (a condition on a rank), "between the two".
+_THE = r"(?:the|our|my|your|their)\s+"  # "which are our three biggest sites?"
 _ASKED = re.compile(
-    rf"(?:\b(?:which|what|name|list)\s+(?:are\s+)?(?:the\s+)?|(?<!\bof )(?<!\bin )"
-    rf"(?<!\bbetween )\bthe\s+(?:top\s+)?|^top\s+|\bwhich\s+top\s+){_COUNT}\b"
+    rf"(?:\b(?:which|what|name|list)\s+(?:are\s+)?(?:{_THE})?|(?<!\bof )(?<!\bin )"
+    rf"(?<!\bbetween )\b{_THE}(?:top\s+)?|^top\s+|\bwhich\s+top\s+){_COUNT}\b"
 )
 
 
