@@ -19,6 +19,7 @@ import re
 
 from knowledge.tables.cells import DATE, month_of
 from knowledge.tables.parser import Candidate
+from knowledge.tables.partial import named_in_part
 from knowledge.tables.programs import Condition, Grid, Program, fold, kept_rows, run
 from knowledge.tables.question import (
     MONTH_STEMS,
@@ -79,15 +80,12 @@ def column_change(question: str, grid: Grid) -> Candidate | None:
 
 def _one_row(question: str, grid: Grid) -> tuple | None:
     """Return the condition naming the one row a question is about by a text cell (or by a
-    capitalised word of it), or None when it names none or several."""
+    part of it, knowledge/tables/partial.py), or None when it names none or several."""
     said = mentions(read_question(question), grid)
     rows = [c for c in said if c.op == "eq" and not grid.columns[c.column].numeric]
-    if not rows:  # a name said in part: "St Aidan's" of the row "St Aidan's School", in the
-        # column of the rows' names (the first of text): not "March" of a note "rep in March"
-        names = next((i for i, c in enumerate(grid.columns) if not c.numeric), None)
-        words = [word for word in question.split()[1:] if word[:1].isupper()]
-        named = {part for word in words for part in fold(word).split()}
-        rows = [c for c in said if c.op == "contains" and c.said in named and c.column == names]
+    if not rows:  # a name said in part: "St Aidan's" of the row "St Aidan's School"
+        in_part = named_in_part(question, grid)
+        return None if in_part is None else (in_part,)
     single = [c for c in rows if len(kept_rows(grid, (c,))) == 1]
     if len({kept_rows(grid, (c,))[0] for c in single}) != 1:
         return None

@@ -24,6 +24,7 @@ from knowledge.tables.counted import counted_by_header
 from knowledge.tables.follows import AMOUNT_CUES
 from knowledge.tables.money import names_the_amount_owed
 from knowledge.tables.parser import Candidate
+from knowledge.tables.partial import row_named_in_part
 from knowledge.tables.programs import ALONG_A_ROW, ANCHORED, HEADER_OPS, Grid, fold, kept_rows
 from knowledge.tables.question import (
     MONTH_STEMS,
@@ -197,17 +198,15 @@ def uses_its_names(question: str, choice: TableChoice) -> bool:
     program, grid = choice.best.program, choice.grid
     named = program.conditions + program.anchors
     used = fold(" ".join(f"{c.value} {c.said}" for c in named))
-    # A name said in part is read by a condition that keeps its row: "St Aidan's" of the row
-    # "St Aidan's School" that "aidan" keeps.
-    kept = [
-        f" {grid.columns[c.column].folded[row]} " for c in named for row in kept_rows(grid, (c,))
-    ]
     # A header said in full is a header too: "February" names the column Feb.
     headers = {stem(word) for column in grid.columns for word in fold(column.name).split()}
     for name in _NAME.findall(question.strip()):
         words = [w for w in fold(name).split() if w not in STOPWORDS and stem(w) not in headers]
         if words and not all(f" {word} " in f" {used} " for word in words):
-            if not any(f" {fold(name + ' ').strip()} " in cell for cell in kept):
+            # A name said in part is read by a condition that keeps its one row alone.
+            in_part = row_named_in_part(name, grid)
+            rows = kept_rows(grid, (in_part,)) if in_part else None
+            if not rows or not any(kept_rows(grid, (c,)) == rows for c in named):
                 return False
     return True
 

@@ -49,3 +49,27 @@ def test_a_name_the_kept_row_does_not_hold_is_not_read(sites) -> None:
     # "kings" keeps the depot, whose cell does not say "Kings Cross".
     question = "How many beds does Kings Cross have?"
     assert not uses_its_names(question, _chosen(question, sites))
+
+
+@pytest.mark.parametrize(
+    ("rows", "question"),
+    [
+        # Two rows hold the name.
+        ([["St Mary's Clinic", "80", "400", "380"], ["St Mary's Hospital", "300", "900", "950"]],
+         "How many more patients did St Mary's see in March than in January?"),
+        # One word: a company's name is no product's.
+        ([["Acme Pro", "5", "100", "250"], ["Basic", "2", "80", "90"]],
+         "How much more did Acme sell in March than in January?"),
+        # An initial no cell holds.
+        ([["Priya Patel", "5", "30", "35"], ["Karen Smith", "2", "20", "25"]],
+         "How many more hours did A. Patel work in March than in January?"),
+    ],
+)  # fmt: skip
+def test_a_name_in_part_that_keeps_no_one_row_names_none(rows, question) -> None:
+    table = grid(table_from_rows(["Name", "Staff", "Jan", "Mar"], rows), "people.xlsx")
+    best = explained(question, followed(question, table))
+    assert (
+        best is None
+        or best.program.op != "change"
+        or not uses_its_names(question, TableChoice(0, 0, "people.xlsx", table, best, 1.0))
+    )
