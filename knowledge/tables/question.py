@@ -23,6 +23,7 @@ from knowledge.tables.said import (
     NEGATIONS,
     NUMBER_WORDS,
     antonym_conditions,
+    plural,
     said_compounds,
     said_durations,
     said_periods,
@@ -189,12 +190,15 @@ def header_words(name: str) -> list[str]:
 
 
 def header_overlap(name: str, question: Question) -> float:
-    """Return the share of a header's words the question says (a stem, or an abbreviation
-    whose letters begin consecutive words of the question: "HR" for "home runs")."""
+    """Return the share of a header's words the question says (a stem, its plural's, or an
+    abbreviation whose letters begin consecutive words of the question: "HR" for "home runs")."""
     words = [word for word in fold(name).split() if word not in STOPWORDS]
     if not words:
         return 0.0
-    said = sum(stem(word) in question.stems or word in question.initials for word in words)
+    said = sum(
+        bool({stem(word), stem(plural(word))} & question.stems) or word in question.initials
+        for word in words
+    )
     return said / len(words)
 
 

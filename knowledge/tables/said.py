@@ -146,6 +146,16 @@ def antonym_conditions(
                 found.setdefault((index, f"!{opposite}"), Condition(index, "ne", opposite, word))
 
 
+def plural(word: str) -> str:
+    """Return a header word's plural, whose stem a question says: "sites" of Site (whose stem
+    is "sit"), "batteries" of Battery; not of an abbreviation ("hrs" is no plural of HR)."""
+    if len(word) < 4:
+        return word
+    if word.endswith("y") and word[-2:-1] not in ("", *"aeiou"):
+        return word[:-1] + "ies"
+    return word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")
+
+
 def says_a_superlative(words) -> bool:
     """Whether a word is a superlative no list names ("tallest", "cheapest", "busiest")."""
     return any(word.endswith("est") and len(word) > 5 for word in words)

@@ -91,3 +91,16 @@ BEERS = [
 def test_the_column_a_question_says_otherwise_is_the_one_read(rows, question, column, values):
     best = followed(question, _table(rows, "sheet.xlsx › Sheet1"))[0]
     assert best.program.target == column and best.result.values == values
+
+
+@pytest.mark.parametrize(
+    ("header", "question"),
+    [
+        ("Site", "Which of our sites have batteries?"),  # "sites" stems to "sit"
+        ("Battery", "Which of our sites have batteries?"),
+        ("City", "How many cities have a depot?"),
+        ("Box", "How many boxes were shipped?"),
+    ],
+)
+def test_a_header_said_in_the_plural_is_said(header, question) -> None:
+    assert header_overlap(header, read_question(question)) == 1.0
