@@ -153,9 +153,11 @@ def row_extreme(question: str, grid: Grid) -> Candidate | None:
     covers?"), or None. The question asks "which <period>" of the kind the headers are, or
     "when"; the periods are every one of that kind, the months of a quarter or a half it says,
     or those from the first it names to the last, side by side. A question that names no one
-    row ("which month had the most visits?" of every branch), offers periods to choose from
-    ("January or March") or asks for several ("which months", "12 or more") is left to the
-    other programs."""
+    row is left to the other programs ("which month had the most visits?" of every branch),
+    unless it says it asks over them all and names none of them ("across all the sites",
+    "overall": the period whose total over every row is the most); so is one that offers
+    periods to choose from ("January or March") or asks for several ("which months", "12 or
+    more")."""
     words = fold(question).split()
     asked = _asked_period(words)
     direction = asked_direction(words)
@@ -177,12 +179,20 @@ def row_extreme(question: str, grid: Grid) -> Candidate | None:
         return None
     first, last = (min(named), max(named)) if named else (periods[0], periods[-1])
     conditions = _one_row(question, grid)
+    if conditions is None and _OVER_ALL & set(words) and not _rows_named(question, grid):
+        conditions = ()  # "across all the sites": each period's total over every row
     if conditions is None or any(index not in periods for index in range(first, last + 1)):
         return None  # no one row, or a subtotal (Q1 after March) among the months
     op = "row_argmax" if direction > 0 else "row_argmin"
     program = Program(op, target=last, key=first, conditions=conditions)
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
+
+
+def _rows_named(question: str, grid: Grid) -> bool:
+    """Whether the question names some of the rows by a text cell ("across the northern sites")."""
+    said = mentions(read_question(question), grid)
+    return any(c.op in ("eq", "contains") and not grid.columns[c.column].numeric for c in said)
 
 
 def period_words(grid: Grid) -> set[str]:

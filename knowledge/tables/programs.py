@@ -13,7 +13,7 @@ A program reads the rows a condition keeps (all rows when it has none) and compu
 | `diff` | the key column of the anchor row minus that of the second anchor row |
 | `change` | the key column minus the target column of the one kept row ("from Q1 to Q4") |
 | `row_sum`, `row_avg` | the key column to the target column of the one kept row, added / averaged ("from January to April") |
-| `row_argmax`, `row_argmin` | the header of the key column to the target column with the most / least of the one kept row ("which month was busiest") |
+| `row_argmax`, `row_argmin` | the header of the key column to the target column with the most / least of the one kept row ("which month was busiest"), or of their totals over every kept row ("across all sites") |
 | `plus` | the key column of the two anchor rows added ("Braga and Faro combined") |
 | `same` | the target column of the other rows whose key cell is the anchor row's ("the same producer as …"); with no target, how many they are |
 | `more`, `less` | which of the two anchor rows has the more / less key: its anchor cell (with no key: which anchor cell more / fewer rows hold) |
@@ -308,8 +308,8 @@ def run(program: Program, grid: Grid) -> Result | None:
     if op == "streak":
         longest = _longest_run(rows)
         return Result([float(len(longest))], longest, computed=True)
-    if op in ALONG_A_ROW:
-        return _along_a_row(program, grid, rows) if len(rows) == 1 else None
+    if op in ALONG_A_ROW:  # the header with the most may total several rows ("across all")
+        return _along_a_row(program, grid, rows) if len(rows) == 1 or op in HEADER_OPS else None
     if op in ("values", "first", "last", "distinct", "mode"):
         return _run_on_target(program, grid, rows)
     return _run_on_key(program, grid, rows)
@@ -323,9 +323,10 @@ def _along_a_row(program: Program, grid: Grid, rows: list[int]) -> Result | None
         span = [program.target, program.key]
     else:
         span = list(range(program.key, program.target + 1))
-    amounts = [grid.columns[index].numbers[rows[0]] for index in span]
-    if None in amounts:
+    cells = [[grid.columns[index].numbers[row] for row in rows] for index in span]
+    if any(None in column for column in cells):
         return None
+    amounts = [sum(column) for column in cells]
     if program.op in ("row_argmax", "row_argmin"):
         pick = max if program.op == "row_argmax" else min
         best = pick(range(len(span)), key=lambda at: amounts[at])

@@ -31,6 +31,7 @@ from knowledge.tables.question import (
     STOPWORDS,
     header_overlap,
     read_question,
+    said_as,
     stem,
 )
 from knowledge.tables.said import (
@@ -186,7 +187,7 @@ def holds_what_it_orders_by(question: str, grid: Grid) -> bool:
         if word not in AMOUNT_CUES:
             continue
         after = [w for w in words[index + 1 : index + 4] if w not in STOPWORDS and not w.isdigit()]
-        if after and not any(stem(w) in known or w[:5] in known for w in after):
+        if after and not any(said_as(w) & known or w[:5] in known for w in after):
             return False
     return True
 
@@ -376,6 +377,8 @@ def uses_the_question(question: str, choice: TableChoice) -> bool:
         return True
     if program.target is not None and asked_column(question, choice.grid) == program.target:
         return True  # "which release …" answered from Version, the column naming releases
+    if program.op in HEADER_OPS:
+        return True  # made only for "which month …" of a table whose headers are months
     read = read_question(question)
     touched = {program.target, program.key, *(index for c in said for index in c.columns)}
     return any(

@@ -1,0 +1,51 @@
+"""The period with the most over every row: "in which month did we have the most visitors across
+all branches?" of a sheet of branches by month is the month whose total is the largest, not one
+branch's busiest month. Only when the question says it asks over them all and names none of the
+rows. Asked over tables no benchmark holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.tables.build import grid, table_from_rows
+from knowledge.tables.follows import followed
+from knowledge.tables.rules import holds_what_it_orders_by
+
+VISITS = [
+    ["Branch", "Jan", "Feb", "Mar", "Apr"],
+    ["Harbour", "900", "300", "200", "250"],  # its busiest month is January
+    ["Castle", "100", "500", "450", "300"],
+    ["Market", "150", "420", "500", "380"],
+]  # totals: Jan 1150, Feb 1220, Mar 1150, Apr 930
+
+
+@pytest.fixture(scope="module")
+def visits():
+    return grid(table_from_rows(VISITS[0], VISITS[1:]), "visits.xlsx › Visitors 2025")
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("In which month did we have the most visitors across all branches?", ["Feb"]),
+        ("Which month had the fewest visitors overall?", ["Apr"]),
+        # One branch named: its own busiest month.
+        ("Which month was busiest at Harbour?", ["Jan"]),
+    ],
+)
+def test_the_period_with_the_most_over_every_row(visits, question, values) -> None:
+    assert followed(question, visits)[0].result.values == values
+
+
+def test_rows_named_are_no_question_over_all(visits) -> None:
+    found = followed("Which month had the most visitors across Castle and Market?", visits)
+    assert not [c for c in found if c.program.op == "row_argmax" and not c.program.conditions]
+
+
+def test_electricity_is_what_a_sheet_of_kwh_measures() -> None:
+    generation = grid(
+        table_from_rows(["Site", "Jan", "Feb"], [["Roof A", "300", "420"], ["Roof B", "90", "80"]]),
+        "generation.pptx › kWh generated per site",
+    )
+    assert holds_what_it_orders_by("Which site generated the most electricity?", generation)
+    assert not holds_what_it_orders_by("Which site used the most water?", generation)
