@@ -190,13 +190,13 @@ def header_words(name: str) -> list[str]:
 
 
 def header_overlap(name: str, question: Question) -> float:
-    """Return the share of a header's words the question says (a stem, its plural's, or an
+    """Return the share of a header's words the question says (a stem, its plural, or an
     abbreviation whose letters begin consecutive words of the question: "HR" for "home runs")."""
     words = [word for word in fold(name).split() if word not in STOPWORDS]
     if not words:
         return 0.0
     said = sum(
-        bool({stem(word), stem(plural(word))} & question.stems) or word in question.initials
+        stem(word) in question.stems or plural(word) in question.words or word in question.initials
         for word in words
     )
     return said / len(words)

@@ -147,8 +147,9 @@ def antonym_conditions(
 
 
 def plural(word: str) -> str:
-    """Return a header word's plural, whose stem a question says: "sites" of Site (whose stem
-    is "sit"), "batteries" of Battery; not of an abbreviation ("hrs" is no plural of HR)."""
+    """Return a header word's plural, as a question says it: "sites" of Site (whose stem "sit"
+    is not Site's), "batteries" of Battery; not of an abbreviation ("hrs" is no plural of HR).
+    The word itself, not its stem: "named" stems as "names" does, and is no Name."""
     if len(word) < 4:
         return word
     if word.endswith("y") and word[-2:-1] not in ("", *"aeiou"):
