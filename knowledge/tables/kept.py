@@ -13,9 +13,10 @@ and on the team-tables sets (`bench/team_tables.py`).
 from __future__ import annotations
 
 from knowledge.tables.asked import amount_asked
+from knowledge.tables.flags import negated
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, fold, kept_rows
-from knowledge.tables.question import asked_direction, negated, stem
+from knowledge.tables.question import asked_direction, stem
 
 
 def keeps_what_it_excludes(question: str, candidate: Candidate) -> bool:

@@ -15,9 +15,10 @@ from knowledge.tables.asked import is_a_time
 from knowledge.tables.cells import is_money, says_yes_or_no
 from knowledge.tables.change import named_amount_columns
 from knowledge.tables.choice import TableChoice
+from knowledge.tables.flags import OWED
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, Program, fold, run
-from knowledge.tables.question import OWED, mentions, read_question
+from knowledge.tables.question import mentions, read_question
 
 _TOTALLING = frozenset("total altogether combined overall".split())
 # The words after "how much" that ask of money: a verb ("how much do we pay"), not a noun of

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from knowledge.tables.cells import DATE, DURATION, NO, YES, leading_number, says_yes_or_no
+from knowledge.tables.cells import DATE, DURATION, leading_number
+from knowledge.tables.flags import flag_conditions, negated
 from knowledge.tables.having import had_conditions
 from knowledge.tables.programs import Condition, Grid, fold, holds_a_value, kept_rows
 from knowledge.tables.said import (
@@ -36,11 +37,6 @@ STOPWORDS = frozenset(
     "a an the of in on at to for by with from and or is are was were be been being this that "
     "these those it its as do does did has have had which what who whom whose when where how "
     "than then there their they he she his her".split()
-)
-# Words before a cell the question says that ask for the other rows.
-_NEGATED = re.compile(
-    r"\b(?:not|besides|except|excluding|without|other than|apart from|aside "
-    r"from)\b|n t\b"
 )
 _MONTH_NAMES = (
     "January February March April May June July August September October November December"
@@ -337,13 +333,6 @@ def _said_undone(words: list[str], header: str) -> bool:
     return False
 
 
-def negated(padded: str, value: str) -> bool:
-    """Whether the question (folded, a space at each end) says a cell's words after "not",
-    "besides", "other than" (within three words): it asks for the other rows."""
-    at = padded.find(f" {value} ")
-    return at >= 0 and bool(_NEGATED.search(" ".join(padded[:at].split()[-3:])))
-
-
 def _blank_and_day_conditions(
     question: Question, grid: Grid, found: dict[tuple[int, str], Condition]
 ) -> None:
@@ -375,45 +364,6 @@ def _blank_and_day_conditions(
             on_day = Condition(index, "day", month * 100 + day, said)
             if column.type == DATE and kept_rows(grid, (on_day,)):
                 found.setdefault((index, f"day{month}-{day}"), on_day)
-
-
-# A debt said ("still owe", "owing") keeps the rows a Paid or Settled flag says no of; not
-# "outstanding" (also "excellent") nor "overdue" (a loan's Returned, an order's Delivered), nor
-# "how much did they owe in January" (what was invoiced then).
-_SETTLED = frozenset("paid settled".split())
-OWED = re.compile(r"\b(?:still (?:owe|owes|owed)|owing)\b")
-
-
-def _flag_conditions(
-    question: Question, grid: Grid, found: dict[tuple[int, str], Condition]
-) -> None:
-    """Add the condition of a yes/no column whose header the question says as a word: "how many
-    vegetarian dishes" keeps the rows whose Vegetarian cell says yes; "not vegetarian" (or
-    "non-vegetarian", "unpaid" of Paid) keeps those that say no; "on all year round" of
-    Year-round, those that say yes."""
-    padded = f" {question.folded} "
-    for index, column in enumerate(grid.columns):
-        if not says_yes_or_no(column):
-            continue
-        said = {value for value in column.folded if value}
-        yes, no = said & YES, said & NO
-        header = fold(column.name)
-        un = r"\bun" if len(header) >= 4 else "(?!)"  # "unpaid" of Paid, not "under" of Der
-        # A hyphen of the header is said as a hyphen or a space ("Year-round": "all year round").
-        written = r"[- ]".join(re.escape(part) for part in header.split("-"))
-        said_at = (
-            re.search(rf"(?:(\bnon[- ]|{un})|(?<![\w-])){written}\b", padded) if header else None
-        )
-        owed = OWED.search(padded) if header in _SETTLED else None
-        if said_at is None and owed and not negated(padded, owed.group(0)):
-            # "How much does Banco Norte still owe us?" keeps the invoices not Paid.
-            found.setdefault((index, min(no)), Condition(index, "eq", min(no), header))
-        if said_at is None:
-            continue
-        # "Not unpaid" is paid: a negation before the word said turns it back.
-        denied = bool(said_at.group(1)) != negated(padded, said_at.group(0).strip())
-        value = min(no if denied else yes)
-        found.setdefault((index, value), Condition(index, "eq", value, header))
 
 
 # Words that ask for what is not decided yet, and the cells of a status column that say so.
@@ -461,7 +411,7 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
             said_text = found[(index, value)].said
             found[(index, f"!{value}")] = Condition(index, "ne", value, said_text)
     _blank_and_day_conditions(question, grid, found)
-    _flag_conditions(question, grid, found)
+    flag_conditions(question.folded, grid, found)
     _waiting_conditions(question, grid, found)
     antonym_conditions(question.words, grid, found, STOPWORDS)
     had_conditions(question.words, grid, found)

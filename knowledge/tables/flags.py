@@ -1,0 +1,60 @@
+"""The yes/no columns a question says (a flag such as Vegetarian, Paid or Newsletter by post),
+and the cells it says after a negation ("not", "other than"): knowledge/tables/question.py reads
+them as conditions."""
+
+from __future__ import annotations
+
+import re
+
+from knowledge.tables.cells import NO, YES, says_yes_or_no
+from knowledge.tables.programs import Condition, Grid, fold
+
+# Words before a cell the question says that ask for the other rows.
+_NEGATED = re.compile(
+    r"\b(?:not|besides|except|excluding|without|other than|apart from|aside "
+    r"from)\b|n t\b"
+)
+
+
+def negated(padded: str, value: str) -> bool:
+    """Whether the question (folded, a space at each end) says a cell's words after "not",
+    "besides", "other than" (within three words): it asks for the other rows."""
+    at = padded.find(f" {value} ")
+    return at >= 0 and bool(_NEGATED.search(" ".join(padded[:at].split()[-3:])))
+
+
+# A debt said ("still owe", "owing") keeps the rows a Paid or Settled flag says no of; not
+# "outstanding" (also "excellent") nor "overdue" (a loan's Returned, an order's Delivered), nor
+# "how much did they owe in January" (what was invoiced then).
+_SETTLED = frozenset("paid settled".split())
+OWED = re.compile(r"\b(?:still (?:owe|owes|owed)|owing)\b")
+
+
+def flag_conditions(folded: str, grid: Grid, found: dict[tuple[int, str], Condition]) -> None:
+    """Add the condition of a yes/no column whose header the question says as a word: "how many
+    vegetarian dishes" keeps the rows whose Vegetarian cell says yes; "not vegetarian" (or
+    "non-vegetarian", "unpaid" of Paid) keeps those that say no; "on all year round" of
+    Year-round, those that say yes."""
+    padded = f" {folded} "
+    for index, column in enumerate(grid.columns):
+        if not says_yes_or_no(column):
+            continue
+        said = {value for value in column.folded if value}
+        yes, no = said & YES, said & NO
+        header = fold(column.name)
+        un = r"\bun" if len(header) >= 4 else "(?!)"  # "unpaid" of Paid, not "under" of Der
+        # A hyphen of the header is said as a hyphen or a space ("Year-round": "all year round").
+        written = r"[- ]".join(re.escape(part) for part in header.split("-"))
+        said_at = (
+            re.search(rf"(?:(\bnon[- ]|{un})|(?<![\w-])){written}\b", padded) if header else None
+        )
+        owed = OWED.search(padded) if header in _SETTLED else None
+        if said_at is None and owed and not negated(padded, owed.group(0)):
+            # "How much does Banco Norte still owe us?" keeps the invoices not Paid.
+            found.setdefault((index, min(no)), Condition(index, "eq", min(no), header))
+        if said_at is None:
+            continue
+        # "Not unpaid" is paid: a negation before the word said turns it back.
+        denied = bool(said_at.group(1)) != negated(padded, said_at.group(0).strip())
+        value = min(no if denied else yes)
+        found.setdefault((index, value), Condition(index, "eq", value, header))
