@@ -221,8 +221,11 @@ def is_money(column) -> bool:
 
 def says_yes_or_no(column) -> bool:
     """Whether a column holds only yes and no (a flag such as Vegetarian or Approved), each at
-    least once."""
-    said = {value for value in column.folded if value}
+    least once; a cell of no value ("n/a", "-") says neither."""
+    said = {
+        value for value, text in zip(column.folded, column.texts, strict=True)
+        if value and text.strip().lower() not in MISSING
+    }  # fmt: skip
     return bool(said & YES) and bool(said & NO) and not said - YES - NO
 
 

@@ -34,7 +34,7 @@ def flag_conditions(folded: str, grid: Grid, found: dict[tuple[int, str], Condit
     """Add the condition of a yes/no column whose header the question says as a word: "how many
     vegetarian dishes" keeps the rows whose Vegetarian cell says yes; "not vegetarian" (or
     "non-vegetarian", "unpaid" of Paid) keeps those that say no; "on all year round" of
-    Year-round, those that say yes."""
+    Year-round, those that say yes; "get the newsletter posted" of Newsletter by post, too."""
     padded = f" {folded} "
     for index, column in enumerate(grid.columns):
         if not says_yes_or_no(column):
@@ -52,9 +52,35 @@ def flag_conditions(folded: str, grid: Grid, found: dict[tuple[int, str], Condit
         if said_at is None and owed and not negated(padded, owed.group(0)):
             # "How much does Banco Norte still owe us?" keeps the invoices not Paid.
             found.setdefault((index, min(no)), Condition(index, "eq", min(no), header))
-        if said_at is None:
+        first = said_at.group(0).strip() if said_at else _said_by_its_words(header, padded)
+        if not first:
             continue
-        # "Not unpaid" is paid: a negation before the word said turns it back.
-        denied = bool(said_at.group(1)) != negated(padded, said_at.group(0).strip())
+        # "Not unpaid" is paid: a negation before the word said turns it back ("don't get
+        # their payslip posted": within four words of a header said by its words).
+        near = padded[: padded.find(f" {first} ")].split()[-4:]
+        denial = negated(padded, first) or (not said_at and bool({"t", "not", "never"} & set(near)))
+        denied = bool(said_at and said_at.group(1)) != denial
         value = min(no if denied else yes)
         found.setdefault((index, value), Condition(index, "eq", value, header))
+
+
+def _said_by_its_words(header: str, padded: str) -> str:
+    """Return the question's word that says a header of two words or more first, when it says
+    each of them in some form and order ("which members get the newsletter posted to them?" of
+    Newsletter by post: "newsletter", "posted"), else ""."""
+    words = [word for word in header.split() if len(word) > 2 and word not in _LINKS]
+    said = padded.split()
+    found = [next((q for q in said if _same_word(word, q)), "") for word in words]
+    if len(words) < 2 or not all(found):
+        return ""
+    return min(found, key=said.index)
+
+
+# The words that link a header's: "Newsletter by post", "Paid in full".
+_LINKS = frozenset("the and for per with from into".split())
+
+
+def _same_word(header_word: str, word: str) -> bool:
+    """Whether a question's word is a header's word in another form ("posted" of post)."""
+    short, long = sorted((header_word, word), key=len)
+    return len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 3
