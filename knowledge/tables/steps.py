@@ -374,6 +374,13 @@ def joined_step(query: str, choice: TableChoice) -> Step | None:
         _said_header_words(f"{choice.grid.label} {conditions}", stems),
         *(_said_header_words(c.name, stems) for c in choice.grid.columns),
     )
+    # A question that names the column the program answers from asks for another table's column
+    # only by most of its header: "how many panels are there on the roof at St Aidan's?" asks
+    # for no Next roof survey of the leases.
+    target = program.target
+    said_target = (
+        target is not None and header_overlap(choice.grid.columns[target].name, read) >= 0.5
+    )
     asked = []  # (another table, the column of it the question names)
     for _, other in choice.others:
         named = [
@@ -381,7 +388,7 @@ def joined_step(query: str, choice: TableChoice) -> Step | None:
             for index, column in enumerate(other.columns)
         ]
         best, index = max(named, default=(0, -1))
-        if best:
+        if best and (not said_target or header_overlap(other.columns[index].name, read) >= 0.5):
             asked.append((other, index))
     # A key of the same name in both tables, in any of them, before the answer as a key.
     met = _met_by_name(choice, row, asked) or _met_by_answer(choice, row, asked, read)

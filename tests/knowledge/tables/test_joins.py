@@ -86,3 +86,20 @@ def test_the_answer_is_a_key_only_when_asked_of_and_names_a_row_by_its_first_col
     assert _step(question, LEADS, "projects.xlsx", (STAFF, "team.xlsx › Team")) is None
     assert _step("What is the role of the lead of Harbour app?", LEADS, "projects.xlsx",
                  (STAFF, "team.xlsx › Team")) == "Tech lead"  # fmt: skip
+
+
+SITES = [["Site", "Panels", "Site lead"], ["Old Mill", "75", "Ruth Okafor"],
+         ["Fire Station", "38", "Nia Evans"]]  # fmt: skip
+LEASES = [["Site", "Roof owner", "Next roof survey"], ["Old Mill", "Mill Trust", "12 May 2026"],
+          ["Fire Station", "County Council", "3 June 2026"]]  # fmt: skip
+VOLUNTEERS = [["Volunteer", "Phone"], ["Ruth Okafor", "0770 412"], ["Nia Evans", "0770 458"]]
+
+
+def test_a_column_the_question_names_is_not_left_for_a_word_of_another_s_header() -> None:
+    # "roof" is one word of Next roof survey; the question asks for the Panels it names.
+    question = "How many panels are there on the roof at Fire Station?"
+    assert _step(question, SITES, "sites.xlsx › Arrays", (LEASES, "leases.docx › Leases")) is None
+    # A header of the other table said whole is still read there.
+    question = "What is the phone of the site lead at Fire Station?"
+    found = _step(question, SITES, "sites.xlsx › Arrays", (VOLUNTEERS, "sites.xlsx › People"))
+    assert found == "0770 458"
