@@ -11,6 +11,7 @@ import pytest
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.follows import followed
 from knowledge.tables.question import header_overlap, read_question
+from knowledge.tables.rules import explained
 
 
 def _table(rows, label):
@@ -104,3 +105,24 @@ def test_the_column_a_question_says_otherwise_is_the_one_read(rows, question, co
 )
 def test_a_header_said_in_the_plural_is_said(header, question) -> None:
     assert header_overlap(header, read_question(question)) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # What runs out or expires ends.
+        ("When does the Amo Ltd lease run out?", ["1 May 2028"]),
+        ("When does the lease of U2 expire?", ["14 January 2029"]),
+        ("When was the Amo Ltd lease signed?", ["2 May 2018"]),
+    ],
+)
+def test_a_lease_that_runs_out_ends(question, values) -> None:
+    leases = grid(
+        table_from_rows(
+            ["Unit", "Tenant", "Lease signed", "Lease ends", "Rent"],
+            [["U1", "Amo Ltd", "2 May 2018", "1 May 2028", "£150"],
+             ["U2", "Bex", "15 January 2019", "14 January 2029", "£200"]],
+        ),
+        "leases.docx › Leases",
+    )  # fmt: skip
+    assert explained(question, followed(question, leases)).result.values == values
