@@ -110,12 +110,13 @@ def elapsed_direction(words: list[str], column) -> int:
     """Return the direction "the longest" or "the shortest" asks of a column of times that
     begins or ends something: "which tenant has been with us the longest?" is the earliest
     Start, "whose contract runs the longest?" the latest Contract end; "the shortest" the other
-    way; so do "longer" and "shorter" of two rows ("who has been volunteering longer, Gareth
-    or Nia?" is the earlier Joined; "no longer" says neither). 0 for any other column (a Left
-    date says neither), or a question that says neither."""
+    way; so do "longer" and "shorter" of a time up to now ("who has been volunteering longer,
+    Gareth or Nia?" is the earlier Joined; not "which tunnel is longer?" of one Opened, nor "no
+    longer"). 0 for any other column (a Left date says neither), or a question that says
+    neither."""
     said = {
         _ELAPSED[word] for before, word in zip(["", *words], words)
-        if word in _ELAPSED and before != "no"
+        if word in _ELAPSED and before != "no" and (word.endswith("est") or "been" in words)
     }  # fmt: skip
     header = set(fold(column.name).split())
     if len(said) != 1 or not is_a_time(column) or not header & (_BEGINS | _ENDS):

@@ -21,6 +21,8 @@ TEXT = "text"
 MISSING = frozenset(
     {"", "-", "–", "—", "−", "n/a", "na", "n.a.", "?", "…", "...", "tba", "tbd", "tbc"}
 )
+# The cells that hold no value at all, of those: not a mark of one still to come ("tbc").
+NO_VALUE = frozenset({"", "-", "–", "—", "−", "n/a", "na", "n.a."})
 # An end not set yet: a column of end dates with a few of them is still a column of dates (the
 # cell keeps its words: "which leases are rolling?").
 OPEN_ENDS = frozenset({"ongoing", "rolling", "present", "open-ended", "indefinite"})
@@ -221,10 +223,11 @@ def is_money(column) -> bool:
 
 def says_yes_or_no(column) -> bool:
     """Whether a column holds only yes and no (a flag such as Vegetarian or Approved), each at
-    least once; a cell of no value ("n/a", "-") says neither."""
+    least once; a cell of no value ("n/a", "-") says neither (one still pending, "TBC", is a
+    third answer)."""
     said = {
         value for value, text in zip(column.folded, column.texts, strict=True)
-        if value and text.strip().lower() not in MISSING
+        if value and text.strip().lower() not in NO_VALUE
     }  # fmt: skip
     return bool(said & YES) and bool(said & NO) and not said - YES - NO
 

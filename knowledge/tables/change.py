@@ -179,7 +179,11 @@ def row_extreme(question: str, grid: Grid) -> Candidate | None:
         return None
     first, last = (min(named), max(named)) if named else (periods[0], periods[-1])
     conditions = _one_row(question, grid)
-    if conditions is None and _OVER_ALL & set(words) and not _rows_named(question, grid):
+    if (
+        conditions is None
+        and _EVERY_ROW.search(" ".join(words))
+        and not _rows_named(question, grid)
+    ):
         conditions = ()  # "across all the sites": each period's total over every row
     if conditions is None or any(index not in periods for index in range(first, last + 1)):
         return None  # no one row, or a subtotal (Q1 after March) among the months
@@ -189,10 +193,18 @@ def row_extreme(question: str, grid: Grid) -> Candidate | None:
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
 
 
+# A question over every row: "across all the sites", "in total", "overall"; not "the most of
+# all", nor "a single site", "any one site", "each site".
+_EVERY_ROW = re.compile(
+    r"^(?!.*\b(?:single|individual|any one|each)\b).*"
+    r"(?:\b(?:across|over|for) all\b|\ball (?:the|our) \w+s\b|\b(?:in total|combined|altogether|overall)\b)"
+)
+
+
 def _rows_named(question: str, grid: Grid) -> bool:
-    """Whether the question names some of the rows by a text cell ("across the northern sites")."""
-    said = mentions(read_question(question), grid)
-    return any(c.op in ("eq", "contains") and not grid.columns[c.column].numeric for c in said)
+    """Whether the question names some of the rows by a cell ("across the North stores", "in
+    2023" of rows that are years)."""
+    return any(c.op in ("eq", "contains") for c in mentions(read_question(question), grid))
 
 
 def period_words(grid: Grid) -> set[str]:
@@ -259,15 +271,18 @@ def quarter_of_rows(question: str, words: list[str], grid: Grid) -> Candidate | 
     """Return the total of the one amount column a question names over the rows of the quarter
     or half it says, when the table's rows are months ("what did energy cost us over the first
     quarter?" of running costs by month: Energy of January to March added up; their average
-    when it asks for one), and it asks for no order of them; None otherwise."""
+    when it asks for one; "from January to June" likewise), and it asks for no order of them;
+    None otherwise."""
     folded = " ".join(words)
     months, periods = said_months(folded), said_periods(folded)
+    said = next(iter(periods.values())) if len(periods) == 1 else ""
+    if not months and not periods:  # "from January to June": the months between
+        months, said = _month_span(folded)
     averaged = bool(_AVERAGED & set(words))
     named = named_amount_columns(words, grid)
     # "The costliest month of the first quarter" asks for a row.
-    if not months or len(periods) != 1 or len(named) != 1 or not _adds_up(words, averaged):
+    if not months or not said or len(named) != 1 or not _adds_up(words, averaged):
         return None
-    said = next(iter(periods.values()))
     for index, column in enumerate(grid.columns):
         held = [month_of(column, row) for row in range(grid.size)]
         if column.numeric or not set(months) <= set(held):
@@ -279,6 +294,17 @@ def quarter_of_rows(question: str, words: list[str], grid: Grid) -> Candidate | 
     return None
 
 
+def _month_span(folded: str) -> tuple[list[str], str]:
+    """Return the months from the first a question says to the last ("from January to June":
+    jan to jun) with the words, or nothing."""
+    found = _SPAN.search(folded)
+    first, last = (MONTH_STEMS.get(word) for word in found.groups()) if found else (None, None)
+    if first is None or last is None or _STEMS.index(first) >= _STEMS.index(last):
+        return [], ""
+    return _STEMS[_STEMS.index(first) : _STEMS.index(last) + 1], found.group(0)
+
+
+_STEMS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
 # Words that ask for something else than the rows' amounts added up.
 _AVERAGED = frozenset("average mean".split())
 _NOT_ADDED = _AVERAGED | frozenset("per each most least".split())
@@ -287,7 +313,8 @@ _NOT_ADDED = _AVERAGED | frozenset("per each most least".split())
 def _adds_up(words: list[str], averaged: bool = False) -> bool:
     """Whether a question asks for no order, no amount of each and (unless `averaged`, when
     the average is what is computed) no average: the amounts added up."""
-    not_added = _NOT_ADDED - _AVERAGED if averaged else _NOT_ADDED
+    # "On average per month" asks for the average of the months.
+    not_added = _NOT_ADDED - _AVERAGED - {"per", "each"} if averaged else _NOT_ADDED
     return not not_added & set(words) and not says_a_superlative(words)
 
 

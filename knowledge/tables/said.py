@@ -146,11 +146,15 @@ def antonym_conditions(
                 found.setdefault((index, f"!{opposite}"), Condition(index, "ne", opposite, word))
 
 
+# Plurals that are words of their own: "the most times" is no Time, "sales" no Sale price.
+_NO_PLURAL = frozenset("times sales others states terms makes goods means lines scores".split())
+
+
 def plural(word: str) -> str:
     """Return a header word's plural, as a question says it: "sites" of Site (whose stem "sit"
     is not Site's), "batteries" of Battery; not of an abbreviation ("hrs" is no plural of HR).
     The word itself, not its stem: "named" stems as "names" does, and is no Name."""
-    if len(word) < 4:
+    if len(word) < 4 or word + "s" in _NO_PLURAL:
         return word
     if word.endswith("y") and word[-2:-1] not in ("", *"aeiou"):
         return word[:-1] + "ies"

@@ -21,10 +21,13 @@ from knowledge.tables.said import NUMBER_WORDS
 _COUNT = r"(\d{1,2}|" + "|".join(NUMBER_WORDS) + r")"
 # "which two ...", "what three ...", "the three heaviest", "our three biggest", "top 5": not
 # "of the two", "in the top 10" (a condition on a rank), "between the two".
-_THE = r"(?:the|our|my|your|their)\s+"  # "which are our three biggest sites?"
 _ASKED = re.compile(
-    rf"(?:\b(?:which|what|name|list)\s+(?:are\s+)?(?:{_THE})?|(?<!\bof )(?<!\bin )"
-    rf"(?<!\bbetween )\b{_THE}(?:top\s+)?|^top\s+|\bwhich\s+top\s+){_COUNT}\b"
+    rf"(?:\b(?:which|what|name|list)\s+(?:are\s+)?(?:the\s+)?|(?<!\bof )(?<!\bin )"
+    rf"(?<!\bbetween )\bthe\s+(?:top\s+)?|^top\s+|\bwhich\s+top\s+){_COUNT}\b"
+    # "Which are our three biggest sites?": after "our", only before an order said (not "our
+    # two-week promo", "across our three regions").
+    rf"|(?:^|\b(?:which|what)\s+(?:are\s+)?)(?:our|my|your|their)\s+{_COUNT}\s+"
+    rf"(?=\w+est\b|most\b|least\b|top\b|best\b|worst\b)"
 )
 
 
@@ -34,7 +37,7 @@ def asked_rows(question: str) -> int:
     match = _ASKED.search(fold(question))
     if match is None:
         return 0
-    said = match.group(1)
+    said = match.group(1) or match.group(2)
     count = int(said) if said.isdigit() else NUMBER_WORDS[said]
     return count if count >= 2 else 0
 

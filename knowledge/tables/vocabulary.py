@@ -38,10 +38,9 @@ IMPLIED_HEADERS = {
     **dict.fromkeys("mile miles".split(), ("mi",)),
     **dict.fromkeys("hour hours".split(), ("hrs",)),
     **dict.fromkeys("percent percentage".split(), ("pct",)),
-    # Electricity is measured in kWh (energy) or kW (power): "the most electricity" of a sheet
-    # of kWh generated.
+    # Electricity is measured in kWh (energy): "the most electricity" of a sheet of kWh
+    # generated. Not "power" (a power station's Capacity (MW) is no amount generated).
     **dict.fromkeys("electricity energy".split(), ("kwh", "mwh", "gwh")),
-    **dict.fromkeys("power".split(), ("kw", "mw", "kwp")),
     # Verbs whose header is their noun or a regular form: "bought" reads Purchased.
     **dict.fromkeys("buy buys bought".split(), ("purchase", "purchased")),
     **dict.fromkeys("sell sells sold".split(), ("sales",)),

@@ -9,7 +9,7 @@ import pytest
 
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.follows import followed
-from knowledge.tables.rules import holds_what_it_orders_by
+from knowledge.tables.rules import explained, holds_what_it_orders_by
 
 VISITS = [
     ["Branch", "Jan", "Feb", "Mar", "Apr"],
@@ -49,3 +49,26 @@ def test_electricity_is_what_a_sheet_of_kwh_measures() -> None:
     )
     assert holds_what_it_orders_by("Which site generated the most electricity?", generation)
     assert not holds_what_it_orders_by("Which site used the most water?", generation)
+
+
+INCOME = [
+    ["Month", "Sales", "Export", "Rent"],
+    ["January", "100", "40", "10"], ["February", "200", "60", "10"],
+    ["March", "300", "80", "10"], ["April", "400", "100", "10"],
+    ["May", "500", "120", "10"], ["June", "600", "140", "10"], ["July", "700", "160", "10"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # Rows that are months, from one said to another: their total, or their average.
+        ("What were our export payments per month on average from January to June?", [90.0]),
+        ("How much did we get in sales from February to April?", [900.0]),
+        ("What was the average export per month between March and May?", [100.0]),
+        ("What were total sales in the first quarter?", [600.0]),
+    ],
+)
+def test_the_months_from_one_said_to_another(question, values) -> None:
+    income = grid(table_from_rows(INCOME[0], INCOME[1:]), "income.pdf")
+    assert explained(question, followed(question, income)).result.values == values
