@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from knowledge.tables.cells import DATE, TEXT
+from knowledge.tables.cells import DATE, TEXT, named_beside
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import (
     AGGREGATES,
@@ -140,7 +140,7 @@ def asked_column(question: str, grid: Grid) -> int | None:
         first = grid.columns[0] if grid.columns else None
         names = first is not None and first.type == TEXT and len(set(first.folded)) == grid.size
         return 0 if names else None
-    return named[0] if len(named) == 1 else None
+    return named_beside(grid, named[0], fold(question).split()) if len(named) == 1 else None
 
 
 # The verbs that end a "which" question's noun phrase: "which delivery partner is ...".

@@ -232,6 +232,26 @@ def says_yes_or_no(column) -> bool:
     return bool(said & YES) and bool(said & NO) and not said - YES - NO
 
 
+# The header words of a column of identifiers ("Member no.", "Order ID", "Ref").
+_IDENTIFIER = frozenset("no id number code ref".split())
+
+
+def named_beside(grid, index: int, words: list[str]) -> int:
+    """Return the column of names beside a column of identifiers ("Name" beside "Member no.":
+    "which members …" asks for their names), or the column itself (also when the question's
+    words say the identifier: "what is the member no. of Priya?")."""
+    header = set(fold_header(grid.columns[index].name))
+    if not header & _IDENTIFIER or _IDENTIFIER & set(words):
+        return index
+    names = [i for i, c in enumerate(grid.columns) if fold_header(c.name)[-1:] == ["name"]]
+    return names[0] if len(names) == 1 else index
+
+
+def fold_header(name: str) -> list[str]:
+    """Return a header's words, lower case, without punctuation ("Member no." : member, no)."""
+    return re.sub(r"[^\w\s]", " ", name.lower()).split()
+
+
 _MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
 
 
