@@ -233,17 +233,23 @@ def says_yes_or_no(column) -> bool:
 
 
 # The header words of a column of identifiers ("Member no.", "Order ID", "Ref").
-_IDENTIFIER = frozenset("no id number code ref".split())
+_IDENTIFIER = frozenset("no nos id ids number numbers code codes ref refs".split())
 
 
 def named_beside(grid, index: int, words: list[str]) -> int:
     """Return the column of names beside a column of identifiers ("Name" beside "Member no.":
-    "which members …" asks for their names), or the column itself (also when the question's
-    words say the identifier: "what is the member no. of Priya?")."""
+    "which members …" asks for their names), or the column itself: when the question's words
+    say an identifier ("what is the member no. of Priya?"), or no column names the same rows
+    (a Supplier name beside Product no. names suppliers)."""
     header = set(fold_header(grid.columns[index].name))
     if not header & _IDENTIFIER or _IDENTIFIER & set(words):
         return index
-    names = [i for i, c in enumerate(grid.columns) if fold_header(c.name)[-1:] == ["name"]]
+    names = [
+        i for i, c in enumerate(grid.columns)
+        if (fold_header(c.name) in (["name"], ["full", "name"])
+            or fold_header(c.name)[-1:] == ["name"] and set(fold_header(c.name)[:-1]) <= header)
+        and len(set(c.folded)) == grid.size
+    ]  # fmt: skip
     return names[0] if len(names) == 1 else index
 
 

@@ -276,7 +276,7 @@ def quarter_of_rows(question: str, words: list[str], grid: Grid) -> Candidate | 
     folded = " ".join(words)
     months, periods = said_months(folded), said_periods(folded)
     said = next(iter(periods.values())) if len(periods) == 1 else ""
-    if not months and not periods:  # "from January to June": the months between
+    if not months and not periods and not _CHANGE & set(words):  # "from January to June"
         months, said = _month_span(folded)
     averaged = bool(_AVERAGED & set(words))
     named = named_amount_columns(words, grid)
@@ -305,6 +305,11 @@ def _month_span(folded: str) -> tuple[list[str], str]:
 
 
 _STEMS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+# Words that ask how an amount changed between two months, not what they come to.
+_CHANGE = frozenset(
+    "change changed increase increased decrease decreased rise rose fall fell drop dropped grow "
+    "grew gain gained up down difference percentage".split()
+)
 # Words that ask for something else than the rows' amounts added up.
 _AVERAGED = frozenset("average mean".split())
 _NOT_ADDED = _AVERAGED | frozenset("per each most least".split())

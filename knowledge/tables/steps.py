@@ -374,12 +374,15 @@ def joined_step(query: str, choice: TableChoice) -> Step | None:
         _said_header_words(f"{choice.grid.label} {conditions}", stems),
         *(_said_header_words(c.name, stems) for c in choice.grid.columns),
     )
-    # A question that names the column the program answers from asks for another table's column
+    # A question that names the amount the program answers with asks for another table's column
     # only by most of its header: "how many panels are there on the roof at St Aidan's?" asks
-    # for no Next roof survey of the leases.
+    # for no Next roof survey of the leases (but "the email of the lead" reads a Work email
+    # address of the lead's row).
     target = program.target
     said_target = (
-        target is not None and header_overlap(choice.grid.columns[target].name, read) >= 0.5
+        target is not None
+        and choice.grid.columns[target].numeric
+        and header_overlap(choice.grid.columns[target].name, read) >= 0.5
     )
     asked = []  # (another table, the column of it the question names)
     for _, other in choice.others:

@@ -51,8 +51,11 @@ IMPLIED_HEADERS = {
 # Phrases that name a header their words do not: what one charges *for* a thing is its price
 # ("what do we charge for a keg"); a battery's charge is not ("how long does it take to charge").
 # A lease or a contract that runs out (or expires) ends: "when does the roof lease run out?"
-# reads Lease ends, or an Expiry.
+# reads Lease ends, or an Expiry; not a supply that runs out of something.
 IMPLIED_BY_PHRASE = (
     (re.compile(r"\bcharges? (?:for|per)\b"), ("price", "fee", "cost")),
-    (re.compile(r"\b(?:runs?|ran) out\b|\bexpir(?:e|es|ed|ing)\b"), ("end", "expiry", "until")),
+    (
+        re.compile(r"\b(?:runs?|ran) out\b(?! of)|\bexpir(?:e|es|ed|ing)\b"),
+        ("end", "expiry", "until"),
+    ),
 )

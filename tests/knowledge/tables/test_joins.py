@@ -103,3 +103,9 @@ def test_a_column_the_question_names_is_not_left_for_a_word_of_another_s_header(
     question = "What is the phone of the site lead at Fire Station?"
     found = _step(question, SITES, "sites.xlsx › Arrays", (VOLUNTEERS, "sites.xlsx › People"))
     assert found == "0770 458"
+
+
+def test_an_answer_s_header_said_in_part_is_still_joined() -> None:
+    team = [["Name", "Work email address"], ["Elena Ruiz", "elena@example.org"],
+            ["Marc Dubois", "marc@example.org"]]  # fmt: skip
+    assert _joined("What is the email of the lead of Harbour app?", team) == "elena@example.org"

@@ -72,3 +72,13 @@ INCOME = [
 def test_the_months_from_one_said_to_another(question, values) -> None:
     income = grid(table_from_rows(INCOME[0], INCOME[1:]), "income.pdf")
     assert explained(question, followed(question, income)).result.values == values
+
+
+def test_a_change_between_two_months_is_no_total_of_them() -> None:
+    income = grid(table_from_rows(INCOME[0], INCOME[1:]), "income.pdf")
+    for question in (
+        "How much did sales go up between March and May?",
+        "What was the difference in export between January and June?",
+    ):
+        best = explained(question, followed(question, income))
+        assert best is None or best.program.op not in ("sum", "avg"), question

@@ -126,3 +126,9 @@ def test_a_lease_that_runs_out_ends(question, values) -> None:
         "leases.docx › Leases",
     )  # fmt: skip
     assert explained(question, followed(question, leases)).result.values == values
+
+
+def test_a_supply_that_runs_out_of_something_names_no_end() -> None:
+    said = read_question("How long before battery B runs out of charge?").stems
+    assert "end" not in said
+    assert "end" in read_question("When does the lease run out?").stems
