@@ -39,26 +39,33 @@ def how_much_asked(words: list[str]) -> int | None:
 
 
 def money_total(question: str, grid: Grid) -> Candidate | None:
-    """Return the sum of the table's one column of money for "how much ... in total?", or
-    None."""
+    """Return the sum of the table's one column of money for "how much ... in total?", or for
+    "what has Volt charged us in total?" over the rows the question names by their cells (a
+    Contractor's), or None."""
     words = fold(question).split()
     at = how_much_asked(words)
-    if at is None:
+    named: tuple = ()
+    if at is None and _TOTALLING & set(words) and _PAYING & set(words):
+        said = mentions(read_question(question), grid)
+        named = tuple(c for c in said if c.op == "eq" and not grid.columns[c.column].numeric)
+        if not named or len(named) != len(said) or len({c.column for c in named}) != 1:
+            return None  # one column's cells named, nothing else said of the rows
+    elif at is None or not _TOTALLING.intersection(words) and "all" not in words[at + 2 :]:
         return None
-    if not _TOTALLING.intersection(words) and "all" not in words[at + 2 :]:
-        return None
+    elif mentions(read_question(question), grid):
+        return None  # rows named or kept by a condition: the parser's sum over them
     money = [i for i, column in enumerate(grid.columns) if is_money(column)]
     if len(money) != 1 or set(named_amount_columns(words, grid)) - set(money):
         return None
-    if mentions(read_question(question), grid):
-        return None  # rows named or kept by a condition: the parser's sum over them
-    program = Program("sum", key=money[0])
+    program = Program("sum", key=money[0], conditions=named[:1])
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, MONEY_SCORE)
 
 
 # The words that ask what something costs, and the headers of an amount of money.
-_PAYING = frozenset("owe owes owed owing cost costs pay pays paid spend spent charge".split())
+_PAYING = frozenset(
+    "owe owes owed owing cost costs pay pays paid spend spent charge charges charged billed".split()
+)
 _MONEY_HEADERS = frozenset(
     "amount total price cost fee balance budget salary bonus value revenue rent due".split()
 )

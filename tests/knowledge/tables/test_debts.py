@@ -103,3 +103,34 @@ def _table(rows):
 def test_how_much_names_no_amount_that_is_not_what_is_owed(rows, question) -> None:
     table = _table(rows)
     assert not names_what_it_reads(question, _choice(question, table))
+
+
+JOBS = [
+    ["Date", "Site", "Work", "Contractor", "Cost"],
+    ["2026-01-10", "Depot", "Boiler service", "Acme Plumbing", "£120"],
+    ["2026-02-03", "Office", "Leak fix", "Brightline", "£310"],
+    ["2026-03-15", "Depot", "Radiator swap", "Acme Plumbing", "£95"],
+    ["2026-04-02", "Office", "Window seal", "Brightline", "£60"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # What a named one charged in total: the money column over its rows.
+        ("What has Acme Plumbing charged us in total?", [215.0]),
+        ("What have we paid Brightline altogether?", [370.0]),
+    ],
+)
+def test_what_a_named_one_charged_in_total(question, values) -> None:
+    jobs = grid(table_from_rows(JOBS[0], JOBS[1:]), "jobs.html › Maintenance log")
+    assert followed(question, jobs)[0].result.values == values
+
+
+def test_a_total_of_a_named_one_with_more_said_is_the_parser_s() -> None:
+    from knowledge.tables.money import money_total
+
+    jobs = grid(table_from_rows(JOBS[0], JOBS[1:]), "jobs.html › Maintenance log")
+    # Rows kept by more than the name (a site too), or nothing totalled: no rule-made sum.
+    assert money_total("What has Acme Plumbing charged us in total at the Depot?", jobs) is None
+    assert money_total("What did Acme Plumbing charge for the boiler service?", jobs) is None
