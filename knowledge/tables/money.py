@@ -12,13 +12,14 @@ exactly one column of money (its cells' currency, or a currency in its header: "
 from __future__ import annotations
 
 from knowledge.tables.asked import is_a_time
-from knowledge.tables.cells import is_money, says_yes_or_no
+from knowledge.tables.cells import DATE, is_money, says_yes_or_no
 from knowledge.tables.change import named_amount_columns
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.flags import OWED
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, Program, fold, run
 from knowledge.tables.question import mentions, read_question
+from knowledge.tables.said import says_a_superlative
 
 _TOTALLING = frozenset("total altogether combined overall".split())
 # The words after "how much" that ask of money: a verb ("how much do we pay"), not a noun of
@@ -48,8 +49,10 @@ def money_total(question: str, grid: Grid) -> Candidate | None:
     if at is None and _TOTALLING & set(words) and _PAYING & set(words):
         said = mentions(read_question(question), grid)
         named = tuple(c for c in said if c.op == "eq" and not grid.columns[c.column].numeric)
-        if not named or len(named) != len(said) or len({c.column for c in named}) != 1:
-            return None  # one column's cells named, nothing else said of the rows
+        if len(named) != 1 or len(said) != 1 or _ASKS_OTHERWISE & set(words):
+            return None  # one row's name, nothing else said of the rows or asked of them
+        if OWED.search(" ".join(words)) or says_a_superlative(words) or _dated(words, grid):
+            return None
     elif at is None or not _TOTALLING.intersection(words) and "all" not in words[at + 2 :]:
         return None
     elif mentions(read_question(question), grid):
@@ -57,9 +60,33 @@ def money_total(question: str, grid: Grid) -> Candidate | None:
     money = [i for i, column in enumerate(grid.columns) if is_money(column)]
     if len(money) != 1 or set(named_amount_columns(words, grid)) - set(money):
         return None
-    program = Program("sum", key=money[0], conditions=named[:1])
+    if named and set(fold(grid.columns[money[0]].name).split()) & _PER:
+        return None  # a price per unit or per month adds up to no total paid
+    program = Program("sum", key=money[0], conditions=named)
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, MONEY_SCORE)
+
+
+# The words that ask for another operation than a total of what a named one was paid; the
+# header words of a price per unit or per period; the words of a time said.
+_ASKS_OTHERWISE = frozenset(
+    "how many number count times average mean per each share percentage first last which when "
+    "who most least highest lowest".split()
+)
+_PER = frozenset("unit per each monthly weekly daily annual yearly rate".split())
+_TIMES_SAID = frozenset("year month quarter week today so far since".split())
+
+
+def _dated(words: list[str], grid: Grid) -> bool:
+    """Whether the question says a time ("this month", "so far") of a table with a column of
+    dates: the rows of that time, which no rule here keeps. "This year" of a log whose dates
+    are all of one year is every row."""
+    said = _TIMES_SAID & set(words)
+    dates = [c for c in grid.columns if c.type == DATE]
+    if not said or not dates:
+        return False
+    years = {int(n) // 10000 for c in dates for n in c.numbers if n is not None}
+    return said != {"year"} or len(years) > 1
 
 
 # The words that ask what something costs, and the headers of an amount of money.

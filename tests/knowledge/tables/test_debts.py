@@ -134,3 +134,21 @@ def test_a_total_of_a_named_one_with_more_said_is_the_parser_s() -> None:
     # Rows kept by more than the name (a site too), or nothing totalled: no rule-made sum.
     assert money_total("What has Acme Plumbing charged us in total at the Depot?", jobs) is None
     assert money_total("What did Acme Plumbing charge for the boiler service?", jobs) is None
+    # Another operation asked: a count, the most, an average.
+    for question in (
+        "How many times has Acme Plumbing charged us in total?",
+        "What was the most Acme Plumbing charged overall?",
+        "What is the average Acme Plumbing has charged per job overall?",
+        # A month of a log of several months: its rows, which this rule does not keep.
+        "What has Acme Plumbing charged us in total this month?",
+    ):
+        assert money_total(question, jobs) is None, question
+    # "This year" of a log of one year is every row of the one named.
+    assert money_total("What has Acme Plumbing charged us in total this year?", jobs) is not None
+    # A price per unit adds up to no total paid.
+    orders = grid(
+        table_from_rows(["Supplier", "Item", "Quantity", "Unit price (£)"],
+                        [["Acme", "Bolts", "10", "0.30"], ["Acme", "Nuts", "20", "0.20"]]),
+        "orders.csv",
+    )  # fmt: skip
+    assert money_total("What have we spent with Acme in total?", orders) is None
