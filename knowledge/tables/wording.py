@@ -4,7 +4,7 @@ result as the answer says it ("Braga, Faro and Evora") and asserts it as data (`
 
 from __future__ import annotations
 
-from knowledge.tables.cells import DATE, NUMBER, read_cell
+from knowledge.tables.cells import NUMBER, read_cell
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.programs import (
     AGAINST,
@@ -158,7 +158,7 @@ def computed_text(choice: TableChoice) -> tuple[str, str]:
 
 def step_values(choice: TableChoice) -> list:
     """Return the values the answer asserts: the program's, then each step's."""
-    values = _dates_as_data(choice) or answer_values(choice.best.result.values)
+    values = answer_values(choice.best.result.values)
     if not choice.steps:
         return values
     if choice.steps[-1].kind == "row":
@@ -170,20 +170,3 @@ def _typed(text: str):
     """Return a cell's text as a number when it is one ("4,250,000" 4250000.0)."""
     cell = read_cell(text)
     return cell.value if cell.type == NUMBER else text
-
-
-def _dates_as_data(choice: TableChoice) -> list:
-    """Return the cells of a column of dates a program answers with as ISO dates ("28 February
-    2046": 2046-02-28), when each is a whole date; else nothing."""
-    program, result, grid = choice.best.program, choice.best.result, choice.grid
-    if program.target is None or program.op not in _CELLS or len(result.rows) != len(result.values):
-        return []
-    column = grid.columns[program.target]
-    dates = [column.numbers[row] for row in result.rows] if column.type == DATE else [None]
-    if None in dates or any(int(date) % 100 == 0 or int(date) // 100 % 100 == 0 for date in dates):
-        return []
-    return [f"{int(d) // 10000:04d}-{int(d) // 100 % 100:02d}-{int(d) % 100:02d}" for d in dates]
-
-
-# The programs that answer with the cells of the rows they take.
-_CELLS = frozenset({"values", "first", "last", "argmax", "argmin", "top", "next", "previous"})

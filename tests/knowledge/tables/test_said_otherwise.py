@@ -9,12 +9,9 @@ from __future__ import annotations
 import pytest
 
 from knowledge.tables.build import grid, table_from_rows
-from knowledge.tables.cells import read_cell
-from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import followed
 from knowledge.tables.question import header_overlap, read_question
 from knowledge.tables.rules import explained
-from knowledge.tables.wording import step_values
 
 
 def _table(rows, label):
@@ -128,11 +125,7 @@ def test_a_lease_that_runs_out_ends(question, values) -> None:
         ),
         "leases.docx › Leases",
     )  # fmt: skip
-    best = explained(question, followed(question, leases))
-    assert best.result.values == values
-    # Asserted as data, a whole date is an ISO date.
-    asserted = step_values(TableChoice(0, 0, "leases.docx", leases, best, 1.0))
-    assert asserted == [read_cell(values[0]).value]
+    assert explained(question, followed(question, leases)).result.values == values
 
 
 def test_a_supply_that_runs_out_of_something_names_no_end() -> None:
