@@ -36,7 +36,7 @@ def nested_choice(
     first table, with the first program's cell as its step before, or None."""
     match = _CLAUSE.search(query)
     if match is None:
-        return None
+        return _by_role(kb_ids, query, filters, choose)
     inner = choose(kb_ids, f"Which {match['noun']} {match['clause'].strip()}?", filters)
     if inner is None or inner.steps or not _one_cell(inner):
         return None
@@ -49,12 +49,50 @@ def nested_choice(
     outer = choose(kb_ids, outer_query, filters)
     if outer is None or outer.table_id == inner.table_id:
         return None
+    return _after(inner, outer)
+
+
+# "Which sites does our treasurer look after?": a role one table's cell says ("Treasurer" of
+# the volunteers' Role), asked of another table by the name in its row.
+_ROLE = re.compile(r"\bour (?P<role>[a-z]+(?: [a-z]+)?)\b", re.IGNORECASE)
+
+
+def _by_role(kb_ids, query: str, filters, choose) -> TableChoice | None:
+    """Return the program over a second table for a question that names a person by the role a
+    first table gives them ("our treasurer": Nia Evans), with the first as its step before, or
+    None: the role must be a whole cell the first program keeps its one row by."""
+    for match in _ROLE.finditer(query):
+        words = match["role"].split()
+        for role in (" ".join(words), words[0]) if len(words) == 2 else words:
+            inner = choose(kb_ids, f"Who is the {role}?", filters)  # (no "our": no recursion)
+            if inner is None or inner.steps or not _one_cell(inner):
+                continue
+            if not any(
+                c.op == "eq" and c.value == role.lower() for c in inner.best.program.conditions
+            ):
+                continue
+            value = str(inner.best.result.values[0])
+            at = match.start()
+            outer = choose(kb_ids, f"{query[:at]}{value}{query[at + 4 + len(role) :]}", filters)
+            read = outer.best.program.conditions + outer.best.program.anchors if outer else ()
+            if (
+                outer is not None
+                and outer.table_id != inner.table_id
+                and any(c.op == "eq" and c.value == value.lower() for c in read)
+            ):
+                return _after(inner, outer)
+            return None
+    return None
+
+
+def _after(inner: TableChoice, outer: TableChoice) -> TableChoice:
+    """Return the second program with the first as the step before it."""
     row = inner.best.result.rows[0]
     program = inner.best.program
     outer.before = Step(
         "before",
         inner.grid.columns[program.target].name,
-        str(value),
+        str(inner.best.result.values[0]),
         in_words(program, inner.grid, inner.best.result),
         inner.grid.chunk_ids[row],
         inner.grid.row_numbers[row],

@@ -256,6 +256,26 @@ def test_a_thing_named_by_a_clause_is_found_in_one_table_and_asked_of_another(
     assert "of apps.csv › apps where App is" in words and "; then read" in words
 
 
+STAFF = "Name,Role,Phone\nAda Moss,Treasurer,0770 101\nBen Ruiz,Secretary,0770 202\nCara Lim,Chair,0770 303\n"
+DEPOTS = (
+    "Depot,Town,Manager\nNorth Yard,Leeds,Ada Moss\nQuay,Hull,Cara Lim\nRiverside,York,Ada Moss\n"
+)
+
+
+def test_a_person_named_by_a_role_is_found_in_one_table_and_asked_of_another(user) -> None:
+    """ "Our treasurer" is the person whose Role cell says Treasurer on the staff sheet; the
+    depots' table names her as a Manager. A role no cell says names nobody."""
+    from knowledge.tables.store import choose
+
+    kb = _kb_of(user, "Depots", {"staff.csv": STAFF.encode(), "depots.csv": DEPOTS.encode()})
+    choice = choose([kb.id], "Which depots does our treasurer manage?")
+    assert choice.grid.label == "depots.csv › depots"
+    assert choice.best.result.values == ["North Yard", "Riverside"]
+    assert choice.before.value == "Ada Moss"
+    other = choose([kb.id], "Which depots does our caretaker manage?")
+    assert other is None or other.before is None
+
+
 def test_a_lookup_of_a_day_and_a_first_of_the_table_s_rows_are_read_from_the_table(user) -> None:
     """A lookup the question words wholly (the rota's file names "on call"; "9 March" is the
     row's day) is read from the table, by the lookup that computes the cell, not by the first
