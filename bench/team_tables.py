@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow|osprey|
                                                 juniper|fenwick|rowan|alder|
-                                                saltmarsh|larkspur|hawthorn|kestrel]
+                                                saltmarsh|larkspur|hawthorn|kestrel|
+                                                foxglove]
                                           [--provider NAME] [--model NAME]
                                           [--half tune|held|all] [--out FILE]
 
@@ -60,7 +61,14 @@ a helper session that did not read the answering code): a community solar co-ope
 arrays with a sheet of volunteers keyed by Volunteer where the arrays say Site lead, a CSV of
 invoices in pounds with one unpaid, a Markdown table of members, an HTML maintenance log with
 a warranty column and a footnote mark, a Word table of roof leases with written-out dates, a
-wide slide of generation by month and a PDF of income and costs with a Total row.
+wide slide of generation by month and a PDF of income and costs with a Total row. `foxglove`
+(`bench/team_tables/foxglove/`, written after the fourteenth's rules by a helper session that did
+not read the answering code): a touring theatre company's productions with a sheet of the
+company keyed by Company member where the productions say Director, a CSV of grant applications
+in pounds with undecided ones blank, a Markdown table of tour venues with a lighting rig column
+and an n/a, an HTML list of workshops with a footnote mark on a fee, a Word table of the autumn
+tour with written-out dates, a wide slide of tickets sold per venue by month and a PDF of
+production costs with a Total row.
 The questions: counts, totals,
 averages, the most and the least, filters, the first and the last, differences, comparisons,
 lookups, two-step and cross-sheet questions, and questions the tables cannot answer. Each
@@ -106,6 +114,7 @@ SETS = {
     "larkspur": ROOT / "bench" / "team_tables" / "larkspur",
     "hawthorn": ROOT / "bench" / "team_tables" / "hawthorn",
     "kestrel": ROOT / "bench" / "team_tables" / "kestrel",
+    "foxglove": ROOT / "bench" / "team_tables" / "foxglove",
 }
 
 
