@@ -18,7 +18,7 @@ from collections.abc import Callable
 from django.conf import settings
 
 from knowledge.tables.choice import Step, TableChoice
-from knowledge.tables.programs import HEADER_OPS
+from knowledge.tables.programs import HEADER_OPS, kept_rows
 from knowledge.tables.wording import in_words
 
 # "the team that owns Billing", "the carrier which handled S-1004", "the agent who closed T-7":
@@ -60,29 +60,50 @@ _ROLE = re.compile(r"\bour (?P<role>[a-z]+(?: [a-z]+)?)\b", re.IGNORECASE)
 def _by_role(kb_ids, query: str, filters, choose) -> TableChoice | None:
     """Return the program over a second table for a question that names a person by the role a
     first table gives them ("our treasurer": Nia Evans), with the first as its step before, or
-    None: the role must be a whole cell the first program keeps its one row by."""
+    None. The question asks which rows or how many ("which sites does our treasurer look
+    after?"), not a detail of the person ("our treasurer's phone", "the email of our chair");
+    the role is a whole cell of one row, the first program sure of it; the second table names
+    the person in one column only."""
+    if not re.match(r"\s*(?:which|what|how many)\b", query, re.IGNORECASE):
+        return None
     for match in _ROLE.finditer(query):
+        after, before = query[match.end() :], query[: match.start()]
+        if re.match(r"['’]s\b", after) or re.search(r"\bof\s*$", before):
+            continue
         words = match["role"].split()
-        for role in (" ".join(words), words[0]) if len(words) == 2 else words:
+        for role in words[:1] + ([" ".join(words)] if len(words) == 2 else []):
             inner = choose(kb_ids, f"Who is the {role}?", filters)  # (no "our": no recursion)
-            if inner is None or inner.steps or not _one_cell(inner):
-                continue
-            if not any(
-                c.op == "eq" and c.value == role.lower() for c in inner.best.program.conditions
-            ):
+            if not _names_one(inner, role):
                 continue
             value = str(inner.best.result.values[0])
-            at = match.start()
-            outer = choose(kb_ids, f"{query[:at]}{value}{query[at + 4 + len(role) :]}", filters)
-            read = outer.best.program.conditions + outer.best.program.anchors if outer else ()
+            end = match.start() + 4 + len(role)
+            outer = choose(kb_ids, f"{before}{value}{query[end:]}", filters)
             if (
                 outer is not None
                 and outer.table_id != inner.table_id
-                and any(c.op == "eq" and c.value == value.lower() for c in read)
+                and _reads_the_name(outer, value)
             ):
                 return _after(inner, outer)
             return None
     return None
+
+
+def _names_one(inner: TableChoice | None, role: str) -> bool:
+    """Whether the first program reads one person by a role no other row holds."""
+    if inner is None or inner.steps or not _one_cell(inner):
+        return False
+    if inner.tentative and inner.confidence < settings.TABLE_ANSWER_MIN:
+        return False
+    said = [c for c in inner.best.program.conditions if c.op == "eq" and c.value == role.lower()]
+    return len(said) == 1 and len(kept_rows(inner.grid, tuple(said))) == 1
+
+
+def _reads_the_name(outer: TableChoice, value: str) -> bool:
+    """Whether the second program keeps its rows by the name, which one column holds."""
+    program, name = outer.best.program, value.lower()
+    said = [c for c in program.conditions + program.anchors if c.op == "eq" and c.value == name]
+    columns = [column for column in outer.grid.columns if name in column.folded]
+    return bool(said) and len(columns) == 1
 
 
 def _after(inner: TableChoice, outer: TableChoice) -> TableChoice:

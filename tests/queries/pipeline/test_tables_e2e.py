@@ -276,6 +276,31 @@ def test_a_person_named_by_a_role_is_found_in_one_table_and_asked_of_another(use
     assert other is None or other.before is None
 
 
+OFFICERS = "Name,Role\nPia Kent,Trustee\nRay Otto,Trustee\nAda Moss,Treasurer\n"
+SITES = (
+    "Site,Site lead,Reviewer,Phone\nCanal St,Pia Kent,Ada Moss,0161 100\n"
+    "Bridge End,Ray Otto,Pia Kent,0161 200\nMill Lane,Ada Moss,Ray Otto,0161 300\n"
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which site does our trustee lead?",  # two rows hold the role
+        "What is our treasurer's phone number?",  # a detail of the person, not rows
+        "Which sites is our treasurer on?",  # the name is in two columns of the sites
+    ],
+)
+def test_a_role_that_names_no_one_person_or_no_rows_by_one_column_is_not_followed(
+    user, question
+) -> None:
+    from knowledge.tables.store import choose
+
+    kb = _kb_of(user, "Officers", {"officers.csv": OFFICERS.encode(), "sites.csv": SITES.encode()})
+    choice = choose([kb.id], question)
+    assert choice is None or choice.before is None
+
+
 def test_a_lookup_of_a_day_and_a_first_of_the_table_s_rows_are_read_from_the_table(user) -> None:
     """A lookup the question words wholly (the rota's file names "on call"; "9 March" is the
     row's day) is read from the table, by the lookup that computes the cell, not by the first
