@@ -258,7 +258,8 @@ def fold_header(name: str) -> list[str]:
     return re.sub(r"[^\w\s]", " ", name.lower()).split()
 
 
-_MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+# The months by their stems, in order ("jan" to "dec").
+MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
 
 
 def month_of(column, row: int) -> str:
@@ -266,6 +267,6 @@ def month_of(column, row: int) -> str:
     number = column.numbers[row] if column.type == DATE else None
     if number is not None:
         month = int(number) // 100 % 100
-        return _MONTHS[month - 1] if 1 <= month <= 12 else ""
+        return MONTHS[month - 1] if 1 <= month <= 12 else ""
     words = column.folded[row].split()  # "January" alone reads as a date of no year
-    return words[0][:3] if words and words[0][:3] in _MONTHS else ""
+    return words[0][:3] if words and words[0][:3] in MONTHS else ""

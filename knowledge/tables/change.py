@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from knowledge.tables.cells import DATE, month_of
+from knowledge.tables.cells import DATE, MONTHS, month_of
 from knowledge.tables.parser import Candidate
 from knowledge.tables.partial import named_in_part
 from knowledge.tables.programs import Condition, Grid, Program, fold, kept_rows, run
@@ -299,12 +299,11 @@ def _month_span(folded: str) -> tuple[list[str], str]:
     jan to jun) with the words, or nothing."""
     found = _SPAN.search(folded)
     first, last = (MONTH_STEMS.get(word) for word in found.groups()) if found else (None, None)
-    if first is None or last is None or _STEMS.index(first) >= _STEMS.index(last):
+    if first is None or last is None or MONTHS.index(first) >= MONTHS.index(last):
         return [], ""
-    return _STEMS[_STEMS.index(first) : _STEMS.index(last) + 1], found.group(0)
+    return MONTHS[MONTHS.index(first) : MONTHS.index(last) + 1], found.group(0)
 
 
-_STEMS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
 # Words that ask how an amount changed between two months, not what they come to.
 _CHANGE = frozenset(
     "change changed increase increased decrease decreased rise rose fall fell drop dropped grow "

@@ -71,6 +71,7 @@ _COMPARE = {
 # A row's amount against another column's of the same row (knowledge/tables/against.py): the
 # condition's value is that column's index.
 AGAINST = {"below": "<", "above": ">", "reaches": "≥", "within": "≤"}
+_NONE = MISSING | {"none", "no", "nil"}  # a cell that says its row has none of the thing
 _PUNCTUATION = re.compile(r"[^\w\s.%$€£-]|(?<!\d)\.(?!\d)")
 # A comma that groups a number's thousands ("2,000"): dropped, so that the number stays one.
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
@@ -218,7 +219,7 @@ class Condition:
         if self.op == "blank":  # "not resolved yet": no value in the cell
             return not holds_a_value(column.texts[row])
         if self.op in ("has", "lacks"):  # "which sites have batteries?" (tables/having.py)
-            none = column.texts[row].strip().lower() in MISSING | {"none", "no", "nil"}
+            none = column.texts[row].strip().lower() in _NONE
             return (none or column.numeric and column.numbers[row] == 0) == (self.op == "lacks")
         if self.op == "months":  # "the first quarter" of rows by month: "jan feb mar"
             return month_of(column, row) in str(self.value).split()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from knowledge.tables.cells import unit_seconds
+from knowledge.tables.cells import MONTHS, unit_seconds
 from knowledge.tables.programs import Condition, Grid, fold, holds_a_value
 
 # A comparison said before a number: the condition's operator.
@@ -75,11 +75,10 @@ def said_periods(folded: str) -> dict[str, str]:
 
 
 # The months of each quarter and half, by their stems ("q1": Jan to Mar).
-_MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
 _PERIOD_MONTHS = {
-    **{f"q{n}": _MONTHS[3 * n - 3 : 3 * n] for n in range(1, 5)},
-    "h1": _MONTHS[:6],
-    "h2": _MONTHS[6:],
+    **{f"q{n}": MONTHS[3 * n - 3 : 3 * n] for n in range(1, 5)},
+    "h1": MONTHS[:6],
+    "h2": MONTHS[6:],
 }
 _PERIOD_SAID = re.compile(r"\b(q[1-4]|h[12])\b")
 
