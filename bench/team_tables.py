@@ -3,7 +3,7 @@
     .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow|osprey|
                                                 juniper|fenwick|rowan|alder|
                                                 saltmarsh|larkspur|hawthorn|kestrel|
-                                                foxglove]
+                                                foxglove|greyfriars]
                                           [--provider NAME] [--model NAME]
                                           [--half tune|held|all] [--out FILE]
 
@@ -69,6 +69,14 @@ in pounds with undecided ones blank, a Markdown table of tour venues with a ligh
 and an n/a, an HTML list of workshops with a footnote mark on a fee, a Word table of the autumn
 tour with written-out dates, a wide slide of tickets sold per venue by month and a PDF of
 production costs with a Total row.
+`greyfriars` (`bench/team_tables/greyfriars/`, written after the fifteenth's rules by a helper
+session that did not read the answering code): a community bike repair and hire workshop's hire
+fleet with a sheet of the team keyed by Team member where the fleet says Looked after by, and
+blanks for a bike bought after the year counted, a CSV of contracts in pounds with unpaid ones
+blank, a Markdown table of parts suppliers with a next-day delivery column and an n/a, an HTML
+list of refurbished bikes for sale with a footnote mark on a price, a Word table of Bikeability
+courses with written-out dates and a "none", a wide slide of repair jobs by month and a PDF of
+running costs by quarter with a Total row.
 The questions: counts, totals,
 averages, the most and the least, filters, the first and the last, differences, comparisons,
 lookups, two-step and cross-sheet questions, and questions the tables cannot answer. Each
@@ -115,6 +123,7 @@ SETS = {
     "hawthorn": ROOT / "bench" / "team_tables" / "hawthorn",
     "kestrel": ROOT / "bench" / "team_tables" / "kestrel",
     "foxglove": ROOT / "bench" / "team_tables" / "foxglove",
+    "greyfriars": ROOT / "bench" / "team_tables" / "greyfriars",
 }
 
 
