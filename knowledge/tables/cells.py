@@ -232,6 +232,26 @@ def says_yes_or_no(column) -> bool:
     return bool(said & YES) and bool(said & NO) and not said - YES - NO
 
 
+def holds_a_value(text: str) -> bool:
+    """Whether a cell says something: not empty, and not a mark of no value ("n/a", "-",
+    "tbd"), which a lookup reads as nothing rather than as its answer."""
+    return bool(text) and text.strip().lower() not in MISSING
+
+
+# A cell that says its row has none of its column's thing ("which sites have batteries?").
+_NONE = MISSING | {"none", "no", "nil"}
+
+
+def lacks(column, row: int, flag: bool) -> bool | None:
+    """Whether a row's cell says it has none of its column's thing (no value, "none", "no", a
+    0), or None when it says neither: a flag's cell of no value ("n/a" in a Lighting rig column
+    of Yes and No) is no No, and its row is not one that lacks the thing."""
+    text = column.texts[row].strip().lower()
+    if flag and text in NO_VALUE:
+        return None
+    return text in _NONE or column.numeric and column.numbers[row] == 0
+
+
 # The header words of a column of identifiers ("Member no.", "Order ID", "Ref").
 _IDENTIFIER = frozenset("no nos id ids number numbers code codes ref refs".split())
 

@@ -44,8 +44,11 @@ from knowledge.tables.cells import (
     NUMBER,
     clean,
     date_number,
+    holds_a_value,
+    lacks,
     leading_number,
     month_of,
+    says_yes_or_no,
 )
 
 OPS = (
@@ -71,7 +74,6 @@ _COMPARE = {
 # A row's amount against another column's of the same row (knowledge/tables/against.py): the
 # condition's value is that column's index.
 AGAINST = {"below": "<", "above": ">", "reaches": "≥", "within": "≤"}
-_NONE = MISSING | {"none", "no", "nil"}  # a cell that says its row has none of the thing
 _PUNCTUATION = re.compile(r"[^\w\s.%$€£-]|(?<!\d)\.(?!\d)")
 # A comma that groups a number's thousands ("2,000"): dropped, so that the number stays one.
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
@@ -100,12 +102,6 @@ def list_items(text: str) -> frozenset[str]:
     return frozenset(items) if len(items) > 1 else frozenset()
 
 
-def holds_a_value(text: str) -> bool:
-    """Whether a cell says something: not empty, and not a mark of no value ("n/a", "-",
-    "tbd"), which a lookup reads as nothing rather than as its answer."""
-    return bool(text) and text.strip().lower() not in MISSING
-
-
 @dataclass
 class Column:
     name: str
@@ -117,6 +113,10 @@ class Column:
     numeric: bool  # whether most cells read as numbers
     # Each cell's items when it lists several ("Australian, English", "France/ Italy"), folded.
     items: list[frozenset[str]] = field(default_factory=list)
+
+    @functools.cached_property
+    def flag(self) -> bool:
+        return says_yes_or_no(self)  # a Yes and No column (cells.py)
 
 
 @dataclass
@@ -219,8 +219,8 @@ class Condition:
         if self.op == "blank":  # "not resolved yet": no value in the cell
             return not holds_a_value(column.texts[row])
         if self.op in ("has", "lacks"):  # "which sites have batteries?" (tables/having.py)
-            none = column.texts[row].strip().lower() in _NONE
-            return (none or column.numeric and column.numbers[row] == 0) == (self.op == "lacks")
+            lacking = lacks(column, row, column.flag)
+            return lacking is not None and lacking == (self.op == "lacks")
         if self.op == "months":  # "the first quarter" of rows by month: "jan feb mar"
             return month_of(column, row) in str(self.value).split()
         if self.op in ("year", "month", "day"):  # a date's (dates sort as yyyymmdd numbers)

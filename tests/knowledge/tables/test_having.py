@@ -140,4 +140,28 @@ def test_a_flag_s_no_is_lacking(members) -> None:
         "flats.md",
     )
     assert chosen("Which flats have a garden?", flats).result.values == ["A"]
-    assert chosen("Which flats don't have a garden?", flats).result.values == ["B", "C"]
+    # A column of Yes and No that leaves a cell empty, or says "n/a" of it, says neither there:
+    # the flat whose garden nobody noted is not one without.
+    assert chosen("Which flats don't have a garden?", flats).result.values == ["B"]
+
+
+def test_a_flag_s_n_a_is_neither_had_nor_lacked() -> None:
+    venues = grid(
+        table_from_rows(
+            ["Venue", "Seats", "Lighting rig"],
+            [["Assembly Rooms", "280", "Yes"], ["Town Hall", "120", "No"],
+             ["Mayfair Centre", "200", "No"], ["Priory Gardens", "350", "n/a"]],
+        ),
+        "venues.md › Tour venues",
+    )  # fmt: skip
+    question = "Which of the tour venues don't have a lighting rig of their own?"
+    assert chosen(question, venues).result.values == ["Town Hall", "Mayfair Centre"]
+    assert chosen("Which venues have a lighting rig?", venues).result.values == ["Assembly Rooms"]
+    # A column of amounts that says "n/a" says none of it (Kestrel's Battery (kWh)).
+    sites = grid(
+        table_from_rows(
+            ["Site", "Battery (kWh)"], [["Park", "13.5"], ["Depot", "n/a"], ["School", "27"]]
+        ),
+        "sites.csv",
+    )
+    assert chosen("Which sites don't have a battery?", sites).result.values == ["Depot"]
