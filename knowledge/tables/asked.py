@@ -102,13 +102,14 @@ def amount_asked(words: list[str]) -> str:
 # "what is the venue ...", "which nfl team ...", "what is the name of the trainer of ...":
 # the word that names what is asked for.
 _ASKED_NOUN = re.compile(
-    r"^(?:(?:in|on|at|for|during|from|to) )?(?:what|which)(?: (?:is|was|are|were))?(?: the)?"
+    r"^(?:(?:in|on|at|for|during|from|to) )?(?:what|which)(?: (?:is|was|are|were|of))?"
+    r"(?: (?:the|our|their|its))?"
     r"(?: only)?(?: (?:two|three|four|five|\d+))?"
     r"(?: name of(?: the)?)? (\w+)|^(?:what (?:is|was) )?(?:the )?name of(?: the)? (\w+)"
 )
 # "which was our first release ...": the word that may name what the table's rows are.
 _ASKED_ROWS = re.compile(
-    r"^(?:what|which)(?: (?:is|was|are|were))?(?: (?:the|our|their|its))?"
+    r"^(?:what|which)(?: (?:is|was|are|were|of))?(?: (?:the|our|their|its))?"
     r"(?: (?:first|last|latest|newest|earliest|oldest|most recent))? (\w+)"
 )
 
@@ -455,7 +456,9 @@ def compares_years_with_times(question: str, grid: Grid, candidate: Candidate) -
 
 
 # "Which suppliers ...": a plural noun right after "which" or "what" (not "status" nor "class").
-_WHICH_PLURAL = re.compile(r"^(?:which|what) (?:of (?:the|our) )?(\w+[^su\W]s)\b")
+_WHICH_PLURAL = re.compile(
+    r"^(?:which|what) (?:(?:of (?:the|our|their) )(?:\w+ )??)?(\w+[^su\W]s)\b"
+)
 # Words that ask for one row of several by its place: "which teams played first?".
 _PLACE_WORDS = frozenset("first last earliest latest next previous top bottom".split())
 
@@ -465,11 +468,13 @@ def names_every_kept_row(question: str, grid: Grid, candidate: Candidate) -> boo
     row its conditions keep, not the first or the last of several: "which suppliers deliver
     within two days?" names the three that do."""
     program = candidate.program
-    if program.op not in ("first", "last") or not program.conditions:
+    if program.op not in ("first", "last", "argmax", "argmin") or not program.conditions:
         return True
     folded = fold(question)
     match = _WHICH_PLURAL.match(folded)
     if not match or match.group(1) in STOPWORDS or set(folded.split()) & _PLACE_WORDS:
+        return True
+    if program.op in ("argmax", "argmin") and set(folded.split()) & ASKS_ORDER:
         return True
     return len(kept_rows(grid, program.conditions)) < 2
 

@@ -1,0 +1,45 @@
+""" "Which of the …" and "which of our …": what is asked is the noun after them, and a plural
+asks for every row kept. Asked over tables no benchmark holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.tables.asked import asked_column
+from knowledge.tables.build import grid, table_from_rows
+from knowledge.tables.follows import followed
+
+HALLS = [
+    ["Hall", "Town", "Our share of the takings", "Seats", "Step-free"],
+    ["Corn Exchange", "Ludlow", "70%", "280", "Yes"],
+    ["Guildhall", "Ludlow", "65%", "150", "No"],
+    ["Market Hall", "Tenbury", "80%", "120", "Yes"],
+]
+
+
+@pytest.fixture(scope="module")
+def halls():
+    return grid(table_from_rows(HALLS[0], HALLS[1:]), "halls.md › Touring halls")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which of the touring halls are in Ludlow?",
+        "Which of our halls are in Ludlow?",
+        "What of the halls in Ludlow?",
+    ],
+)
+def test_of_and_our_are_no_noun_asked_for(halls, question) -> None:
+    # "of" and "our" are no header word of "Our share of the takings".
+    assert asked_column(question, halls) in (0, None)
+
+
+def test_which_of_the_plural_names_every_kept_row(halls) -> None:
+    # (A program that reads no Ludlow is set aside by the store: rules.uses_its_names.)
+    found = followed("Which of the touring halls are in Ludlow?", halls)
+    kept = [c for c in found if c.program.conditions]
+    assert kept[0].result.values == ["Corn Exchange", "Guildhall"]
+    # An order asked for takes one row.
+    found = followed("Which of the touring halls in Ludlow has the most seats?", halls)
+    assert [c for c in found if c.program.conditions][0].result.values == ["Corn Exchange"]
