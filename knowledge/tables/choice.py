@@ -50,6 +50,9 @@ class TableChoice:
     # A program the rules do not admit but the judge does not rule out (TABLE_TENTATIVE_MIN):
     # it answers only when the passages find nothing, and is never verified.
     tentative: bool = False
+    # Tentative only as a lookup left to its row's chunk (rules.left_to_its_row): not when a
+    # first step named the row, which no passage of the question's words finds (nested.py).
+    left_to_its_row: bool = False
     # The cell a first program read from another table for a clause of the question ("the team
     # that owns Billing": Payments), which this program's question says in its place
     # (knowledge/tables/nested.py).

@@ -118,6 +118,8 @@ def _after(inner: TableChoice, outer: TableChoice) -> TableChoice:
         inner.grid.chunk_ids[row],
         inner.grid.row_numbers[row],
     )
+    if outer.left_to_its_row:
+        outer.tentative = False  # the question does not name its row: no passage reads it
     # As sure as the less sure of the two steps.
     outer.confidence = min(outer.confidence * outer.vote, inner.confidence * inner.vote)
     outer.vote = 1.0

@@ -69,6 +69,7 @@ from knowledge.tables.steps import (
     years_apart_step,
     yes_or_no_step,
 )
+from knowledge.tables.totals import with_row_total
 from knowledge.tables.votes import dense_votes, lexical_votes
 from knowledge.tables.wording import CITED_ROWS, computed_text, step_values
 from providers.tokenize import bm25_tokens
@@ -234,11 +235,13 @@ def load_grid(table_id: int, loaded: dict | None = None) -> tuple[Grid, int, str
     if table is None:
         return None
     rows = list(table.rows.order_by("number").values_list("number", "cells", "values", "chunk_id"))
-    grid = Grid.build(
-        _label(table.document.file_name, table.caption, list(table.section or [])),
-        table.columns,
-        [(number, cells, values) for number, cells, values, _ in rows],
-        [chunk_id for *_, chunk_id in rows],
+    grid = with_row_total(
+        Grid.build(
+            _label(table.document.file_name, table.caption, list(table.section or [])),
+            table.columns,
+            [(number, cells, values) for number, cells, values, _ in rows],
+            [chunk_id for *_, chunk_id in rows],
+        )
     )
     return grid, table.document_id, table.document.file_name, table.knowledge_base_id
 
@@ -374,11 +377,9 @@ def _admitted(
             and best.confidence >= settings.TABLE_ANSWER_MIN
             and the_only_table(kb_ids, filters)
         )
-    best.tentative = (
-        left
-        or unasked
-        or (best.confidence < settings.TABLE_ANSWER_MIN and not fits_by_its_words(first, best))
-    )
+    unsure = best.confidence < settings.TABLE_ANSWER_MIN and not fits_by_its_words(first, best)
+    best.tentative = left or unasked or unsure
+    best.left_to_its_row = left and not (unasked or unsure)
     bar = (
         settings.TABLE_ANSWER_MIN
         if unasked or (left and not names_what_it_reads(first, best))

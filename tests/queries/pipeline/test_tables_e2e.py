@@ -259,6 +259,7 @@ def test_a_thing_named_by_a_clause_is_found_in_one_table_and_asked_of_another(
 STAFF = "Name,Role,Phone\nAda Moss,Treasurer,0770 101\nBen Ruiz,Secretary,0770 202\nCara Lim,Chair,0770 303\n"
 DEPOTS = (
     "Depot,Town,Manager\nNorth Yard,Leeds,Ada Moss\nQuay,Hull,Cara Lim\nRiverside,York,Ada Moss\n"
+    "Old Mill,Selby,Ben Ruiz\n"
 )
 
 
@@ -274,6 +275,11 @@ def test_a_person_named_by_a_role_is_found_in_one_table_and_asked_of_another(use
     assert choice.before.value == "Ada Moss"
     other = choose([kb.id], "Which depots does our caretaker manage?")
     assert other is None or other.before is None
+    # One row: the question does not name it (no passage of its words reads it), so the
+    # program answers, not only when the passages find nothing.
+    one = choose([kb.id], "Which depot does our secretary look after?")
+    assert one.best.result.values == ["Old Mill"] and one.before.value == "Ben Ruiz"
+    assert not one.tentative
 
 
 OFFICERS = "Name,Role\nPia Kent,Trustee\nRay Otto,Trustee\nAda Moss,Treasurer\n"
