@@ -363,9 +363,9 @@ def joined_step(query: str, choice: TableChoice) -> Step | None:
     gas in 2025" of "Energy use 2025" for no Meetings attended (2025); nor does a word its
     program's conditions read ("reported in February" of a date column)."""
     row = _result_row(choice)
-    if row is None or not choice.others:
-        return None
     read, program = read_question(query), choice.best.program
+    if row is None or not choice.others or program.op in ("more", "less"):
+        return None  # (which of two named rows has more is the answer asked for)
     if _asks_for_its_target(read, choice):
         return None
     stems = read.stems

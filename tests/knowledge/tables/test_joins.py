@@ -109,3 +109,22 @@ def test_an_answer_s_header_said_in_part_is_still_joined() -> None:
     team = [["Name", "Work email address"], ["Elena Ruiz", "elena@example.org"],
             ["Marc Dubois", "marc@example.org"]]  # fmt: skip
     assert _joined("What is the email of the lead of Harbour app?", team) == "elena@example.org"
+
+
+def test_which_of_two_named_rows_has_more_is_joined_to_nothing() -> None:
+    # "Last season" says no Last night of the tour: the row that sold more is the answer.
+    sold = _table(
+        [["Venue", "Tickets"], ["Quarry Studio", "990"], ["Mayfair Centre", "855"]],
+        "tickets.csv › Tickets sold",
+    )
+    tour = _table(
+        [["Venue", "Last night"], ["Quarry Studio", "10 October 2026"],
+         ["Mayfair Centre", "31 October 2026"]],
+        "tour.docx › Tour",
+    )  # fmt: skip
+    question = "Did we sell more tickets at Quarry Studio or at the Mayfair Centre last season?"
+    best = followed(question, sold)[0]
+    assert best.program.op in ("more", "less") and best.result.values == ["Quarry Studio"]
+    choice = TableChoice(0, 0, "tickets.csv", sold, best, 1.0)
+    choice.others = [(1, tour)]
+    assert joined_step(question, choice) is None
