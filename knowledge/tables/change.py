@@ -369,7 +369,8 @@ def _says_the_labels_year(words: list[str], grid: Grid) -> bool:
 
 def _is_period(column, kind: str = "") -> bool:
     """Whether a column's header names a period (of the kind given, when one is)."""
-    header = fold(column.name.split("(")[0]).strip()
+    # A month of a year is a month: "Mar 2026" of a season's tickets by month.
+    header = re.sub(r"\s+(?:19|20)\d\d$", "", fold(column.name.split("(")[0]).strip())
     if not column.numeric or column.type == DATE:
         return False
     if kind:

@@ -61,6 +61,7 @@ from knowledge.tables.question import (
 )
 from knowledge.tables.said import said_durations
 from knowledge.tables.top import top_rows
+from knowledge.tables.totals import over_every_month, reads_a_named_period
 
 # Cues that order by an amount: the words after them name what is measured ("the highest
 # water usage", "the most beds").
@@ -361,6 +362,7 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         and answers_with_a_number(question, grid, candidate)
         and compares_years_with_times(question, grid, candidate)
         and keeps_what_it_has(words, grid, candidate.program)
+        and reads_a_named_period(question, grid, candidate)
     )
 
 
@@ -481,6 +483,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         period_total(question, grid),
         against_column(question, grid),
         money_total(question, grid),
+        over_every_month(question, grid, every, follows_the_question),
         top_rows(question, grid, found),
     )
     for made in made_by_rules:

@@ -21,7 +21,7 @@ import json
 import math
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from knowledge.tables.cells import DATE
@@ -350,7 +350,10 @@ def ranked(
     if not weights:
         return []
     question = read_question(question_text)
-    found = proposals(question, grid)
+    # A row total the grid adds over its months (tables/totals.py) is read by a rule, not ranked.
+    columns = [column for column in grid.columns if not getattr(column, "row_total", False)]
+    seen = grid if len(columns) == len(grid.columns) else replace(grid, columns=columns)
+    found = proposals(question, seen)
     if not found:
         return []
     logits = [score(candidate.features, weights) for candidate in found]
