@@ -455,30 +455,6 @@ def compares_years_with_times(question: str, grid: Grid, candidate: Candidate) -
     )
 
 
-# "Which suppliers ...": a plural noun right after "which" or "what" (not "status" nor "class").
-_WHICH_PLURAL = re.compile(
-    r"^(?:which|what) (?:(?:of (?:the|our|their) )(?:\w+ )??)?(\w+[^su\W]s)\b"
-)
-# Words that ask for one row of several by its place: "which teams played first?".
-_PLACE_WORDS = frozenset("first last earliest latest next previous top bottom".split())
-
-
-def names_every_kept_row(question: str, grid: Grid, candidate: Candidate) -> bool:
-    """Whether a program answers "which <things> ...?", asked of no place in an order, with every
-    row its conditions keep, not the first or the last of several: "which suppliers deliver
-    within two days?" names the three that do."""
-    program = candidate.program
-    if program.op not in ("first", "last", "argmax", "argmin") or not program.conditions:
-        return True
-    folded = fold(question)
-    match = _WHICH_PLURAL.match(folded)
-    if not match or match.group(1) in STOPWORDS or set(folded.split()) & _PLACE_WORDS:
-        return True
-    if program.op in ("argmax", "argmin") and set(folded.split()) & ASKS_ORDER:
-        return True
-    return len(kept_rows(grid, program.conditions)) < 2
-
-
 # The words that ask for an order of the rows (the most, the first, before, more).
 ASKS_ORDER = frozenset(
     "most least highest lowest largest smallest biggest fewest greatest best worst longest "

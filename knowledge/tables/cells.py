@@ -240,14 +240,16 @@ def holds_a_value(text: str) -> bool:
 
 # A cell that says its row has none of its column's thing ("which sites have batteries?").
 _NONE = MISSING | {"none", "no", "nil"}
+_NOT_APPLICABLE = frozenset({"n/a", "na", "n.a."})
 
 
 def lacks(column, row: int, flag: bool) -> bool | None:
     """Whether a row's cell says it has none of its column's thing (no value, "none", "no", a
-    0), or None when it says neither: a flag's cell of no value ("n/a" in a Lighting rig column
-    of Yes and No) is no No, and its row is not one that lacks the thing."""
+    0), or None when it says neither: a flag's "n/a" (in a Lighting rig column of Yes and No)
+    is no No, and its row is not one that lacks the thing (an empty cell or a dash there often
+    says No)."""
     text = column.texts[row].strip().lower()
-    if flag and text in NO_VALUE:
+    if flag and text in _NOT_APPLICABLE:
         return None
     return text in _NONE or column.numeric and column.numbers[row] == 0
 

@@ -24,7 +24,6 @@ from knowledge.tables.asked import (
     counts_what_it_names,
     follows_the_asked_column,
     holds_times,
-    names_every_kept_row,
     orders_as_asked,
     reads_both_of_a_pair,
     reads_the_counted_amount,
@@ -45,6 +44,7 @@ from knowledge.tables.kept import (
     averages_as_asked,
     keeps_every_named_cell,
     keeps_what_it_excludes,
+    names_every_kept_row,
     reads_no_unasked_row,
 )
 from knowledge.tables.money import money_total

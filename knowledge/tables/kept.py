@@ -12,11 +12,14 @@ and on the team-tables sets (`bench/team_tables.py`).
 
 from __future__ import annotations
 
-from knowledge.tables.asked import amount_asked
+import re
+
+from knowledge.tables.asked import ASKS_ORDER, amount_asked
 from knowledge.tables.flags import negated
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, fold, kept_rows
-from knowledge.tables.question import asked_direction, stem
+from knowledge.tables.question import STOPWORDS, asked_direction, stem
+from knowledge.tables.said import says_a_superlative
 
 
 def keeps_what_it_excludes(question: str, candidate: Candidate) -> bool:
@@ -88,3 +91,30 @@ def reads_no_unasked_row(words: list[str], grid: Grid, candidate: Candidate) -> 
     if asked_direction(words) or read is None or not after:
         return True
     return stem(after) not in {stem(w) for w in fold(grid.columns[read].name).split()}
+
+
+# "Which suppliers ...": a plural noun right after "which" or "what" (not "status" nor "class").
+_WHICH_PLURAL = re.compile(
+    r"^(?:which|what) (?:(?:of (?:the|our|their) )(?:\w+ )??)?(\w+[^su\W]s)\b"
+)
+# Words that ask for one row of several by its place: "which teams played first?".
+_PLACE_WORDS = frozenset("first last earliest latest next previous top bottom".split())
+
+
+def names_every_kept_row(question: str, grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program answers "which <things> ...?", asked of no place in an order, with every
+    row its conditions keep, not the first or the last of several: "which suppliers deliver
+    within two days?" names the three that do."""
+    program = candidate.program
+    if program.op not in ("first", "last", "argmax", "argmin") or not program.conditions:
+        return True
+    folded = fold(question)
+    match = _WHICH_PLURAL.match(folded)
+    if not match or match.group(1) in STOPWORDS or set(folded.split()) & _PLACE_WORDS:
+        return True
+    words = folded.split()
+    if program.op in ("argmax", "argmin") and (
+        set(words) & ASKS_ORDER or says_a_superlative(words)
+    ):
+        return True
+    return len(kept_rows(grid, program.conditions)) < 2

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 
+from knowledge.tables.asked import asked_column
 from knowledge.tables.choice import Step, TableChoice
 from knowledge.tables.programs import HEADER_OPS, kept_rows
 from knowledge.tables.wording import in_words
@@ -83,6 +84,10 @@ def _by_role(kb_ids, query: str, filters, choose) -> TableChoice | None:
                 and outer.table_id != inner.table_id
                 and _reads_the_name(outer, value)
             ):
+                if outer.left_to_its_row and _reads_the_asked_rows(outer, f"{before}{value}"):
+                    # The question does not name the row the first step found: no passage of
+                    # its words reads it.
+                    outer.tentative = False
                 return _after(inner, outer)
             return None
     return None
@@ -96,6 +101,13 @@ def _names_one(inner: TableChoice | None, role: str) -> bool:
         return False
     said = [c for c in inner.best.program.conditions if c.op == "eq" and c.value == role.lower()]
     return len(said) == 1 and len(kept_rows(inner.grid, tuple(said))) == 1
+
+
+def _reads_the_asked_rows(outer: TableChoice, question: str) -> bool:
+    """Whether the second program looks up the column the question's noun asks for ("which
+    workshops": Workshop), not a count of them nor a detail the table may not hold."""
+    program = outer.best.program
+    return program.op == "values" and asked_column(question, outer.grid) == program.target
 
 
 def _reads_the_name(outer: TableChoice, value: str) -> bool:
@@ -118,8 +130,6 @@ def _after(inner: TableChoice, outer: TableChoice) -> TableChoice:
         inner.grid.chunk_ids[row],
         inner.grid.row_numbers[row],
     )
-    if outer.left_to_its_row:
-        outer.tentative = False  # the question does not name its row: no passage reads it
     # As sure as the less sure of the two steps.
     outer.confidence = min(outer.confidence * outer.vote, inner.confidence * inner.vote)
     outer.vote = 1.0

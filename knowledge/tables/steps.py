@@ -355,6 +355,16 @@ def _said_header_words(name: str, stems: set[str]) -> set[str]:
     return {stem(word) for word in fold(name).split()} & stems
 
 
+def _asks_which_of_two(query: str, program) -> bool:
+    """Whether the question asks only which of two named rows has more ("did we sell more at
+    Quarry Studio or at the Mayfair Centre last season?"): the answer, with nothing to join
+    ("which has more seats, A or B, and who manages it?" asks for more)."""
+    return program.op in ("more", "less") and bool(_AUXILIARY_FIRST.match(query))
+
+
+_AUXILIARY_FIRST = re.compile(r"\s*(?:did|do|does|is|are|was|were|has|have|had)\b", re.IGNORECASE)
+
+
 def joined_step(query: str, choice: TableChoice) -> Step | None:
     """A join: the question names a column this table lacks and another table has (a
     workbook's other sheet); that table's row sharing the found row's key is read. A word the
@@ -364,8 +374,8 @@ def joined_step(query: str, choice: TableChoice) -> Step | None:
     program's conditions read ("reported in February" of a date column)."""
     row = _result_row(choice)
     read, program = read_question(query), choice.best.program
-    if row is None or not choice.others or program.op in ("more", "less"):
-        return None  # (which of two named rows has more is the answer asked for)
+    if row is None or not choice.others or _asks_which_of_two(query, program):
+        return None
     if _asks_for_its_target(read, choice):
         return None
     stems = read.stems

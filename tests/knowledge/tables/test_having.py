@@ -140,9 +140,8 @@ def test_a_flag_s_no_is_lacking(members) -> None:
         "flats.md",
     )
     assert chosen("Which flats have a garden?", flats).result.values == ["A"]
-    # A column of Yes and No that leaves a cell empty, or says "n/a" of it, says neither there:
-    # the flat whose garden nobody noted is not one without.
-    assert chosen("Which flats don't have a garden?", flats).result.values == ["B"]
+    # An empty cell of a column of Yes and No says No, as often as not.
+    assert chosen("Which flats don't have a garden?", flats).result.values == ["B", "C"]
 
 
 def test_a_flag_s_n_a_is_neither_had_nor_lacked() -> None:
