@@ -128,3 +128,19 @@ def test_which_of_two_named_rows_has_more_is_joined_to_nothing() -> None:
     choice = TableChoice(0, 0, "tickets.csv", sold, best, 1.0)
     choice.others = [(1, tour)]
     assert joined_step(question, choice) is None
+
+
+def test_the_one_of_two_with_more_is_joined_when_the_question_asks_of_it() -> None:
+    venues = _table(
+        [["Venue", "Seats"], ["Town Hall", "120"], ["Corn Exchange", "280"]], "venues.md › Venues"
+    )
+    managers = _table(
+        [["Venue", "Manager"], ["Town Hall", "Ann Lee"], ["Corn Exchange", "Bob Kay"]],
+        "managers.csv › Managers",
+    )
+    question = "Who is the manager of the venue with more seats, Town Hall or Corn Exchange?"
+    found = [c for c in followed(question, venues) if c.program.op in ("more", "less")]
+    choice = TableChoice(0, 0, "venues.md", venues, found[0], 1.0)
+    choice.others = [(1, managers)]
+    step = joined_step(question, choice)
+    assert step is not None and step.value == "Bob Kay"

@@ -60,3 +60,50 @@ def test_a_sheet_with_its_own_total_or_few_months_gets_none() -> None:
     )
     for table, width in ((own, 5), (few, 3), (years, 4)):
         assert len(table.columns) == width
+
+
+BRANCHES = [
+    ["Branch", "Manager", "City", "Opened", "Staff", "Jan", "Feb", "Mar", "Apr"],
+    ["Ashby", "Ola Berg", "Leeds", "2015", "6", "120", "80", "310", "95"],
+    ["Brook", "Ian Cole", "York", "2012", "4", "400", "250", "10", "60"],
+    ["Corley", "Sam Dee", "Leeds", "2021", "9", "5", "180", "200", "300"],
+    ["Dunmore", "Eve Fox", "Hull", "2009", "3", "50", "60", "70", "80"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # Questions of the other columns are read as before (a review found them read the Total).
+        ("Which branches are in Leeds?", ["Ashby", "Corley"]),
+        ("How many staff does Corley have?", ["9"]),
+        ("Which branch has the most staff?", ["Corley"]),
+        ("Which branch is the oldest?", ["Dunmore"]),
+    ],
+)
+def test_a_question_of_other_columns_reads_no_total(question, values) -> None:
+    branches = grid(table_from_rows(BRANCHES[0], BRANCHES[1:]), "branches.xlsx › Branches")
+    assert followed(question, branches)[0].result.values == values
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which branch had the most visits in July?",  # a month with no column
+        "Which branch had the most visits last month?",
+        "What was the highest number of visits in a month?",
+        "Which branch was busiest in Q1?",
+    ],
+)
+def test_a_question_that_says_a_month_reads_no_total(question) -> None:
+    branches = grid(table_from_rows(BRANCHES[0], BRANCHES[1:]), "branches.xlsx › Branches")
+    assert all(c.program.key != 9 and c.program.target != 9 for c in followed(question, branches))
+
+
+@pytest.mark.parametrize(
+    ("label", "header"),
+    [("prices.csv › Egg prices by month", "Item"), ("temps.csv › Temperature (°C)", "City")],
+)
+def test_amounts_that_do_not_add_up_get_no_total(label, header) -> None:
+    rows = [[header, "Jan", "Feb", "Mar"], ["Eggs", "2.10", "2.40", "2.30"]]
+    assert len(grid(table_from_rows(rows[0], rows[1:]), label).columns) == 4

@@ -43,3 +43,16 @@ def test_which_of_the_plural_names_every_kept_row(halls) -> None:
     # An order asked for takes one row.
     found = followed("Which of the touring halls in Ludlow has the most seats?", halls)
     assert [c for c in found if c.program.conditions][0].result.values == ["Corn Exchange"]
+
+
+def test_which_of_the_plural_with_a_superlative_asks_for_one_row() -> None:
+    hotels = grid(
+        table_from_rows(
+            ["Hotel", "City", "Price", "Rooms"],
+            [["Grand", "York", "120", "80"], ["Minster Inn", "York", "95", "30"],
+             ["Ouse View", "York", "140", "55"], ["Docks Lodge", "Hull", "70", "25"]],
+        ),
+        "hotels.md › Crew hotels",
+    )  # fmt: skip
+    found = followed("Which of the hotels in York is the cheapest?", hotels)
+    assert [c for c in found if c.program.conditions][0].result.values == ["Minster Inn"]
