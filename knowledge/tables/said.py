@@ -172,8 +172,14 @@ NEGATIONS = frozenset("not never yet t".split())
 _UNDONE = {
     "unpaid": "paid", "unresolved": "resolved", "unfixed": "fixed", "unfinished": "finished",
     "incomplete": "completed", "open": "", "outstanding": "",
+    # A thing awaiting its answer: "which applications are we still waiting to hear back on?"
+    # (empty Decision and Awarded cells), "pending", "undecided".
+    "pending": "", "awaiting": "", "undecided": "decision", "waiting": "",
 }  # fmt: skip
-_DONE = frozenset("fixed resolved closed completed done finished repaired paid settled".split())
+_DONE = frozenset(
+    "fixed resolved closed completed done finished repaired paid settled decision decided "
+    "outcome awarded approved replied answered".split()
+)
 
 
 def still_open(words: list[str], grid: Grid) -> int | None:
@@ -185,6 +191,7 @@ def still_open(words: list[str], grid: Grid) -> int | None:
     said = [
         word for at, word in enumerate(words)
         if word in _UNDONE and word not in cells and not NEGATIONS & set(words[max(0, at - 3) : at])
+        and (word != "waiting" or words[at - 1 : at] == ["still"])  # no waiting time or list
     ]  # fmt: skip
     done = [
         index for index, column in enumerate(grid.columns)
