@@ -39,18 +39,20 @@ def against_column(question: str, grid: Grid) -> Candidate | None:
     words = fold(question).split()
     if words[:2] == ["how", "much"] or "by" in words[:1]:
         return None  # "by how much did units sold exceed the target?" is a change (change.py)
-    found = _reaching(words)
+    filled = _filled(words, grid)
+    found = _reaching(words) if filled is None else (filled[2], -1)
     if found is None:
         return None
     op, at = found
-    if any(word[:1].isdigit() for word in words[at + 1 : at + 3]):
-        return None  # "over 16%" compares with a number, not with a column
-    reference = _named_after(words, at, grid)
-    if reference is None:
-        return None
-    compared = _compared_with(grid, reference)
-    if compared is None:
-        return None
+    if filled is not None:
+        compared, reference, _ = filled
+    else:
+        if any(word[:1].isdigit() for word in words[at + 1 : at + 3]):
+            return None  # "over 16%" compares with a number, not with a column
+        reference = _named_after(words, at, grid)
+        compared = None if reference is None else _compared_with(grid, reference)
+        if compared is None:
+            return None
     said = grid.columns[reference].name
     condition = Condition(compared, op, float(reference), said)
     if words[:2] == ["how", "many"]:
@@ -81,6 +83,40 @@ def _reaching(words: list[str]) -> tuple[str, int] | None:
             op = {"below": "reaches", "reaches": "below", "above": "within"}[op]
         return op, at
     return None
+
+
+def _filled(words: list[str], grid: Grid) -> tuple[int, int, str] | None:
+    """Return the column a question says is filled ("which workshops are fully booked?":
+    Booked; "which invoices were paid in full?": Paid), the one of its unit it reaches (Places,
+    Amount) and the comparison ("below" when it is not), or None."""
+    for at, word in enumerate(words):
+        if word == "fully" and at + 1 < len(words):
+            said = words[at + 1]
+        elif words[at : at + 2] == ["in", "full"] and at and not words[at + 2 : at + 3]:
+            said = words[at - 1]
+        else:
+            continue
+        op = "below" if NEGATIONS & set(words[max(0, at - 3) : at]) else "reaches"
+        named = _named_after([*words[: at + 1], said], at, grid)
+        if named is None:
+            return None
+        reference = _compared_with(grid, named)
+        if reference is None:  # of several, the one of what can be had (Places, Amount due)
+            unit = _unit(grid.columns[named])
+            full = [
+                index for index, column in enumerate(grid.columns)
+                if index != named and column.numeric and _unit(column) == unit
+                and set(fold(_UNIT.sub(" ", column.name)).split()) & _WHOLE
+            ]  # fmt: skip
+            reference = full[0] if len(full) == 1 else None
+        return None if reference is None else (named, reference, op)
+    return None
+
+
+# The header words of what a column is filled up to: places to book, an amount to pay.
+_WHOLE = frozenset(
+    "places capacity seats spaces slots spots limit maximum max amount due total invoiced".split()
+)
 
 
 def _named_after(words: list[str], at: int, grid: Grid) -> int | None:

@@ -1,0 +1,50 @@
+"""What is full reaches the column it is filled up to: "fully booked" is Booked at Places, "paid
+in full" Paid at the Amount. Asked over tables no benchmark holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.tables.build import grid, table_from_rows
+from knowledge.tables.follows import followed
+
+WORKSHOPS = [
+    ["Workshop", "Ages", "Places", "Booked", "Fee per term"],
+    ["Junior Drama", "7-10", "20", "18", "£60"],
+    ["Youth Theatre", "11-14", "24", "24", "£75"],
+    ["Stage Combat", "14+", "12", "9", "£90"],
+]
+INVOICES = [
+    ["Invoice", "Client", "Amount", "Paid"],
+    ["I1", "Acme", "£500", "£500"],
+    ["I2", "Bolt", "£900", "£400"],
+    ["I3", "Crane", "£250", "£250"],
+]
+
+
+@pytest.mark.parametrize(
+    ("rows", "question", "values"),
+    [
+        # Ages is a number too ("7-10"), but no place to fill.
+        (WORKSHOPS, "Which workshops are fully booked?", ["Youth Theatre"]),
+        (WORKSHOPS, "How many workshops are fully booked?", [1.0]),
+        (WORKSHOPS, "Which workshops are not fully booked?", ["Junior Drama", "Stage Combat"]),
+        (INVOICES, "Which invoices were paid in full?", ["I1", "I3"]),
+        (INVOICES, "How many invoices have been paid in full?", [2.0]),
+    ],
+)
+def test_what_is_full_reaches_what_it_is_filled_up_to(rows, question, values) -> None:
+    table = grid(table_from_rows(rows[0], rows[1:]), "sheet.xlsx")
+    assert followed(question, table)[0].result.values == values
+
+
+def test_full_said_of_no_column_is_no_comparison() -> None:
+    staff = grid(
+        table_from_rows(
+            ["Name", "Hours", "Contract"],
+            [["Ann", "37", "Full time"], ["Bo", "20", "Part time"], ["Cy", "37", "Full time"]],
+        ),
+        "staff.csv",
+    )
+    best = followed("Which staff work full time?", staff)[0]
+    assert best.result.values == ["Ann", "Cy"]
