@@ -59,7 +59,7 @@ def column_change(question: str, grid: Grid) -> Candidate | None:
     named = named_amount_columns(words, grid)
     if len(named) != 2:
         return None
-    conditions = _one_row(question, grid)
+    conditions = one_row(question, grid)
     if conditions is None:
         return None  # no row named, or two: "more than China" compares rows, not columns
     row = kept_rows(grid, conditions)[0]
@@ -78,7 +78,7 @@ def column_change(question: str, grid: Grid) -> Candidate | None:
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
 
 
-def _one_row(question: str, grid: Grid) -> tuple | None:
+def one_row(question: str, grid: Grid) -> tuple | None:
     """Return the condition naming the one row a question is about by a text cell (or by a
     part of it, knowledge/tables/partial.py), or None when it names none or several."""
     said = mentions(read_question(question), grid)
@@ -129,7 +129,7 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     first, last = (min(named), max(named)) if named else (periods[0], periods[-1])
     if any(index not in periods for index in range(first, last + 1)):
         return None
-    conditions = _one_row(question, grid)
+    conditions = one_row(question, grid)
     if conditions is None:
         return None
     program = Program(op, target=last, key=first, conditions=conditions)
@@ -178,7 +178,7 @@ def row_extreme(question: str, grid: Grid) -> Candidate | None:
     if len(named) not in (0, 2):
         return None
     first, last = (min(named), max(named)) if named else (periods[0], periods[-1])
-    conditions = _one_row(question, grid)
+    conditions = one_row(question, grid)
     if (
         conditions is None
         and _EVERY_ROW.search(" ".join(words))

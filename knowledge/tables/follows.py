@@ -47,7 +47,7 @@ from knowledge.tables.kept import (
     names_every_kept_row,
     reads_no_unasked_row,
 )
-from knowledge.tables.money import money_total
+from knowledge.tables.money import money_along_a_row, money_total
 from knowledge.tables.offered import offered_row, picks_an_offered_cell
 from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Grid, Program, display, fold, kept_rows, run
@@ -483,6 +483,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         period_total(question, grid),
         against_column(question, grid),
         money_total(question, grid),
+        money_along_a_row(question, grid),
         over_every_month(question, grid, every, follows_the_question),
         top_rows(question, grid, found),
     )

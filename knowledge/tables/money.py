@@ -11,9 +11,11 @@ exactly one column of money (its cells' currency, or a currency in its header: "
 
 from __future__ import annotations
 
+import re
+
 from knowledge.tables.asked import is_a_time
 from knowledge.tables.cells import DATE, is_money, says_yes_or_no
-from knowledge.tables.change import named_amount_columns
+from knowledge.tables.change import named_amount_columns, one_row
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.flags import OWED
 from knowledge.tables.parser import Candidate
@@ -116,3 +118,39 @@ def names_the_amount_owed(question: str, choice: TableChoice) -> bool:
         says_yes_or_no(columns[c.column]) for c in choice.best.program.conditions
     )
     return amounts == [target] and bool(money) and owed
+
+
+# A table's label that says its amounts are money: "Production costs, 2025-26 season (GBP)".
+_MONEY_LABEL = re.compile(r"\b(?:gbp|eur|usd|chf|costs?|budgets?|spend|spending|expenses)\b|[£€$]")
+
+
+def money_along_a_row(question: str, grid: Grid) -> Candidate | None:
+    """Return the total along the row a question names of every column of money ("what did The
+    Snow Queen cost us altogether?" over a table of each show's Set, Costumes, Lighting,
+    Marketing and Fees), when it says a word of totalling and names no amount, and the table's
+    three or more amounts, side by side, are all money (their currency, or a label of costs in
+    GBP; a Rent beside a Deposit is no two parts of one cost); None otherwise."""
+    words = fold(question).split()
+    # ("cost" names no Costumes: a verb of paying names no amount here.)
+    unpaid = [word for word in words if word not in _PAYING]
+    if not (_TOTALLING | {"together"}) & set(words) or named_amount_columns(unpaid, grid):
+        return None
+    amounts = [
+        index for index, column in enumerate(grid.columns)
+        if column.numeric and column.type != DATE and not is_a_time(column)
+        and not getattr(column, "row_total", False)
+    ]  # fmt: skip
+    money = all(is_money(grid.columns[i]) for i in amounts) or (
+        bool(_MONEY_LABEL.search(fold(grid.label)))
+        and not any(grid.columns[i].unit for i in amounts)
+    )
+    if len(amounts) < 3 or not money or amounts != list(range(amounts[0], amounts[-1] + 1)):
+        return None
+    if len({grid.columns[i].unit for i in amounts}) > 1:
+        return None
+    conditions = one_row(question, grid)
+    if conditions is None:
+        return None
+    program = Program("row_sum", target=amounts[-1], key=amounts[0], conditions=conditions)
+    result = run(program, grid)
+    return None if result is None else Candidate(program, result, {}, MONEY_SCORE)

@@ -1,0 +1,55 @@
+"""What one row cost altogether: its amounts of money added up along the row. Asked over tables
+no benchmark holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.tables.build import grid, table_from_rows
+from knowledge.tables.follows import followed
+
+COSTS = [
+    ["Event", "Venue", "Catering", "Staff", "Printing"],
+    ["Spring fair", "£1,200", "£800", "£450", "£120"],
+    ["Gala dinner", "£3,000", "£2,400", "£900", "£300"],
+]
+
+
+@pytest.fixture(scope="module")
+def costs():
+    return grid(table_from_rows(COSTS[0], COSTS[1:]), "events.xlsx › Event costs")
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("What did the Gala dinner cost us altogether?", [6600.0]),
+        ("How much did the Spring fair cost in total?", [2570.0]),
+        # An amount named is read: "cost" names no column here (nor Costumes elsewhere).
+        ("What did we spend on catering in total?", [3200.0]),
+        ("How much did the catering for the Gala dinner cost?", ["£2,400"]),
+    ],
+)
+def test_a_row_s_money_is_added_up_along_it(costs, question, values) -> None:
+    assert followed(question, costs)[0].result.values == values
+
+
+def test_counts_or_two_amounts_of_money_are_no_parts_of_one_cost() -> None:
+    shows = grid(
+        table_from_rows(
+            ["Show", "Performances", "Cast", "Seats sold"],
+            [["Hamlet", "14", "11", "2860"], ["Cats", "12", "7", "2410"]],
+        ),
+        "shows.xlsx › Shows",
+    )
+    flats = grid(
+        table_from_rows(
+            ["Flat", "Rent", "Deposit"], [["A", "£900", "£1,800"], ["B", "£850", "£1,700"]]
+        ),
+        "flats.csv › Flats",
+    )
+    for table, question in (
+        (shows, "How many did Hamlet have altogether?"),
+        (flats, "What does Flat A cost altogether?"),
+    ):
+        assert all(c.program.op != "row_sum" for c in followed(question, table))
