@@ -18,7 +18,7 @@ from knowledge.tables.asked import asked_column
 from knowledge.tables.cells import DATE, TEXT
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Condition, Grid, Program, fold, run
-from knowledge.tables.question import STOPWORDS, stem
+from knowledge.tables.question import STOPWORDS, mentions, read_question, stem
 from knowledge.tables.said import NEGATIONS
 
 _BELOW = frozenset("miss missed misses missing under below short fail failed fails".split())
@@ -40,6 +40,8 @@ def against_column(question: str, grid: Grid) -> Candidate | None:
     if words[:2] == ["how", "much"] or "by" in words[:1]:
         return None  # "by how much did units sold exceed the target?" is a change (change.py)
     filled = _filled(words, grid)
+    if filled is not None and _names_a_row(question, grid):
+        return None  # "is Junior Drama fully booked?" asks of one row: its lookup answers
     found = _reaching(words) if filled is None else (filled[2], -1)
     if found is None:
         return None
@@ -93,7 +95,11 @@ def _filled(words: list[str], grid: Grid) -> tuple[int, int, str] | None:
         if word == "fully" and at + 1 < len(words):
             said = words[at + 1]
         elif words[at : at + 2] == ["in", "full"] and at and not words[at + 2 : at + 3]:
-            said = words[at - 1]
+            # The verb that is filled: "paid their rent in full" fills Paid, not Rent.
+            verbs = [w for w in words[max(0, at - 4) : at] if w in _FILLING]
+            if not verbs:
+                return None
+            said, at = verbs[-1], words.index(verbs[-1], max(0, at - 4))
         else:
             continue
         op = "below" if NEGATIONS & set(words[max(0, at - 3) : at]) else "reaches"
@@ -113,6 +119,8 @@ def _filled(words: list[str], grid: Grid) -> tuple[int, int, str] | None:
     return None
 
 
+# The verbs of what is done in full: "paid in full", "spent their budget in full".
+_FILLING = frozenset("paid repaid settled spent booked funded used delivered staffed".split())
 # The header words of what a column is filled up to: places to book, an amount to pay.
 _WHOLE = frozenset(
     "places capacity seats spaces slots spots limit maximum max amount due total invoiced".split()
@@ -154,3 +162,11 @@ def _unit(column) -> tuple[str, str]:
     currency ("In stock" and "Reorder at" are counts, "Unit price" is in GBP)."""
     found = _UNIT.search(column.name)
     return (fold(found.group(1)) if found else "", column.unit)
+
+
+def _names_a_row(question: str, grid: Grid) -> bool:
+    """Whether the question names a row by a text cell of it."""
+    return any(
+        c.op == "eq" and grid.columns[c.column].type == TEXT
+        for c in mentions(read_question(question), grid)
+    )

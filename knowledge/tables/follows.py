@@ -45,6 +45,7 @@ from knowledge.tables.kept import (
     keeps_every_named_cell,
     keeps_what_it_excludes,
     names_every_kept_row,
+    reads_no_last_row_for_a_last_time,
     reads_no_unasked_row,
 )
 from knowledge.tables.money import money_along_a_row, money_total
@@ -344,7 +345,8 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         and names_every_kept_row(question, grid, candidate)
         and orders_as_asked(question, candidate)
         and not keeps_what_it_excludes(question, candidate)
-        and averages_as_asked(question, candidate)
+        and averages_as_asked(question, grid, candidate)
+        and reads_no_last_row_for_a_last_time(question, candidate)
     ):
         return False
     words = fold(question).split()

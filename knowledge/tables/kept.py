@@ -19,7 +19,7 @@ from knowledge.tables.flags import negated
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, fold, kept_rows
 from knowledge.tables.question import STOPWORDS, asked_direction, stem
-from knowledge.tables.said import says_a_superlative
+from knowledge.tables.said import LAST_TIME, says_a_superlative
 
 
 def keeps_what_it_excludes(question: str, candidate: Candidate) -> bool:
@@ -39,9 +39,18 @@ def keeps_what_it_excludes(question: str, candidate: Candidate) -> bool:
 _AVERAGED = frozenset("average averages averaged mean typical typically usually per avg".split())
 
 
-def averages_as_asked(question: str, candidate: Candidate) -> bool:
-    """Whether a program is no average, or one a word of the question asks for."""
-    return candidate.program.op != "avg" or bool(_AVERAGED & set(fold(question).split()))
+def averages_as_asked(question: str, grid: Grid, candidate: Candidate) -> bool:
+    """Whether a program is no average, or one a word of the question asks for; and no total
+    when the question asks for an average no header says ("on average, how many hours does a
+    refurb take?" adds up no Hours; "the highest average attendance" reads a column)."""
+    words = set(fold(question).split())
+    if candidate.program.op == "sum" and words & _AVERAGE:
+        headers = {word for column in grid.columns for word in fold(column.name).split()}
+        return bool(words & _AVERAGE & headers)
+    return candidate.program.op != "avg" or bool(_AVERAGED & words)
+
+
+_AVERAGE = frozenset("average mean".split())
 
 
 def _named_cells(candidate: Candidate, grid: Grid) -> frozenset[tuple[int, str]]:
@@ -118,3 +127,14 @@ def names_every_kept_row(question: str, grid: Grid, candidate: Candidate) -> boo
     ):
         return True
     return len(kept_rows(grid, program.conditions)) < 2
+
+
+def reads_no_last_row_for_a_last_time(question: str, candidate: Candidate) -> bool:
+    """Whether a program is no last row of the table asked by "last" only as a time before this
+    one ("what did we spend on marketing per production last season, on average?"). On
+    WikiTableQuestions' fit questions that say such a "last" and no other word of place: 30
+    right of 55 with the rule and without it."""
+    if candidate.program.op != "last":
+        return True
+    folded = fold(question)
+    return not (LAST_TIME.search(folded) and folded.split().count("last") == 1)

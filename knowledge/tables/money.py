@@ -120,6 +120,13 @@ def names_the_amount_owed(question: str, choice: TableChoice) -> bool:
     return amounts == [target] and bool(money) and owed
 
 
+# Headers of amounts that are no part of one cost beside the others: a total of them, what
+# was planned or paid against it, a price or a rate, a count.
+_NO_PART = frozenset(
+    "total totals subtotal gross net vat balance paid deposit budget budgeted forecast actual "
+    "planned plan price prices rate rates min max minimum maximum quote quoted agreed qty "
+    "quantity units unit cumulative".split()
+)
 # A table's label that says its amounts are money: "Production costs, 2025-26 season (GBP)".
 _MONEY_LABEL = re.compile(r"\b(?:gbp|eur|usd|chf|costs?|budgets?|spend|spending|expenses)\b|[£€$]")
 
@@ -132,7 +139,8 @@ def money_along_a_row(question: str, grid: Grid) -> Candidate | None:
     GBP; a Rent beside a Deposit is no two parts of one cost); None otherwise."""
     words = fold(question).split()
     # ("cost" names no Costumes: a verb of paying names no amount here.)
-    unpaid = [word for word in words if word not in _PAYING]
+    headers = {word for column in grid.columns for word in fold(column.name).split()}
+    unpaid = [word for word in words if word not in _PAYING or word in headers]
     if not (_TOTALLING | {"together"}) & set(words) or named_amount_columns(unpaid, grid):
         return None
     amounts = [
@@ -146,6 +154,10 @@ def money_along_a_row(question: str, grid: Grid) -> Candidate | None:
     )
     if len(amounts) < 3 or not money or amounts != list(range(amounts[0], amounts[-1] + 1)):
         return None
+    said = {word for i in amounts for word in fold(grid.columns[i].name).split()}
+    said |= set(re.split(r"[\W_]+", fold(grid.label)))
+    if said & _NO_PART or "to" in said:  # ("Spent to Jun": so far, not a part)
+        return None  # a total, a budget beside what was spent, a price: no parts of one cost
     if len({grid.columns[i].unit for i in amounts}) > 1:
         return None
     conditions = one_row(question, grid)

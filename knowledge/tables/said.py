@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from knowledge.tables.cells import MONTHS, unit_seconds
+from knowledge.tables.cells import MONTHS, TEXT, says_yes_or_no, unit_seconds
 from knowledge.tables.programs import Condition, Grid, fold, holds_a_value
 
 # A comparison said before a number: the condition's operator.
@@ -165,6 +165,12 @@ def says_a_superlative(words) -> bool:
     return any(word.endswith("est") and len(word) > 5 for word in words)
 
 
+# "Last season", "last year": a time before this one, not the last row of a table ("the last
+# year they won" is one).
+LAST_TIME = re.compile(
+    r"(?<!\bthe )(?<!\btheir )(?<!\bits )\blast "
+    r"(?:season|year|month|week|quarter|term|summer|autumn|fall|winter|spring|night)\b"
+)
 # The words that deny what follows them ("haven't" folds to "haven t").
 NEGATIONS = frozenset("not never yet t".split())
 # Words that say a thing is not done yet: each with the header word of its being done ("unpaid"
@@ -176,10 +182,11 @@ _UNDONE = {
     # (empty Decision and Awarded cells), "pending", "undecided".
     "pending": "", "awaiting": "", "undecided": "decision", "waiting": "",
 }  # fmt: skip
-_DONE = frozenset(
-    "fixed resolved closed completed done finished repaired paid settled decision decided "
-    "outcome awarded approved replied answered".split()
-)
+_DONE = frozenset("fixed resolved closed completed done finished repaired paid settled".split())
+# Words of a thing awaiting its answer, and the headers of its answer (what "open" and
+# "outstanding" never ask of: a Decision after Closed is no thing still open).
+_AWAITING = frozenset("pending awaiting undecided waiting".split())
+_DECIDED = frozenset("decision decided outcome awarded approved replied answered".split())
 
 
 def still_open(words: list[str], grid: Grid) -> int | None:
@@ -193,15 +200,37 @@ def still_open(words: list[str], grid: Grid) -> int | None:
         if word in _UNDONE and word not in cells and not NEGATIONS & set(words[max(0, at - 3) : at])
         and (word != "waiting" or words[at - 1 : at] == ["still"])  # no waiting time or list
     ]  # fmt: skip
+    # Awaiting an answer: a column of the answer too, not a Yes/No flag (empty says No) nor
+    # one of names ("Decision maker"); the column the question names after it first
+    # ("pending delivery": Delivered).
+    awaiting = bool(_AWAITING & set(said))
+    kinds = _DONE | _DECIDED if awaiting else _DONE
     done = [
         index for index, column in enumerate(grid.columns)
-        if set(fold(column.name).split()) & _DONE
+        if set(fold(column.name).split()) & kinds
+        and not (awaiting and (says_yes_or_no(column) or column.type == TEXT))
         and 0 < sum(not holds_a_value(text) for text in column.texts) < grid.size
     ]  # fmt: skip
     named = {_UNDONE[word] for word in said} - {""}
     if named:
         done = [i for i in done if named & set(fold(grid.columns[i].name).split())]
+    if awaiting:
+        done = _awaited(words, grid) or done
     return done[-1] if said and done else None
+
+
+def _awaited(words: list[str], grid: Grid) -> list[int]:
+    """Return the columns, partly empty, that the word after "pending" or "awaiting" names
+    ("pending delivery": Delivered; "awaiting payment": Paid; "approval": Approved)."""
+    after = [w for at, w in enumerate(words) if at and words[at - 1] in _AWAITING]
+    after += [w for at, w in enumerate(words) if at > 1 and words[at - 2] in _AWAITING]
+    said = {"paid" if w == "payment" else w[:5] for w in after if len(w) > 3}
+    return [
+        index for index, column in enumerate(grid.columns)
+        if {word[:5] for word in fold(column.name).split()} & said
+        and not says_yes_or_no(column) and column.type != TEXT
+        and 0 < sum(not holds_a_value(text) for text in column.texts) < grid.size
+    ]  # fmt: skip
 
 
 # The words before a "number" that counts ("the number of wins", "the highest number").

@@ -49,3 +49,29 @@ def test_waiting_said_otherwise_or_a_cell_that_says_pending_is_no_empty_cell(gra
     best = followed("Which orders are pending?", orders)[0]
     assert best.result.values == ["O1", "O3"]
     assert [c.op for c in best.program.conditions] == ["eq"]
+
+
+def test_still_open_reads_no_decision_and_awaiting_reads_the_column_it_names() -> None:
+    # A review found these read the last column of a decision instead.
+    orders = grid(
+        table_from_rows(
+            ["Order", "Opened", "Closed", "Delivered", "Decision"],
+            [["O1", "2026-01-02", "2026-01-05", "2026-01-04", "2026-01-06"],
+             ["O2", "2026-01-03", "", "", "2026-01-07"],
+             ["O3", "2026-01-04", "", "2026-01-08", ""]],
+        ),
+        "orders.csv",
+    )  # fmt: skip
+    assert followed("Which orders are still open?", orders)[0].result.values == ["O2", "O3"]
+    best = followed("How many orders are pending delivery?", orders)[0]
+    assert best.result.values == [1.0]
+    # An empty cell of a Yes/No flag says No, not "pending".
+    tickets = grid(
+        table_from_rows(
+            ["Ticket", "Closed", "Approved"],
+            [["T1", "2026-01-05", "Yes"], ["T2", "", "No"], ["T3", "", ""]],
+        ),
+        "tickets.csv",
+    )
+    found = followed("Which tickets are pending?", tickets)
+    assert all(c.column != 2 for c in found[0].program.conditions)

@@ -48,3 +48,17 @@ def test_full_said_of_no_column_is_no_comparison() -> None:
     )
     best = followed("Which staff work full time?", staff)[0]
     assert best.result.values == ["Ann", "Cy"]
+
+
+def test_one_row_named_or_the_thing_paid_for_is_no_column_filled() -> None:
+    # A review found these read the wrong rows or the wrong column.
+    rent = grid(
+        table_from_rows(
+            ["Tenant", "Rent", "Paid"], [["Ann", "£900", "£900"], ["Bo", "£800", "£400"]]
+        ),
+        "rent.csv",
+    )
+    best = followed("Has Bo paid in full?", rent)[0]
+    assert all(c.op != "reaches" for c in best.program.conditions)
+    best = followed("Which tenants have not paid their rent in full?", rent)[0]
+    assert best.result.values == ["Bo"]

@@ -53,3 +53,19 @@ def test_counts_or_two_amounts_of_money_are_no_parts_of_one_cost() -> None:
         (flats, "What does Flat A cost altogether?"),
     ):
         assert all(c.program.op != "row_sum" for c in followed(question, table))
+
+
+@pytest.mark.parametrize(
+    ("header", "label"),
+    [
+        (["Project", "Budget", "Actual", "Forecast"], "capex.xlsx › Refit"),
+        (["Event", "Venue", "Catering", "Total"], "events.xlsx › Costs"),
+        (["Project", "Spent to Mar", "Spent to Jun", "Spent to Sep"], "capex.xlsx › Spend"),
+        (["Hotel", "Single", "Double", "Suite"], "hotels.xlsx › Room rates"),
+    ],
+)
+def test_totals_budgets_so_far_and_prices_are_no_parts_of_one_cost(header, label) -> None:
+    # A review found each of these added up.
+    table = grid(table_from_rows(header, [["Refit", "£5,000", "£6,000", "£7,000"]]), label)
+    found = followed("What did the Refit cost us altogether?", table)
+    assert all(c.program.op != "row_sum" for c in found)
