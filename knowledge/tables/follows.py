@@ -49,13 +49,17 @@ from knowledge.tables.kept import (
     reads_no_unasked_row,
 )
 from knowledge.tables.money import money_along_a_row, money_total
-from knowledge.tables.offered import offered_row, picks_an_offered_cell
+from knowledge.tables.offered import (
+    added_pair,
+    counted_options,
+    offered_row,
+    picks_an_offered_cell,
+)
 from knowledge.tables.parser import Candidate, ranked
-from knowledge.tables.programs import Grid, Program, display, fold, kept_rows, run
+from knowledge.tables.programs import Grid, display, fold, kept_rows
 from knowledge.tables.question import (
     RANK_WORDS,
     asked_direction,
-    header_overlap,
     read_question,
     said_as,
     stem,
@@ -381,7 +385,17 @@ def by_answer(found: list[Candidate]) -> list[Candidate]:
     if not mass:
         return found
     best = max(mass, key=mass.__getitem__)  # the first of equal masses: the likeliest program's
-    return [c for c in found if _answer(c) == best] + [c for c in found if _answer(c) != best]
+    # Of the programs that agree, the one that reads the most of what the question says leads:
+    # "Abbey Fields" whole, not "fields" (a name said in part: tables/partial.py).
+    agree = sorted((c for c in found if _answer(c) == best), key=_reads_said, reverse=True)
+    return agree + [c for c in found if _answer(c) != best]
+
+
+def _reads_said(candidate: Candidate) -> int:
+    program = candidate.program
+    return sum(
+        len(str(c.value)) for c in program.conditions + program.anchors if c.op == "contains"
+    )
 
 
 def _answer(candidate: Candidate) -> tuple:
@@ -391,68 +405,6 @@ def _answer(candidate: Candidate) -> tuple:
     if not candidate.result.rows:
         return (id(candidate),)
     return tuple(display(value) for value in candidate.result.values)
-
-
-# Words that add two named rows up, and words that compare them instead ("how many more …
-# than … combined" compares).
-_ADDS_UP = frozenset("combined together altogether total sum add added".split())
-_COMPARES = frozenset("more less fewer than difference differ minus".split())
-
-
-def added_pair(question: str, grid: Grid, found: list[Candidate]) -> Candidate | None:
-    """Return the sum of the two rows the question names when it adds them up ("How many beds
-    do Braga and Faro have combined?", "the total land area of Toronto and Hamilton"), or None.
-    The ranker proposes those two rows compared on a column (their difference,
-    the more or the less), never added; the sum reads the column of the likeliest comparison,
-    and is as likely as the comparisons of those rows on that column together."""
-    words = set(fold(question).split())
-    if not words & _ADDS_UP or words & _COMPARES:
-        return None
-    pairs = [c for c in found if c.program.op in ("diff", "more", "less")]
-    if not pairs:
-        return None
-    likeliest = max(pairs, key=lambda c: c.score).program
-    program = Program("plus", key=likeliest.key, anchors=likeliest.anchors)
-    result = run(program, grid)
-    if result is None:
-        return None
-    score = sum(
-        c.score for c in pairs
-        if (c.program.key, c.program.anchors) == (program.key, program.anchors)
-    )  # fmt: skip
-    return Candidate(program, result, {}, score)
-
-
-# Words that ask which of two named things has more, or fewer.
-_MORE = frozenset("more most larger largest greater greatest".split())
-_FEWER = frozenset("fewer fewest less least".split())
-
-
-def counted_options(question: str, grid: Grid, found: list[Candidate]) -> Candidate | None:
-    """Return which of two named cells more (or fewer) rows hold when the question compares them
-    on no column ("are there more films in Tamil or Telugu?", "who had more drivers, Team Avanti
-    or Motaworld Racing?"), or None. The ranker compares two named rows on a numeric column,
-    the likeliest it can find even when the question names none; a cell that several rows hold
-    is a group, and "more" of it is more rows."""
-    words = set(fold(question).split())
-    asks = "more" if words & _MORE else "less" if words & _FEWER else ""
-    if not asks or words & _MORE and words & _FEWER:
-        return None
-    pairs = [c for c in found if c.program.op in ("more", "less") and c.program.key is not None]
-    if not pairs:
-        return None
-    anchors = max(pairs, key=lambda c: c.score).program.anchors
-    read = read_question(question)
-    if any(column.numeric and header_overlap(column.name, read) >= 0.5 for column in grid.columns):
-        return None  # it names the column to compare on
-    if max(len(kept_rows(grid, (anchor,))) for anchor in anchors) < 2:
-        return None  # two rows, not two groups
-    program = Program(asks, anchors=anchors)
-    result = run(program, grid)
-    if result is None:
-        return None
-    score = sum(c.score for c in pairs if c.program.anchors == anchors)
-    return Candidate(program, result, {}, score)
 
 
 def followed(question: str, grid: Grid, weights: dict[int, float] | None = None) -> list[Candidate]:

@@ -14,8 +14,8 @@ import re
 from collections import defaultdict
 
 from knowledge.tables.parser import Candidate
-from knowledge.tables.programs import Condition, Grid, Program, display, fold, run
-from knowledge.tables.question import is_outcome, mentions, read_question
+from knowledge.tables.programs import Condition, Grid, Program, display, fold, kept_rows, run
+from knowledge.tables.question import header_overlap, is_outcome, mentions, read_question
 
 # Words that may stand between "or" and the second thing offered ("for Houston or for
 # Jacksonville", "against Virginia Tech or Alabama").
@@ -171,3 +171,65 @@ def _offered_from(
     # The thing offered once, however many rows hold it.
     result.values = [as_offered(cells.texts[row], holding[0])]
     return Candidate(program, result, {}, OFFERED_RIGHT)
+
+
+# Words that add two named rows up, and words that compare them instead ("how many more …
+# than … combined" compares).
+_ADDS_UP = frozenset("combined together altogether total sum add added".split())
+_COMPARES = frozenset("more less fewer than difference differ minus".split())
+
+
+def added_pair(question: str, grid: Grid, found: list[Candidate]) -> Candidate | None:
+    """Return the sum of the two rows the question names when it adds them up ("How many beds
+    do Braga and Faro have combined?", "the total land area of Toronto and Hamilton"), or None.
+    The ranker proposes those two rows compared on a column (their difference,
+    the more or the less), never added; the sum reads the column of the likeliest comparison,
+    and is as likely as the comparisons of those rows on that column together."""
+    words = set(fold(question).split())
+    if not words & _ADDS_UP or words & _COMPARES:
+        return None
+    pairs = [c for c in found if c.program.op in ("diff", "more", "less")]
+    if not pairs:
+        return None
+    likeliest = max(pairs, key=lambda c: c.score).program
+    program = Program("plus", key=likeliest.key, anchors=likeliest.anchors)
+    result = run(program, grid)
+    if result is None:
+        return None
+    score = sum(
+        c.score for c in pairs
+        if (c.program.key, c.program.anchors) == (program.key, program.anchors)
+    )  # fmt: skip
+    return Candidate(program, result, {}, score)
+
+
+# Words that ask which of two named things has more, or fewer.
+_MORE = frozenset("more most larger largest greater greatest".split())
+_FEWER = frozenset("fewer fewest less least".split())
+
+
+def counted_options(question: str, grid: Grid, found: list[Candidate]) -> Candidate | None:
+    """Return which of two named cells more (or fewer) rows hold when the question compares them
+    on no column ("are there more films in Tamil or Telugu?", "who had more drivers, Team Avanti
+    or Motaworld Racing?"), or None. The ranker compares two named rows on a numeric column,
+    the likeliest it can find even when the question names none; a cell that several rows hold
+    is a group, and "more" of it is more rows."""
+    words = set(fold(question).split())
+    asks = "more" if words & _MORE else "less" if words & _FEWER else ""
+    if not asks or words & _MORE and words & _FEWER:
+        return None
+    pairs = [c for c in found if c.program.op in ("more", "less") and c.program.key is not None]
+    if not pairs:
+        return None
+    anchors = max(pairs, key=lambda c: c.score).program.anchors
+    read = read_question(question)
+    if any(column.numeric and header_overlap(column.name, read) >= 0.5 for column in grid.columns):
+        return None  # it names the column to compare on
+    if max(len(kept_rows(grid, (anchor,))) for anchor in anchors) < 2:
+        return None  # two rows, not two groups
+    program = Program(asks, anchors=anchors)
+    result = run(program, grid)
+    if result is None:
+        return None
+    score = sum(c.score for c in pairs if c.program.anchors == anchors)
+    return Candidate(program, result, {}, score)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from knowledge.tables.cells import DATE, DURATION, leading_number
 from knowledge.tables.flags import flag_conditions, negated
 from knowledge.tables.having import had_conditions
+from knowledge.tables.partial import named_in_part
 from knowledge.tables.programs import Condition, Grid, fold, holds_a_value, kept_rows
 from knowledge.tables.said import (
     COMPARE_AFTER,
@@ -442,6 +443,10 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
             if column.numeric:
                 key = (index, f"{op}{value}")
                 found.setdefault(key, Condition(index, op, value, f"{op} {value:g}"))
+    # "Abbey Fields" of the row "Abbey Fields Primary": a name said in part (tables/partial.py).
+    in_part = named_in_part(question.text, grid)
+    if in_part is not None:
+        found.setdefault((in_part.column, str(in_part.value)), in_part)
     ranked = sorted(
         found.values(),
         key=lambda c: (c.op != "eq", -len(str(c.value)), c.column),

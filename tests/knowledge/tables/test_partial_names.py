@@ -73,3 +73,22 @@ def test_a_name_in_part_that_keeps_no_one_row_names_none(rows, question) -> None
         or best.program.op != "change"
         or not uses_its_names(question, TableChoice(0, 0, "people.xlsx", table, best, 1.0))
     )
+
+
+def test_a_name_said_in_part_is_a_condition_the_program_reads_whole() -> None:
+    courses = grid(
+        table_from_rows(
+            ["School", "Level", "First session", "Last session"],
+            [["Northgate Primary School", "Level 2", "20 April 2026", "24 April 2026"],
+             ["Abbey Fields Primary", "Level 2", "8 June 2026", "12 June 2026"],
+             ["Riverside Primary", "Level 1", "6 July 2026", "8 July 2026"]],
+        ),
+        "courses.docx › Bikeability courses, summer term 2026",
+    )  # fmt: skip
+    question = "When does the Bikeability course at Abbey Fields start?"
+    best = followed(question, courses)[0]
+    # Of the programs that agree, the one reading "abbey fields", not "fields"; the course
+    # starts at its First session; "Bikeability" is the table's own word, no row's name.
+    assert [c.value for c in best.program.conditions] == ["abbey fields"]
+    assert best.program.target == 2 and best.result.values == ["8 June 2026"]
+    assert uses_its_names(question, TableChoice(0, 0, "courses.docx", courses, best, 1.0))
