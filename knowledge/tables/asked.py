@@ -31,7 +31,6 @@ from knowledge.tables.programs import (
     run,
 )
 from knowledge.tables.question import STOPWORDS, is_outcome, mentions, read_question, stem
-from knowledge.tables.said import LAST_TIME
 
 # Words after "how many" that name no amount ("how many of the players", "how many more").
 AMOUNT_FILLERS = frozenset("of the more less fewer total different distinct".split())
@@ -476,7 +475,7 @@ def orders_as_asked(question: str, candidate: Candidate) -> bool:
     ("Which nations won only one medal?" names none, and its least is its answer.)"""
     if candidate.program.op not in ("argmax", "argmin"):
         return True
-    words = set(LAST_TIME.sub(" ", fold(question)).split())  # ("last season" orders nothing)
+    words = set(fold(question).split())
     if not words & _AGGREGATE_NAMES:
         return True
     return bool(words & ASKS_ORDER) or any(w.endswith("est") and len(w) > 5 for w in words)

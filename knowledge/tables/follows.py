@@ -45,7 +45,6 @@ from knowledge.tables.kept import (
     keeps_every_named_cell,
     keeps_what_it_excludes,
     names_every_kept_row,
-    reads_no_last_row_for_a_last_time,
     reads_no_unasked_row,
 )
 from knowledge.tables.money import money_along_a_row, money_total
@@ -54,6 +53,7 @@ from knowledge.tables.offered import (
     counted_options,
     offered_row,
     picks_an_offered_cell,
+    summed_values,
 )
 from knowledge.tables.parser import Candidate, ranked
 from knowledge.tables.programs import Grid, display, fold, kept_rows
@@ -350,7 +350,6 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         and orders_as_asked(question, candidate)
         and not keeps_what_it_excludes(question, candidate)
         and averages_as_asked(question, grid, candidate)
-        and reads_no_last_row_for_a_last_time(question, candidate)
     ):
         return False
     words = fold(question).split()
@@ -391,10 +390,12 @@ def by_answer(found: list[Candidate]) -> list[Candidate]:
     return agree + [c for c in found if _answer(c) != best]
 
 
-def _reads_said(candidate: Candidate) -> int:
+def _reads_said(candidate: Candidate) -> bool:
+    """Whether a program reads a name of two words or more said in part ("abbey fields")."""
     program = candidate.program
-    return sum(
-        len(str(c.value)) for c in program.conditions + program.anchors if c.op == "contains"
+    return any(
+        c.op == "contains" and len(str(c.value).split()) > 1
+        for c in program.conditions + program.anchors
     )
 
 
@@ -439,6 +440,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         money_total(question, grid),
         money_along_a_row(question, grid),
         over_every_month(question, grid, every, follows_the_question),
+        summed_values(question, grid, found),
         top_rows(question, grid, found),
     )
     for made in made_by_rules:

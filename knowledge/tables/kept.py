@@ -19,7 +19,7 @@ from knowledge.tables.flags import negated
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, fold, kept_rows
 from knowledge.tables.question import STOPWORDS, asked_direction, stem
-from knowledge.tables.said import LAST_TIME, says_a_superlative
+from knowledge.tables.said import says_a_superlative
 
 
 def keeps_what_it_excludes(question: str, candidate: Candidate) -> bool:
@@ -127,14 +127,3 @@ def names_every_kept_row(question: str, grid: Grid, candidate: Candidate) -> boo
     ):
         return True
     return len(kept_rows(grid, program.conditions)) < 2
-
-
-def reads_no_last_row_for_a_last_time(question: str, candidate: Candidate) -> bool:
-    """Whether a program is no last row of the table asked by "last" only as a time before this
-    one ("what did we spend on marketing per production last season, on average?"). On
-    WikiTableQuestions' fit questions that say such a "last" and no other word of place: 30
-    right of 55 with the rule and without it."""
-    if candidate.program.op != "last":
-        return True
-    folded = fold(question)
-    return not (LAST_TIME.search(folded) and folded.split().count("last") == 1)

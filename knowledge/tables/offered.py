@@ -233,3 +233,33 @@ def counted_options(question: str, grid: Grid, found: list[Candidate]) -> Candid
         return None
     score = sum(c.score for c in pairs if c.program.anchors == anchors)
     return Candidate(program, result, {}, score)
+
+
+# Words that ask for what several named rows come to: "what are the two Castlebridge Council
+# contracts worth between them?", "their fees combined".
+_TOGETHER = frozenset("total altogether combined together overall".split())
+_NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def summed_values(question: str, grid: Grid, found: list[Candidate]) -> Candidate | None:
+    """Return the sum of the amounts the likeliest program reads of several kept rows (lists,
+    or takes the first, the last, the least or the most of) when the question asks what they
+    come to together (a word of totalling, or "between them"), or None: the ranker reads the
+    first of the two contracts' Values where the question asks for their total."""
+    folded = fold(question)
+    words = set(folded.split())
+    if not found or not (words & _TOGETHER or "between them" in folded):
+        return None
+    program = found[0].program
+    column = program.key if program.op in ("min", "max") else program.target
+    kept = len(kept_rows(grid, program.conditions))
+    # A program that reads one of the rows sums them only when the question says how many
+    # they are ("the two … contracts", "both"): "the total number of events" is no sum.
+    counted = kept == 2 and "both" in words or _NUMBER_WORDS.get(kept, "-") in words
+    if program.op != "values" and not (counted and program.op in ("first", "last", "min", "max")):
+        return None
+    if column is None or not grid.columns[column].numeric or kept < 2:
+        return None
+    made = Program("sum", key=column, conditions=program.conditions)
+    result = run(made, grid)
+    return None if result is None else Candidate(made, result, {}, found[0].score)

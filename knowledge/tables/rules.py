@@ -194,14 +194,16 @@ def holds_what_it_orders_by(question: str, grid: Grid) -> bool:
 
 def uses_its_names(question: str, choice: TableChoice) -> bool:
     """Whether the program reads every name the question says (a capitalised word that is no
-    column header nor a word of the table's label), whole or in part: "the Berlin office" counted over offices that are not
+    column header nor a word of the table's label no cell holds), whole or in part: "the Berlin office" counted over offices that are not
     Berlin answers another question, so the passages answer it, or nothing does."""
     program, grid = choice.best.program, choice.grid
     named = program.conditions + program.anchors
     used = fold(" ".join(f"{c.value} {c.said}" for c in named))
     # A header said in full is a header too: "February" names the column Feb.
     headers = {stem(word) for column in grid.columns for word in fold(column.name).split()}
-    headers |= {stem(word) for word in fold(grid.label).split()}  # ("Bikeability courses")
+    # The label's words that no cell holds ("Bikeability courses"; not "North region sales").
+    cells = {word for column in grid.columns for value in column.folded for word in value.split()}
+    headers |= {stem(word) for word in fold(grid.label).split() if word not in cells}
     for name in _NAME.findall(question.strip()):
         words = [w for w in fold(name).split() if w not in STOPWORDS and stem(w) not in headers]
         if words and not all(f" {word} " in f" {used} " for word in words):
@@ -242,6 +244,8 @@ def asks_for_its_operation(question: str, choice: TableChoice) -> bool:
     program = choice.best.program
     if program.op in ("sum", "avg") and any(c.op == "months" for c in program.conditions):
         return True  # "what did energy cost over the first quarter?": its months added up
+    if program.op == "sum" and "between them" in fold(question):
+        return True  # "what are the two contracts worth between them?"
     return _asked(without_periods(question, choice.grid), program.op)
 
 

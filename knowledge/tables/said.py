@@ -165,12 +165,6 @@ def says_a_superlative(words) -> bool:
     return any(word.endswith("est") and len(word) > 5 for word in words)
 
 
-# "Last season", "last year": a time before this one, not the last row of a table ("the last
-# year they won" is one).
-LAST_TIME = re.compile(
-    r"(?<!\bthe )(?<!\btheir )(?<!\bits )\blast "
-    r"(?:season|year|month|week|quarter|term|summer|autumn|fall|winter|spring|night)\b"
-)
 # The words that deny what follows them ("haven't" folds to "haven t").
 NEGATIONS = frozenset("not never yet t".split())
 # Words that say a thing is not done yet: each with the header word of its being done ("unpaid"

@@ -69,3 +69,17 @@ def test_totals_budgets_so_far_and_prices_are_no_parts_of_one_cost(header, label
     table = grid(table_from_rows(header, [["Refit", "£5,000", "£6,000", "£7,000"]]), label)
     found = followed("What did the Refit cost us altogether?", table)
     assert all(c.program.op != "row_sum" for c in found)
+
+
+def test_the_two_rows_a_question_counts_are_added_up_between_them() -> None:
+    contracts = grid(
+        table_from_rows(
+            ["Ref", "Client", "Value", "Paid"],
+            [["C1", "Castlebridge Council", "£7,250", "£7,250"], ["C2", "St Mary's", "£1,480", ""],
+             ["C3", "Castlebridge Council", "£9,400", "£0"]],
+        ),
+        "contracts.csv",
+    )  # fmt: skip
+    question = "What are the two Castlebridge Council contracts worth between them?"
+    best = followed(question, contracts)[0]
+    assert best.program.op == "sum" and best.result.values == [16650.0]

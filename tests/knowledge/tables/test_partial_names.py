@@ -92,3 +92,31 @@ def test_a_name_said_in_part_is_a_condition_the_program_reads_whole() -> None:
     assert [c.value for c in best.program.conditions] == ["abbey fields"]
     assert best.program.target == 2 and best.result.values == ["8 June 2026"]
     assert uses_its_names(question, TableChoice(0, 0, "courses.docx", courses, best, 1.0))
+
+
+def test_a_label_word_a_cell_holds_is_a_name_to_read_and_fragments_are_no_name() -> None:
+    # A review found these admitted: "North" of the label "North region sales" is a row's Region
+    # too, so a program that does not read it answers another question.
+    sales = grid(
+        table_from_rows(
+            ["Rep", "Region", "Sales"],
+            [["Ann", "North", "400"], ["Bob", "South", "900"], ["Cy", "North", "500"]],
+        ),
+        "sales.xlsx › North region sales",
+    )
+    question = "Who had the most sales in the North?"
+    best = followed(question, sales)[0]
+    choice = TableChoice(0, 0, "sales.xlsx", sales, best, 1.0)
+    assert best.result.values == ["Cy"] or not uses_its_names(question, choice)
+    # Two one-word fragments ("market", "street") are no name said in part.
+    venues = grid(
+        table_from_rows(
+            ["Venue", "Address", "Capacity"],
+            [["Town Hall", "12 Market Street", "400"], ["Market Hall", "3 High Street", "300"]],
+        ),
+        "venues.md › Venues",
+    )
+    question = "What is the capacity of the venue on Market Street?"
+    best = followed(question, venues)[0]
+    choice = TableChoice(0, 0, "venues.md", venues, best, 1.0)
+    assert best.result.values == ["400"] or not uses_its_names(question, choice)
