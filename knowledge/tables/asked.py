@@ -154,6 +154,16 @@ def _head_noun(noun: str, rest: str, grid: Grid) -> str:
     ("which delivery partner is fastest?" asks for a Partner, not a Delivery time; "which
     vendor contracts does she own?" for a Vendor)."""
     words = rest.split()
+    # "Which of the refurbished bikes …" of "Refurbished bikes": the noun the rows are, not
+    # the participle before it that a header says too (Refurbished by).
+    if (
+        words
+        and noun.endswith("ed")
+        and words[0] not in STOPWORDS
+        and _names_the_table(words[0], grid)
+        and any(stem(noun) in _header_stems(column) for column in grid.columns)
+    ):
+        return words[0]
     if len(words) < 2 or words[1] not in _PHRASE_ENDS or words[0] in STOPWORDS:
         return noun
 

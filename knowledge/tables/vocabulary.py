@@ -55,6 +55,12 @@ IMPLIED_HEADERS = {
 # A lease or a contract that runs out (or expires) ends: "when does the roof lease run out?"
 # reads Lease ends, or an Expiry; not a supply that runs out of something.
 IMPLIED_BY_PHRASE = (
+    # The time a job took, as much or as little of it, is its hours or minutes ("the least time
+    # to do up"); not "full time", "what time", "each time".
+    (
+        re.compile(r"\b(?:least|most|less|more|much|longest|shortest|total) time\b"),
+        ("hours", "hrs", "minutes", "mins"),
+    ),
     (re.compile(r"\bcharges? (?:for|per)\b"), ("price", "fee", "cost")),
     (
         re.compile(r"\b(?:runs?|ran) out\b(?! of)|\bexpir(?:e|es|ed|ing)\b"),

@@ -56,3 +56,20 @@ def test_which_of_the_plural_with_a_superlative_asks_for_one_row() -> None:
     )  # fmt: skip
     found = followed("Which of the hotels in York is the cheapest?", hotels)
     assert [c for c in found if c.program.conditions][0].result.values == ["Minster Inn"]
+
+
+def test_the_noun_the_rows_are_is_asked_for_and_time_is_hours() -> None:
+    # "Refurbished" is a header word (Refurbished by) and an adjective of the rows: the noun
+    # asked for is the one the table's label names, last; the least time is the least Hours.
+    refurbs = grid(
+        table_from_rows(
+            ["Stock no.", "Bike", "Refurbished by", "Hours", "Price"],
+            [["R-301", "Dawes Galaxy", "Ellen Doyle", "9", "£240"],
+             ["R-302", "Islabikes Beinn", "Joe Whitlock", "3", "£150"],
+             ["R-303", "Raleigh Pioneer", "Rhys Calloway", "6", "£95"]],
+        ),
+        "refurbished-bikes.html › Refurbished bikes",
+    )  # fmt: skip
+    question = "Which of the refurbished bikes took the least time to do up?"
+    assert asked_column(question, refurbs) == 1
+    assert followed(question, refurbs)[0].result.values == ["Islabikes Beinn"]
