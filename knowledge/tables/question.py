@@ -97,6 +97,16 @@ def said_as(word: str) -> set[str]:
     return {stem(word)} | {stem(header) for header in IMPLIED_HEADERS.get(word, ())}
 
 
+def said_by_phrase(folded: str) -> set[str]:
+    """Return the stems of the headers a phrase of the question names ("the least time": hours)."""
+    return {
+        stem(header)
+        for phrase, headers in IMPLIED_BY_PHRASE
+        if phrase.search(folded)
+        for header in headers
+    }  # fmt: skip
+
+
 def read_question(text: str) -> Question:
     folded = fold(text)
     words = folded.split()
@@ -142,12 +152,7 @@ def read_question(text: str) -> Question:
         cues=cues,
         content=list(dict.fromkeys(w for w in cues if w not in STOPWORDS))[:8],
         stems={said for word in words if word not in STOPWORDS for said in said_as(word)}
-        | {
-            stem(header)
-            for phrase, headers in IMPLIED_BY_PHRASE
-            if phrase.search(folded)
-            for header in headers
-        }  # fmt: skip
+        | said_by_phrase(folded)
         | set(said_periods(folded)),
         numbers=numbers,
         direction=asked_direction(words),
@@ -388,6 +393,23 @@ def _waiting_conditions(
                 found.setdefault((index, value), Condition(index, "eq", value, text))
 
 
+def _compound_and_duration_conditions(question: Question, grid: Grid, found: dict) -> None:
+    padded = f" {question.folded} "
+    # "High-priority repairs": the rows whose Priority says High ("not high-priority": others).
+    for cell, header, said in said_compounds(question.folded):
+        for index, column in enumerate(grid.columns):
+            if cell in column.folded and stem(header) in {
+                stem(w) for w in header_words(column.name)
+            }:
+                op, mark = ("ne", "!") if negated(padded, said) else ("eq", "")
+                found.setdefault((index, mark + cell), Condition(index, op, cell, said))
+    # "Which suppliers deliver within two days?": a column of durations, compared in seconds.
+    for seconds, op, said in said_durations(question.folded):
+        for index, column in enumerate(grid.columns):
+            if column.type == DURATION:
+                found.setdefault((index, f"{op}{seconds}"), Condition(index, op, seconds, said))
+
+
 def mentions(question: Question, grid: Grid) -> list[Condition]:
     """Return the conditions the question names: cells it says whole (eq), a content word or
     two it shares with cells (contains), numbers it compares a numeric column against."""
@@ -416,19 +438,7 @@ def mentions(question: Question, grid: Grid) -> list[Condition]:
     _waiting_conditions(question, grid, found)
     antonym_conditions(question.words, grid, found, STOPWORDS)
     had_conditions(question.words, grid, found)
-    # "High-priority repairs": the rows whose Priority says High ("not high-priority": others).
-    for cell, header, said in said_compounds(question.folded):
-        for index, column in enumerate(grid.columns):
-            if cell in column.folded and stem(header) in {
-                stem(w) for w in header_words(column.name)
-            }:
-                op, mark = ("ne", "!") if negated(padded, said) else ("eq", "")
-                found.setdefault((index, mark + cell), Condition(index, op, cell, said))
-    # "Which suppliers deliver within two days?": a column of durations, compared in seconds.
-    for seconds, op, said in said_durations(question.folded):
-        for index, column in enumerate(grid.columns):
-            if column.type == DURATION:
-                found.setdefault((index, f"{op}{seconds}"), Condition(index, op, seconds, said))
+    _compound_and_duration_conditions(question, grid, found)
     for value, op in question.numbers:
         if not op and value.is_integer() and 1000 <= value <= 2100:
             # "How many rebounds in 1978?": the rows of a date column in that year (when

@@ -22,6 +22,7 @@ from knowledge.tables.change import period_words
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.counted import counted_by_header
 from knowledge.tables.follows import AMOUNT_CUES
+from knowledge.tables.kept import asks_for_the_only_row
 from knowledge.tables.money import names_the_amount_owed
 from knowledge.tables.parser import Candidate
 from knowledge.tables.partial import row_named_in_part
@@ -32,6 +33,7 @@ from knowledge.tables.question import (
     header_overlap,
     read_question,
     said_as,
+    said_by_phrase,
     stem,
 )
 from knowledge.tables.said import (
@@ -183,6 +185,8 @@ def holds_what_it_orders_by(question: str, grid: Grid) -> bool:
         for value in column.folded:
             vocabulary.update(value.split())
     known = {stem(word) for word in vocabulary} | {word[:5] for word in vocabulary}
+    if said_by_phrase(" ".join(words)) & known:
+        return True  # "the least time" of a column of Hours
     for index, word in enumerate(words):
         if word not in AMOUNT_CUES:
             continue
@@ -329,21 +333,6 @@ def _read_from_table(question: str, choice: TableChoice) -> bool:
     or it is the only row its condition keeps where the question asks for the only one."""
     return choice.best.program.op not in ("count", "distinct") and (
         not unaccounted(question, choice) or asks_for_the_only_row(question, choice)
-    )
-
-
-def asks_for_the_only_row(question: str, choice: TableChoice) -> bool:
-    """Whether the question asks for the one row a condition keeps ("the only album released
-    in 2001", "which racer only had 4 points?") and the program's condition keeps exactly one:
-    that no other row holds it is what the table says, and no row's chunk alone. On the dev
-    fifth of WikiTableQuestions' training tables, such lookups that the passages left
-    unanswered were right 7 times in 10 on half a, 5 in 7 on half b (CHANGELOG, 2026-12-05)."""
-    program = choice.best.program
-    return (
-        "only" in fold(question).split()
-        and program.op == "values"
-        and bool(program.conditions)
-        and len(kept_rows(choice.grid, program.conditions)) == 1
     )
 
 

@@ -392,8 +392,8 @@ def test_the_only_row_a_condition_keeps_is_read_from_the_table(
 
 
 def test_no_only_row_when_the_condition_keeps_two() -> None:
+    from knowledge.tables.kept import asks_for_the_only_row
     from knowledge.tables.programs import Condition
-    from knowledge.tables.rules import asks_for_the_only_row
 
     program = Program("values", target=0, conditions=(Condition(1, "eq", "64", "64"),))
     result = Result(["Gdansk", "Braga"], [1, 3])

@@ -8,6 +8,7 @@ import pytest
 from knowledge.tables.asked import asked_column
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.follows import followed
+from knowledge.tables.rules import holds_what_it_orders_by
 
 HALLS = [
     ["Hall", "Town", "Our share of the takings", "Seats", "Step-free"],
@@ -73,3 +74,5 @@ def test_the_noun_the_rows_are_is_asked_for_and_time_is_hours() -> None:
     question = "Which of the refurbished bikes took the least time to do up?"
     assert asked_column(question, refurbs) == 1
     assert followed(question, refurbs)[0].result.values == ["Islabikes Beinn"]
+    # The table holds what it orders by (Hours), so the program answers by its words.
+    assert holds_what_it_orders_by(question, refurbs)
