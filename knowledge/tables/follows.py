@@ -390,13 +390,14 @@ def by_answer(found: list[Candidate]) -> list[Candidate]:
     return agree + [c for c in found if _answer(c) != best]
 
 
-def _reads_said(candidate: Candidate) -> bool:
-    """Whether a program reads a name of two words or more said in part ("abbey fields")."""
-    program = candidate.program
-    return any(
-        c.op == "contains" and len(str(c.value).split()) > 1
-        for c in program.conditions + program.anchors
-    )
+def _reads_said(candidate: Candidate) -> tuple[int, int]:
+    """How many words the longest name a program reads in part has ("abbey fields": 2; two
+    one-word fragments, "market" and "street", are 1), then how long its names are in all."""
+    said = [
+        str(c.value) for c in candidate.program.conditions + candidate.program.anchors
+        if c.op == "contains"
+    ]  # fmt: skip
+    return max((len(value.split()) for value in said), default=0), sum(map(len, said))
 
 
 def _answer(candidate: Candidate) -> tuple:

@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from knowledge.tables.asked import ASKS_ORDER, holds_times
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Condition, Grid, Program, display, fold, kept_rows, run
 from knowledge.tables.question import header_overlap, is_outcome, mentions, read_question
+from knowledge.tables.said import says_a_superlative
 
 # Words that may stand between "or" and the second thing offered ("for Houston or for
 # Jacksonville", "against Virginia Tech or Alabama").
@@ -237,7 +239,9 @@ def counted_options(question: str, grid: Grid, found: list[Candidate]) -> Candid
 
 # Words that ask for what several named rows come to: "what are the two Castlebridge Council
 # contracts worth between them?", "their fees combined".
-_TOGETHER = frozenset("total altogether combined together overall".split())
+_TOGETHER = frozenset("total altogether combined together".split())
+# Header words of numbers that are no amounts to add: years, ranks, places, identifiers.
+_NO_AMOUNT = frozenset("year years rank ranking position pos place peak no id number ref".split())
 _NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
@@ -250,6 +254,8 @@ def summed_values(question: str, grid: Grid, found: list[Candidate]) -> Candidat
     words = set(folded.split())
     if not found or not (words & _TOGETHER or "between them" in folded):
         return None
+    if "each" in words or words & ASKS_ORDER or says_a_superlative(folded.split()):
+        return None  # "each one's total", "the larger of the two"
     program = found[0].program
     column = program.key if program.op in ("min", "max") else program.target
     kept = len(kept_rows(grid, program.conditions))
@@ -259,6 +265,10 @@ def summed_values(question: str, grid: Grid, found: list[Candidate]) -> Candidat
     if program.op != "values" and not (counted and program.op in ("first", "last", "min", "max")):
         return None
     if column is None or not grid.columns[column].numeric or kept < 2:
+        return None
+    if set(fold(grid.columns[column].name).split()) & _NO_AMOUNT or holds_times(
+        grid.columns[column]
+    ):
         return None
     made = Program("sum", key=column, conditions=program.conditions)
     result = run(made, grid)

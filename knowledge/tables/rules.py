@@ -185,29 +185,39 @@ def holds_what_it_orders_by(question: str, grid: Grid) -> bool:
         for value in column.folded:
             vocabulary.update(value.split())
     known = {stem(word) for word in vocabulary} | {word[:5] for word in vocabulary}
-    if said_by_phrase(" ".join(words)) & known:
-        return True  # "the least time" of a column of Hours
+    # "The least time" of a column of Hours: the headers its phrase names.
+    timed = bool(said_by_phrase(" ".join(words)) & known)
     for index, word in enumerate(words):
         if word not in AMOUNT_CUES:
             continue
         after = [w for w in words[index + 1 : index + 4] if w not in STOPWORDS and not w.isdigit()]
-        if after and not any(said_as(w) & known or w[:5] in known for w in after):
+        if after and not any(
+            said_as(w) & known or w[:5] in known or w == "time" and timed for w in after
+        ):
             return False
     return True
 
 
+def _says_no_row(word: str, grid: Grid) -> bool:
+    """Whether a word of the table's label tells no row from another: no cell holds it
+    ("Bikeability courses"), or every row does ("Leeds shops" all in Leeds); not "North" of
+    "North region sales" over rows in North and South."""
+    held = [{r for r, value in enumerate(c.folded) if word in value.split()} for c in grid.columns]
+    rows = set().union(*held) if held else set()
+    return not rows or any(len(column_rows) == grid.size for column_rows in held)
+
+
 def uses_its_names(question: str, choice: TableChoice) -> bool:
     """Whether the program reads every name the question says (a capitalised word that is no
-    column header nor a word of the table's label no cell holds), whole or in part: "the Berlin office" counted over offices that are not
+    column header nor a word of the table's label that tells no row from another), whole or in
+    part: "the Berlin office" counted over offices that are not
     Berlin answers another question, so the passages answer it, or nothing does."""
     program, grid = choice.best.program, choice.grid
     named = program.conditions + program.anchors
     used = fold(" ".join(f"{c.value} {c.said}" for c in named))
     # A header said in full is a header too: "February" names the column Feb.
     headers = {stem(word) for column in grid.columns for word in fold(column.name).split()}
-    # The label's words that no cell holds ("Bikeability courses"; not "North region sales").
-    cells = {word for column in grid.columns for value in column.folded for word in value.split()}
-    headers |= {stem(word) for word in fold(grid.label).split() if word not in cells}
+    headers |= {stem(word) for word in fold(grid.label).split() if _says_no_row(word, grid)}
     for name in _NAME.findall(question.strip()):
         words = [w for w in fold(name).split() if w not in STOPWORDS and stem(w) not in headers]
         if words and not all(f" {word} " in f" {used} " for word in words):

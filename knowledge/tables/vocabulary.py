@@ -44,8 +44,10 @@ IMPLIED_HEADERS = {
     # Verbs whose header is their noun or a regular form: "bought" reads Purchased.
     **dict.fromkeys("buy buys bought".split(), ("purchase", "purchased")),
     **dict.fromkeys("sell sells sold".split(), ("sales",)),
-    # When a course starts is its first session, or its start ("finish" is a place as often).
+    # When a course starts is its first session, or its start; when it finishes, its end (not
+    # a Last column: "where did Hamilton finish?" is no Last win).
     **dict.fromkeys("start starts begin begins".split(), ("first", "start", "begins", "from")),
+    **dict.fromkeys("finish finishes".split(), ("end", "ends", "until")),
     **dict.fromkeys("born".split(), ("birth",)),
     **dict.fromkeys("die dies died".split(), ("death",)),
 }  # fmt: skip

@@ -83,3 +83,24 @@ def test_the_two_rows_a_question_counts_are_added_up_between_them() -> None:
     question = "What are the two Castlebridge Council contracts worth between them?"
     best = followed(question, contracts)[0]
     assert best.program.op == "sum" and best.result.values == [16650.0]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which years were the Castlebridge Council contracts signed in total?",  # no amounts
+        "What is the larger value of the two Castlebridge Council contracts overall?",  # an order
+        "What was each Castlebridge Council contract worth in total?",  # each one's
+    ],
+)
+def test_years_an_order_or_each_one_are_no_sum_between_them(question) -> None:
+    # A review found these added up.
+    contracts = grid(
+        table_from_rows(
+            ["Ref", "Client", "Year", "Value"],
+            [["C1", "Castlebridge Council", "2021", "£7,250"], ["C2", "St Mary's", "2022", "£1,480"],
+             ["C3", "Castlebridge Council", "2023", "£9,400"]],
+        ),
+        "contracts.csv",
+    )  # fmt: skip
+    assert followed(question, contracts)[0].program.op != "sum"

@@ -120,3 +120,18 @@ def test_a_label_word_a_cell_holds_is_a_name_to_read_and_fragments_are_no_name()
     best = followed(question, venues)[0]
     choice = TableChoice(0, 0, "venues.md", venues, best, 1.0)
     assert best.result.values == ["400"] or not uses_its_names(question, choice)
+
+
+def test_a_label_word_every_row_holds_needs_no_reading() -> None:
+    # A review found these refused: every shop is in Leeds, so "Leeds" tells no row apart.
+    shops = grid(
+        table_from_rows(
+            ["Shop", "Town", "Staff"],
+            [["Headrow", "Leeds", "9"], ["Briggate", "Leeds", "12"], ["Kirkgate", "Leeds", "5"]],
+        ),
+        "shops.xlsx › Leeds shops",
+    )
+    question = "Which Leeds shop has the most staff?"
+    best = followed(question, shops)[0]
+    assert best.result.values == ["Briggate"]
+    assert uses_its_names(question, TableChoice(0, 0, "shops.xlsx", shops, best, 1.0))
