@@ -47,7 +47,7 @@ from knowledge.tables.kept import (
     names_every_kept_row,
     reads_no_unasked_row,
 )
-from knowledge.tables.money import money_along_a_row, money_total
+from knowledge.tables.money import money_along_a_row, money_total, still_owed
 from knowledge.tables.offered import (
     added_pair,
     counted_options,
@@ -440,6 +440,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         against_column(question, grid),
         money_total(question, grid),
         money_along_a_row(question, grid),
+        still_owed(question, grid),
         over_every_month(question, grid, every, follows_the_question),
         summed_values(question, grid, found),
         top_rows(question, grid, found),

@@ -166,3 +166,29 @@ def money_along_a_row(question: str, grid: Grid) -> Candidate | None:
     program = Program("row_sum", target=amounts[-1], key=amounts[0], conditions=conditions)
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, MONEY_SCORE)
+
+
+# Headers of what has come in against an amount, and of what is left of it.
+_RECEIVED = frozenset("paid received settled repaid".split())
+_LEFT = frozenset("balance outstanding owed owing remaining".split())
+
+
+def still_owed(question: str, grid: Grid) -> Candidate | None:
+    """Return what the row a question names still owes ("how much does Riverside Housing Trust
+    still owe us?" of contracts with a Value and a Paid: the Value less the Paid), when the
+    table has one column of money paid, one other of the amount, and none of what is left (a
+    Balance is read as it is); None otherwise."""
+    if not OWED.search(fold(question)):
+        return None
+    money = [i for i, column in enumerate(grid.columns) if is_money(column)]
+    headers = {i: set(fold(grid.columns[i].name).split()) for i in money}
+    paid = [i for i in money if headers[i] & _RECEIVED]
+    owed = [i for i in money if i not in paid and headers[i] & _MONEY_HEADERS]
+    if len(paid) != 1 or len(owed) != 1 or any(words & _LEFT for words in headers.values()):
+        return None
+    conditions = one_row(question, grid)
+    if conditions is None:
+        return None
+    program = Program("change", key=owed[0], target=paid[0], conditions=conditions)
+    result = run(program, grid)
+    return None if result is None else Candidate(program, result, {}, MONEY_SCORE)

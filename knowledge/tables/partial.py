@@ -38,3 +38,12 @@ def named_in_part(question: str, grid: Grid) -> Condition | None:
     found = [row_named_in_part(run, grid) for run in _RUN.findall(question.strip())]
     found = [condition for condition in found if condition is not None]
     return found[0] if len(found) == 1 else None
+
+
+def says_no_row(word: str, grid: Grid) -> bool:
+    """Whether a word of the table's label tells no row from another: no cell holds it
+    ("Bikeability courses"), or every row does ("Leeds shops" all in Leeds); not "North" of
+    "North region sales" over rows in North and South."""
+    held = [{r for r, value in enumerate(c.folded) if word in value.split()} for c in grid.columns]
+    rows = set().union(*held) if held else set()
+    return not rows or any(len(column_rows) == grid.size for column_rows in held)

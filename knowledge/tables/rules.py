@@ -25,7 +25,7 @@ from knowledge.tables.follows import AMOUNT_CUES
 from knowledge.tables.kept import asks_for_the_only_row
 from knowledge.tables.money import names_the_amount_owed
 from knowledge.tables.parser import Candidate
-from knowledge.tables.partial import row_named_in_part
+from knowledge.tables.partial import row_named_in_part, says_no_row
 from knowledge.tables.programs import ALONG_A_ROW, ANCHORED, HEADER_OPS, Grid, fold, kept_rows
 from knowledge.tables.question import (
     MONTH_STEMS,
@@ -79,7 +79,11 @@ ORDERED_VOTE_MIN = 0.05
 PERIOD_RELEVANCE = 0.75
 # A team speaking of itself ("how many units do we manage?", "which tenant has been with us
 # the longest?"): no table's word.
-_OURSELVES = frozenset("we us our ours ourselves".split())
+# The team speaking, and words that say nothing of a table ("haven't paid us anything yet").
+_OURSELVES = frozenset(
+    "we us our ours ourselves anything anyone something yet actually really still haven hasn "
+    "hadn didn doesn don isn aren wasn weren t".split()
+)
 
 
 def content_words(question: str) -> list[str]:
@@ -198,15 +202,6 @@ def holds_what_it_orders_by(question: str, grid: Grid) -> bool:
     return True
 
 
-def _says_no_row(word: str, grid: Grid) -> bool:
-    """Whether a word of the table's label tells no row from another: no cell holds it
-    ("Bikeability courses"), or every row does ("Leeds shops" all in Leeds); not "North" of
-    "North region sales" over rows in North and South."""
-    held = [{r for r, value in enumerate(c.folded) if word in value.split()} for c in grid.columns]
-    rows = set().union(*held) if held else set()
-    return not rows or any(len(column_rows) == grid.size for column_rows in held)
-
-
 def uses_its_names(question: str, choice: TableChoice) -> bool:
     """Whether the program reads every name the question says (a capitalised word that is no
     column header nor a word of the table's label that tells no row from another), whole or in
@@ -217,7 +212,7 @@ def uses_its_names(question: str, choice: TableChoice) -> bool:
     used = fold(" ".join(f"{c.value} {c.said}" for c in named))
     # A header said in full is a header too: "February" names the column Feb.
     headers = {stem(word) for column in grid.columns for word in fold(column.name).split()}
-    headers |= {stem(word) for word in fold(grid.label).split() if _says_no_row(word, grid)}
+    headers |= {stem(word) for word in fold(grid.label).split() if says_no_row(word, grid)}
     for name in _NAME.findall(question.strip()):
         words = [w for w in fold(name).split() if w not in STOPWORDS and stem(w) not in headers]
         if words and not all(f" {word} " in f" {used} " for word in words):

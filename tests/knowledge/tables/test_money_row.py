@@ -7,6 +7,7 @@ import pytest
 
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.follows import followed
+from knowledge.tables.rules import relevance
 
 COSTS = [
     ["Event", "Venue", "Catering", "Staff", "Printing"],
@@ -104,3 +105,35 @@ def test_years_an_order_or_each_one_are_no_sum_between_them(question) -> None:
         "contracts.csv",
     )  # fmt: skip
     assert followed(question, contracts)[0].program.op != "sum"
+
+
+CONTRACTS = [
+    ["Ref", "Client", "Value", "Paid"],
+    ["C1", "Northgate School", "£3,600", "£3,600"],
+    ["C2", "Riverside Housing Trust", "£12,900", "£6,450"],
+    ["C3", "Abbey Tennis Club", "£2,200", ""],
+]
+
+
+def test_what_a_named_row_still_owes_is_its_amount_less_what_it_paid() -> None:
+    contracts = grid(table_from_rows(CONTRACTS[0], CONTRACTS[1:]), "contracts.csv")
+    best = followed("How much does Riverside Housing Trust still owe us?", contracts)[0]
+    assert best.program.op == "change" and best.result.values == [6450.0]
+    # A Balance says it already: read as it is.
+    balance = grid(
+        table_from_rows(
+            ["Ref", "Client", "Value", "Paid", "Balance"],
+            [["C2", "Riverside Housing Trust", "£12,900", "£6,450", "£6,450"],
+             ["C3", "Abbey Tennis Club", "£2,200", "£0", "£2,200"]],
+        ),
+        "contracts.csv",
+    )  # fmt: skip
+    found = followed("How much does Abbey Tennis Club still owe us?", balance)
+    assert all(c.program.op != "change" for c in found)
+
+
+def test_words_that_say_nothing_of_a_table_leave_it_as_relevant() -> None:
+    contracts = grid(table_from_rows(CONTRACTS[0], CONTRACTS[1:]), "contracts.csv")
+    question = "How many contracts haven't paid us anything yet?"
+    assert relevance(question, contracts) >= 0.5
+    assert followed(question, contracts)[0].result.values == [1.0]
