@@ -78,20 +78,18 @@ ORDERED_VOTE_MIN = 0.05
 # The share of the question's words a table answering with a period must hold to stand there.
 PERIOD_RELEVANCE = 0.75
 # A team speaking of itself ("how many units do we manage?", "which tenant has been with us
-# the longest?"): no table's word.
-# The team speaking, and words that say nothing of a table ("haven't paid us anything yet").
-_OURSELVES = frozenset(
-    "we us our ours ourselves anything anyone something yet actually really still haven hasn "
-    "hadn didn doesn don isn aren wasn weren t".split()
-)
+# the longest?"), and words that say nothing of a table ("haven't paid us anything yet"): no
+# table's word. A verb's "n't" folds to its own word ("haven t"): the verb before it goes too.
+_OURSELVES = frozenset("we us our ours ourselves anything anyone something yet actually t".split())
 
 
 def content_words(question: str) -> list[str]:
     """Return the question's words that name things, not those that ask for a computation."""
+    words = fold(question).split()
     return [
-        word for word in fold(question).split()
+        word for at, word in enumerate(words)
         if word not in STOPWORDS and word not in _ASKING and word not in _OURSELVES
-        and not word.isdigit()
+        and not word.isdigit() and words[at + 1 : at + 2] != ["t"]
     ]  # fmt: skip
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.follows import followed
-from knowledge.tables.rules import relevance
+from knowledge.tables.rules import content_words, relevance
 
 COSTS = [
     ["Event", "Venue", "Catering", "Staff", "Printing"],
@@ -137,3 +137,13 @@ def test_words_that_say_nothing_of_a_table_leave_it_as_relevant() -> None:
     question = "How many contracts haven't paid us anything yet?"
     assert relevance(question, contracts) >= 0.5
     assert followed(question, contracts)[0].result.values == [1.0]
+
+
+def test_a_name_like_don_or_a_still_is_a_word_of_the_question() -> None:
+    # Only the verb before a "n't" goes ("haven t"): "Don" of Don Smith and "still" stay.
+    assert content_words("What did Don Smith sell?") == ["don", "smith", "sell"]
+    assert "still" in content_words("How many bottles of still water did we sell?")
+    assert content_words("How many contracts haven't paid us anything yet?") == [
+        "contracts",
+        "paid",
+    ]
