@@ -168,9 +168,12 @@ def money_along_a_row(question: str, grid: Grid) -> Candidate | None:
     return None if result is None else Candidate(program, result, {}, MONEY_SCORE)
 
 
-# Headers of what has come in against an amount, and of what is left of it.
+# Headers of what has come in against an amount (and only that: no "VAT paid", "Interest
+# paid"), of the amount, and of what is left of it (read as it is).
 _RECEIVED = frozenset("paid received settled repaid".split())
-_LEFT = frozenset("balance outstanding owed owing remaining".split())
+_OF_RECEIVED = _RECEIVED | frozenset("amount sum total so far to date fee rent".split())
+_OWED_AMOUNT = frozenset("value amount total price cost fee rent invoiced charge loan".split())
+_LEFT = frozenset("balance outstanding owed owing remaining unpaid arrears due left".split())
 
 
 def still_owed(question: str, grid: Grid) -> Candidate | None:
@@ -178,12 +181,13 @@ def still_owed(question: str, grid: Grid) -> Candidate | None:
     still owe us?" of contracts with a Value and a Paid: the Value less the Paid), when the
     table has one column of money paid, one other of the amount, and none of what is left (a
     Balance is read as it is); None otherwise."""
-    if not OWED.search(fold(question)):
+    words = fold(question).split()
+    if not OWED.search(" ".join(words)) or how_much_asked(words) is None or "percentage" in words:
         return None
     money = [i for i, column in enumerate(grid.columns) if is_money(column)]
     headers = {i: set(fold(grid.columns[i].name).split()) for i in money}
-    paid = [i for i in money if headers[i] & _RECEIVED]
-    owed = [i for i in money if i not in paid and headers[i] & _MONEY_HEADERS]
+    paid = [i for i in money if headers[i] & _RECEIVED and headers[i] <= _OF_RECEIVED]
+    owed = [i for i in money if i not in paid and headers[i] & _OWED_AMOUNT]
     if len(paid) != 1 or len(owed) != 1 or any(words & _LEFT for words in headers.values()):
         return None
     conditions = one_row(question, grid)

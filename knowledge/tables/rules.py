@@ -79,17 +79,24 @@ ORDERED_VOTE_MIN = 0.05
 PERIOD_RELEVANCE = 0.75
 # A team speaking of itself ("how many units do we manage?", "which tenant has been with us
 # the longest?"), and words that say nothing of a table ("haven't paid us anything yet"): no
-# table's word. A verb's "n't" folds to its own word ("haven t"): the verb before it goes too.
-_OURSELVES = frozenset("we us our ours ourselves anything anyone something yet actually t".split())
+# table's word. A verb's "n't" folds to a word of its own ("haven t"): both go ("Model T" stays).
+_OURSELVES = frozenset("we us our ours ourselves anything anyone something yet actually".split())
+_NOT = frozenset(
+    "haven hasn hadn didn doesn don isn aren wasn weren won can couldn shouldn wouldn".split()
+)
 
 
 def content_words(question: str) -> list[str]:
     """Return the question's words that name things, not those that ask for a computation."""
     words = fold(question).split()
+    said_not = {
+        at + step for at, word in enumerate(words)
+        if word in _NOT and words[at + 1 : at + 2] == ["t"] for step in (0, 1)
+    }  # fmt: skip
     return [
         word for at, word in enumerate(words)
         if word not in STOPWORDS and word not in _ASKING and word not in _OURSELVES
-        and not word.isdigit() and words[at + 1 : at + 2] != ["t"]
+        and not word.isdigit() and at not in said_not
     ]  # fmt: skip
 
 

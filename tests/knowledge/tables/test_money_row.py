@@ -147,3 +147,21 @@ def test_a_name_like_don_or_a_still_is_a_word_of_the_question() -> None:
         "contracts",
         "paid",
     ]
+
+
+@pytest.mark.parametrize(
+    ("header", "question"),
+    [
+        (["Client", "Paid", "Unpaid amount"], "How much does Acme Ltd still owe?"),  # left, as is
+        (["Client", "Amount due", "Paid"], "How much does Acme Ltd still owe?"),  # due, as is
+        (["Client", "Loan", "Interest paid"], "How much does Acme Ltd still owe?"),  # no repaying
+        (["Client", "Value", "Paid"], "What percentage of its contract does Acme Ltd still owe?"),
+    ],
+)
+def test_what_is_left_said_otherwise_or_asked_otherwise_is_no_subtraction(header, question) -> None:
+    # A review found each of these subtracted.
+    table = grid(
+        table_from_rows(header, [["Acme Ltd", "£400", "£600"], ["Bolt plc", "£900", "£300"]]),
+        "accounts.csv",
+    )
+    assert all(c.program.op != "change" for c in followed(question, table))
