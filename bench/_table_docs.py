@@ -4,10 +4,16 @@ each byte-for-byte the same on every run."""
 
 from __future__ import annotations
 
+import datetime
 import io
 from pathlib import Path
 
 from team_docs.build import _fixed_zip_times
+
+
+def dated_rows(rows: list[tuple]) -> list[list]:
+    """Return a sheet's rows with each (year, month, day) tuple as a date."""
+    return [[datetime.date(*v) if isinstance(v, tuple) else v for v in row] for row in rows]
 
 
 def workbook(sheets: dict[str, list[tuple]], **properties) -> bytes:

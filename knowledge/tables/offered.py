@@ -17,7 +17,7 @@ from knowledge.tables.asked import ASKS_ORDER, holds_times
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Condition, Grid, Program, display, fold, kept_rows, run
 from knowledge.tables.question import header_overlap, is_outcome, mentions, read_question
-from knowledge.tables.said import says_a_superlative
+from knowledge.tables.said import NUMBER_WORDS, says_a_superlative
 
 # Words that may stand between "or" and the second thing offered ("for Houston or for
 # Jacksonville", "against Virginia Tech or Alabama").
@@ -242,7 +242,6 @@ def counted_options(question: str, grid: Grid, found: list[Candidate]) -> Candid
 _TOGETHER = frozenset("total altogether combined together".split())
 # Header words of numbers that are no amounts to add: years, ranks, places, identifiers.
 _NO_AMOUNT = frozenset("year years rank ranking position pos place peak no id number ref".split())
-_NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
 def summed_values(question: str, grid: Grid, found: list[Candidate]) -> Candidate | None:
@@ -261,7 +260,7 @@ def summed_values(question: str, grid: Grid, found: list[Candidate]) -> Candidat
     kept = len(kept_rows(grid, program.conditions))
     # A program that reads one of the rows sums them only when the question says how many
     # they are ("the two … contracts", "both"): "the total number of events" is no sum.
-    counted = kept == 2 and "both" in words or _NUMBER_WORDS.get(kept, "-") in words
+    counted = kept == 2 and "both" in words or any(NUMBER_WORDS.get(w) == kept for w in words)
     if program.op != "values" and not (counted and program.op in ("first", "last", "min", "max")):
         return None
     if column is None or not grid.columns[column].numeric or kept < 2:

@@ -17,16 +17,16 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from knowledge.tables.cells import DATE, MONTHS, NUMBER
+from knowledge.tables.cells import DATE, NUMBER
 from knowledge.tables.change import named_amount_columns
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import ALONG_A_ROW, Column, Grid, Program, display, fold, run
+from knowledge.tables.question import MONTH_STEMS
 from knowledge.tables.said import said_months, said_periods
 
 TOTAL = "Total"
 # A month's header, of a year or not: "Mar", "March", "Mar 2026", "March (MWh)".
 _MONTH = re.compile(r"^([a-z]+)\.?(?:\s+(?:19|20)\d\d)?$")
-_FULL = "january february march april may june july august september october november december"
 # Headers that already total the months (a climate table's Year, a sheet's Total).
 _LEADS_A_TIME = frozenset("in of for during since until before after from to by".split())
 _TOTALS = frozenset("total totals year annual overall all sum season ytd".split())
@@ -46,7 +46,7 @@ def month_columns(grid: Grid) -> list[int]:
     for index, column in enumerate(grid.columns):
         match = _MONTH.match(fold(column.name.split("(")[0]).strip())
         word = match.group(1) if match else ""
-        named = word in MONTHS or word in _FULL.split() or word == "sept"
+        named = word in MONTH_STEMS
         if named and column.numeric and column.type != DATE:
             found.append(index)
     return found
@@ -59,8 +59,7 @@ def _says_a_month(question: str, grid: Grid) -> bool:
     folded = fold(question)
     words = folded.split()
     said = any(
-        word in _FULL.split() and (word != "may" or before in _LEADS_A_TIME)
-        or word in MONTHS and word != "may" or word == "sept"
+        word in MONTH_STEMS and (word != "may" or before in _LEADS_A_TIME)
         for before, word in zip(["", *words], words, strict=False)
     )  # fmt: skip
     return (

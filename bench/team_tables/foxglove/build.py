@@ -145,12 +145,8 @@ COSTS = [
 ]  # fmt: skip
 
 
-def _dated(rows: list[tuple]) -> list[list]:
-    return [[datetime.date(*v) if isinstance(v, tuple) else v for v in row] for row in rows]
-
-
 def build(target: Path) -> list[Path]:
-    from _table_docs import slide_table, word_table, workbook, write_set
+    from _table_docs import dated_rows, slide_table, word_table, workbook, write_set
 
     sys.path.insert(0, str(REPO_ROOT))
     from tests.fixtures.make_files import build_pdf
@@ -160,7 +156,7 @@ def build(target: Path) -> list[Path]:
         target,
         {
             "productions.xlsx": workbook(
-                {"Productions": _dated(PRODUCTIONS), "Company": _dated(MEMBERS)},
+                {"Productions": dated_rows(PRODUCTIONS), "Company": dated_rows(MEMBERS)},
                 creator=COMPANY,
                 **dated,
             ),

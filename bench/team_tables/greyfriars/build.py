@@ -143,12 +143,8 @@ COSTS = [
 ]  # fmt: skip
 
 
-def _dated(rows: list[tuple]) -> list[list]:
-    return [[datetime.date(*v) if isinstance(v, tuple) else v for v in row] for row in rows]
-
-
 def build(target: Path) -> list[Path]:
-    from _table_docs import slide_table, word_table, workbook, write_set
+    from _table_docs import dated_rows, slide_table, word_table, workbook, write_set
 
     sys.path.insert(0, str(REPO_ROOT))
     from tests.fixtures.make_files import build_pdf
@@ -158,7 +154,7 @@ def build(target: Path) -> list[Path]:
         target,
         {
             "hire-fleet.xlsx": workbook(
-                {"Hire fleet": _dated(FLEET), "Team": _dated(TEAM)},
+                {"Hire fleet": dated_rows(FLEET), "Team": dated_rows(TEAM)},
                 creator=WORKSHOP,
                 **dated,
             ),

@@ -122,12 +122,8 @@ COSTS = [
 ]
 
 
-def _dated(rows: list[tuple]) -> list[list]:
-    return [[datetime.date(*v) if isinstance(v, tuple) else v for v in row] for row in rows]
-
-
 def build(target: Path) -> list[Path]:
-    from _table_docs import slide_table, word_table, workbook, write_set
+    from _table_docs import dated_rows, slide_table, word_table, workbook, write_set
 
     sys.path.insert(0, str(REPO_ROOT))
     from tests.fixtures.make_files import build_pdf
@@ -137,7 +133,7 @@ def build(target: Path) -> list[Path]:
         target,
         {
             "beers.xlsx": workbook(
-                {"Beers": _dated(BEERS), "Team": _dated(TEAM)}, creator=BREWERY, **dated
+                {"Beers": dated_rows(BEERS), "Team": dated_rows(TEAM)}, creator=BREWERY, **dated
             ),
             "orders.csv": ORDERS.encode(),
             "stockists.md": PUBS.encode(),

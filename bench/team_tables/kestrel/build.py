@@ -154,12 +154,8 @@ ACCOUNTS = [
 ]  # fmt: skip
 
 
-def _dated(rows: list[tuple]) -> list[list]:
-    return [[datetime.date(*v) if isinstance(v, tuple) else v for v in row] for row in rows]
-
-
 def build(target: Path) -> list[Path]:
-    from _table_docs import slide_table, word_table, workbook, write_set
+    from _table_docs import dated_rows, slide_table, word_table, workbook, write_set
 
     sys.path.insert(0, str(REPO_ROOT))
     from tests.fixtures.make_files import build_pdf
@@ -169,7 +165,7 @@ def build(target: Path) -> list[Path]:
         target,
         {
             "arrays.xlsx": workbook(
-                {"Arrays": _dated(ARRAYS), "Volunteers": _dated(VOLUNTEERS)},
+                {"Arrays": dated_rows(ARRAYS), "Volunteers": dated_rows(VOLUNTEERS)},
                 creator=COOP,
                 **dated,
             ),
