@@ -3,7 +3,7 @@
     .venv/bin/python bench/team_tables.py [--set halvard|lumen|brightwater|tessera|marlow|osprey|
                                                 juniper|fenwick|rowan|alder|
                                                 saltmarsh|larkspur|hawthorn|kestrel|
-                                                foxglove|greyfriars]
+                                                foxglove|greyfriars|ironwood]
                                           [--provider NAME] [--model NAME]
                                           [--half tune|held|all] [--out FILE]
 
@@ -77,6 +77,15 @@ blank, a Markdown table of parts suppliers with a next-day delivery column and a
 list of refurbished bikes for sale with a footnote mark on a price, a Word table of Bikeability
 courses with written-out dates and a "none", a wide slide of repair jobs by month and a PDF of
 running costs by quarter with a Total row.
+`ironwood` (`bench/team_tables/ironwood/`, written after the sixteenth's rules by a helper
+session that did not read the answering code): a two-site veterinary practice's equipment (type,
+site, when bought, cost, uses and days out of action in 2025 with blanks for a machine bought in
+2026, a charge per use, the vet in charge) with a sheet of the staff keyed by Staff member where
+the equipment says Vet in charge, a CSV of pet insurance claims in pounds with unpaid ones blank,
+a Markdown table of referral partners with an out-of-hours Yes/No column and an n/a, an HTML
+price list with a price for each site, a footnote mark and a "Not offered", a Word table of the
+summer vaccination clinics with written-out dates and a "TBC", a wide slide of consultations per
+month with thousands separators in one row and a PDF of running costs by month with a Total row.
 The questions: counts, totals,
 averages, the most and the least, filters, the first and the last, differences, comparisons,
 lookups, two-step and cross-sheet questions, and questions the tables cannot answer. Each
@@ -124,6 +133,7 @@ SETS = {
     "kestrel": ROOT / "bench" / "team_tables" / "kestrel",
     "foxglove": ROOT / "bench" / "team_tables" / "foxglove",
     "greyfriars": ROOT / "bench" / "team_tables" / "greyfriars",
+    "ironwood": ROOT / "bench" / "team_tables" / "ironwood",
 }
 
 
