@@ -137,6 +137,46 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
 
 
+def period_cell(question: str, grid: Grid) -> Candidate | None:
+    """Return the cell of the row a question names in the one period column it names, of a
+    wide sheet of periods ("how many consultations did Millbrook see in October 2025?":
+    Millbrook's Oct 2025, not a count of the row), when it asks how many or how much of that
+    and nothing more: no total, average, span, order or change (`row_span`, `row_extreme`,
+    `column_change`), no quarter of months. None otherwise."""
+    words = fold(question).split()
+    said = set(words)
+    if not said & {"many", "much"} or said & (_TOTAL | _OVER_ALL | _AVERAGE | _CUES):
+        return None
+    if asked_direction(words) or said_months(fold(question)):
+        return None
+    periods = _one_kind(grid, words)
+    named = named_periods(words, grid, periods)
+    conditions = one_row(question, grid)
+    if len(periods) < 3 or len(named) != 1 or not conditions:
+        return None
+    program = Program("values", target=named[0], conditions=conditions)
+    result = run(program, grid)
+    if result is None or len(result.rows) != 1:
+        return None
+    return Candidate(program, result, {}, CHANGE_SCORE)
+
+
+def named_periods(words: list[str], grid: Grid, periods: list[int]) -> list[int]:
+    """Return the period columns a question names: by their headers ("October 2025" names
+    "Oct 2025"), or by a month alone where one column holds that month ("in February" of a
+    sheet of Jan 2026 to Apr 2026; "may" only after "in" or "of")."""
+    named = [i for i in named_amount_columns(words, grid) if i in periods]
+    if named:
+        return named
+    months = {
+        MONTH_STEMS[word]
+        for before, word in zip(["", *words], words, strict=False)
+        if word in MONTH_STEMS and (word != "may" or before in ("in", "of"))
+    }
+    found = [i for i in periods if _month(grid.columns[i]) in months]
+    return found if len(found) == len(months) else []
+
+
 # The period a question asks for by its kind ("which month", "in what quarter"), and what a
 # header of that kind looks like.
 _KINDS = {
@@ -164,7 +204,7 @@ def row_extreme(question: str, grid: Grid) -> Candidate | None:
     if asked is None or not direction or "or" in words:
         return None
     periods = (
-        [i for i, column in enumerate(grid.columns) if _is_period(column, asked)]
+        [i for i, column in enumerate(grid.columns) if is_period(column, asked)]
         if asked
         else _one_kind(grid, words)  # "when": the kind the table has most of
     )
@@ -210,7 +250,7 @@ def _rows_named(question: str, grid: Grid) -> bool:
 def period_words(grid: Grid) -> set[str]:
     """Return the words naming the kinds of period the table has two columns or more of
     ("quarter" for Q1 to Q4, "month" for Jan to Jun): a question's word the table holds."""
-    kinds = [k for k in _KINDS if sum(_is_period(c, k) for c in grid.columns) >= 2]
+    kinds = [k for k in _KINDS if sum(is_period(c, k) for c in grid.columns) >= 2]
     return {
         form for kind in kinds for form in (kind, f"{kind}s", "halves" if kind == "half" else "")
     } - {""}
@@ -219,7 +259,7 @@ def period_words(grid: Grid) -> set[str]:
 def _one_kind(grid: Grid, words: list[str]) -> list[int]:
     """Return the period columns of one kind: that of the first period the question names,
     or the kind the table has most of (the months, before the quarters that total them)."""
-    by_kind = [[i for i, c in enumerate(grid.columns) if _is_period(c, k)] for k in _KINDS]
+    by_kind = [[i for i, c in enumerate(grid.columns) if is_period(c, k)] for k in _KINDS]
     named = [i for i in named_amount_columns(words, grid) if any(i in kind for kind in by_kind)]
     if named:
         return next(kind for kind in by_kind if named[0] in kind)
@@ -367,7 +407,7 @@ def _says_the_labels_year(words: list[str], grid: Grid) -> bool:
     return any(len(word) == 4 and word.isdigit() and word in label for word in words)
 
 
-def _is_period(column, kind: str = "") -> bool:
+def is_period(column, kind: str = "") -> bool:
     """Whether a column's header names a period (of the kind given, when one is)."""
     # A month of a year is a month: "Mar 2026" of a season's tickets by month.
     header = re.sub(r"\s+(?:19|20)\d\d$", "", fold(column.name.split("(")[0]).strip())

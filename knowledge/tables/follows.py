@@ -38,10 +38,17 @@ from knowledge.tables.asked_time import (
     program_direction,
 )
 from knowledge.tables.cells import DURATION
-from knowledge.tables.change import column_change, period_total, row_extreme, row_span
+from knowledge.tables.change import (
+    column_change,
+    period_cell,
+    period_total,
+    row_extreme,
+    row_span,
+)
 from knowledge.tables.having import keeps_what_it_has
 from knowledge.tables.kept import (
     averages_as_asked,
+    counts_no_named_cell,
     keeps_every_named_cell,
     keeps_what_it_excludes,
     names_every_kept_row,
@@ -350,6 +357,7 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         and orders_as_asked(question, candidate)
         and not keeps_what_it_excludes(question, candidate)
         and averages_as_asked(question, grid, candidate)
+        and counts_no_named_cell(question, grid, candidate)
     ):
         return False
     words = fold(question).split()
@@ -416,7 +424,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
     (`counted_options`), the rows sharing a named row's cell (`same_as`), a run of
     consecutive rows (`consecutive_rows`), the one of two offered cells a row holds
     (`offered_row`), a change along a row between two columns (`column_change`), a total or an
-    average along a row over its period columns (`row_span`) or its period with the most or
+    average along a row over its period columns (`row_span`), its cell in the one period named (`period_cell`), or its period with the most or
     the least (`row_extreme`), a period's total over every row (`period_total`), the rows whose
     amount is below or above another column's (`against_column`), the total of the one column
     of money (`money_total`), or as many rows as the question asks of the
@@ -435,6 +443,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         offered_row(question, grid, every),
         column_change(question, grid),
         row_span(question, grid),
+        period_cell(question, grid),
         row_extreme(question, grid),
         period_total(question, grid),
         against_column(question, grid),
