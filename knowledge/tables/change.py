@@ -24,12 +24,13 @@ from knowledge.tables.programs import Condition, Grid, Program, fold, kept_rows,
 from knowledge.tables.question import (
     MONTH_STEMS,
     STOPWORDS,
+    YEAR_SPAN,
     asked_direction,
     mentions,
     read_question,
     stem,
 )
-from knowledge.tables.said import said_months, said_periods, says_a_superlative
+from knowledge.tables.said import WHOLE, said_months, said_periods, says_a_superlative
 
 _GROWTH = frozenset(
     "grow grew grown growth increase increased rise rose risen gain gained gains climb climbed "
@@ -112,7 +113,9 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     words = fold(question).split()
     said = set(words)
     # "How many covers did Garden serve in 2025?" of a sheet "Covers 2025" by quarter: the year's.
-    whole_year = bool(said & {"many", "much"}) and _says_the_labels_year(words, grid)
+    # "What did we spend on parts over the 2025-26 year?" of a sheet "Running costs, 2025-26".
+    whole_year = bool(said & {"many", "much"} or WHOLE.search(" ".join(words)))
+    whole_year = whole_year and _says_the_labels_year(words, grid)
     periods = _one_kind(grid, words)
     # "How much did Birch Court collect in the first quarter?" of a sheet by month: its months.
     months = _said_months(question, grid, periods)
@@ -404,7 +407,10 @@ def _month(column) -> str | None:
 def _says_the_labels_year(words: list[str], grid: Grid) -> bool:
     """Whether the question says a year the table's label says (its sheet, caption or file)."""
     label = set(fold(grid.label).split())
-    return any(len(word) == 4 and word.isdigit() and word in label for word in words)
+    return any(
+        (len(word) == 4 and word.isdigit() or YEAR_SPAN.fullmatch(word)) and word in label
+        for word in words
+    )
 
 
 def is_period(column, kind: str = "") -> bool:
@@ -413,12 +419,19 @@ def is_period(column, kind: str = "") -> bool:
     header = re.sub(r"\s+(?:19|20)\d\d$", "", fold(column.name.split("(")[0]).strip())
     if not column.numeric or column.type == DATE:
         return False
+    # A quarter may be written as its months: "Apr-Jun", "Jul to Sep".
+    months = _MONTHS_SPAN.match(header)
+    if months and all(stem(month) in MONTH_STEMS.values() for month in months.groups()):
+        return kind in ("", "quarter")
     if kind:
         pattern = _KINDS[kind]
         return (
             stem(header) in MONTH_STEMS.values() if pattern is None else bool(pattern.match(header))
         )
     return stem(header) in MONTH_STEMS.values() or bool(_PERIOD.match(header))
+
+
+_MONTHS_SPAN = re.compile(r"^([a-z]{3,9}) ?(?:-|to) ?([a-z]{3,9})$")
 
 
 def named_amount_columns(words: list[str], grid: Grid) -> list[int]:

@@ -52,6 +52,7 @@ from knowledge.tables.kept import (
     keeps_every_named_cell,
     keeps_what_it_excludes,
     names_every_kept_row,
+    reads_no_row_after,
     reads_no_unasked_row,
 )
 from knowledge.tables.money import money_along_a_row, money_total, still_owed
@@ -74,6 +75,7 @@ from knowledge.tables.question import (
 from knowledge.tables.said import said_durations
 from knowledge.tables.top import top_rows
 from knowledge.tables.totals import over_every_month, reads_a_named_period
+from knowledge.tables.whole import whole_column
 
 # Cues that order by an amount: the words after them name what is measured ("the highest
 # water usage", "the most beds").
@@ -358,6 +360,7 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         and not keeps_what_it_excludes(question, candidate)
         and averages_as_asked(question, grid, candidate)
         and counts_no_named_cell(question, grid, candidate)
+        and reads_no_row_after(question, candidate)
     ):
         return False
     words = fold(question).split()
@@ -448,6 +451,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         period_total(question, grid),
         against_column(question, grid),
         money_total(question, grid),
+        whole_column(question, grid),
         money_along_a_row(question, grid),
         still_owed(question, grid),
         over_every_month(question, grid, every, follows_the_question),

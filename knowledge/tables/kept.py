@@ -166,3 +166,19 @@ def _names_rows(column) -> bool:
     """Whether a text column's filled cells all differ: each names its row."""
     filled = [value for value in column.folded if value]
     return not column.numeric and len(filled) > 1 and len(set(filled)) == len(filled)
+
+
+# "Looks after", "looked after": who keeps a thing, no row after another.
+_LOOKS_AFTER = re.compile(r"\b(?:look|looks|looked|looking|take|takes|took|taking) after\b")
+
+
+def reads_no_row_after(question: str, candidate: Candidate) -> bool:
+    """Whether a program that reads the row after or before a named one is asked for it by a
+    word of order other than the "after" of "looks after": "ring whoever looks after the raku
+    kiln" asks for the kiln's own row."""
+    if candidate.program.op not in ("next", "previous"):
+        return True
+    folded = fold(question)
+    if not _LOOKS_AFTER.search(folded):
+        return True
+    return bool(set(_LOOKS_AFTER.sub(" ", folded).split()) & ASKS_ORDER)

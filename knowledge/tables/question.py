@@ -45,6 +45,8 @@ _MONTH_NAMES = (
 _MONTHS = {name.lower(): n for n, name in enumerate(_MONTH_NAMES, start=1)}
 _NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:st|nd|rd|th)?(?![\w])")
 MAX_CONDITIONS = 8
+# A span of years said as one: a financial year or a season ("2025-26", "2025/26", "2025-2026").
+YEAR_SPAN = re.compile(r"(?<![\w.])(?:19|20)\d\d ?[-/] ?(?:\d\d|(?:19|20)\d\d)(?![\w])")
 # Words that order rows: the column said after one is the one ordered on.
 _ORDER_CUES = frozenset(
     "most least highest lowest largest smallest biggest fewest greatest best worst longest "
@@ -111,9 +113,14 @@ def read_question(text: str) -> Question:
     folded = fold(text)
     words = folded.split()
     numbers = []
+    spans = [span.span() for span in YEAR_SPAN.finditer(folded)]
     for match in _NUMBER.finditer(folded):
         value = leading_number(match.group(0))
-        if value is None:
+        within = [start for start, end in spans if start <= match.start() < end]
+        if value is None or (within and within[0] != match.start()):
+            continue  # the end of a span of years ("2025-26") is no number of its own
+        if within:
+            numbers.append((value, ""))  # "over the 2025-26 year" is no year over 2025
             continue
         # A currency sign between the comparison and the number: "more than €1,300".
         before = CURRENCY_BEFORE.sub(" ", folded[: match.start()])

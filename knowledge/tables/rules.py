@@ -37,6 +37,7 @@ from knowledge.tables.question import (
     stem,
 )
 from knowledge.tables.said import (
+    WHOLE,
     said_durations,
     said_months,
     said_periods,
@@ -52,7 +53,7 @@ _ASKING = frozenset(
     "biggest first last next previous before after more less fewer than difference between "
     "name names list top greatest best worst longest shortest earliest latest same count "
     "times year years all across together combined overall altogether each every per listed "
-    "there table chart busiest busier quietest quieter recently recent "
+    "there table chart busiest busier quietest quieter recently recent so far told "
     # Comparisons and orders: what a program computes, not what a table holds ("how many
     # consecutive wins", "above 50", "which is older").
     "consecutive long amount above below under over higher lower larger smaller bigger longer "
@@ -258,8 +259,8 @@ def asks_for_its_operation(question: str, choice: TableChoice) -> bool:
     program = choice.best.program
     if program.op in ("sum", "avg") and any(c.op == "months" for c in program.conditions):
         return True  # "what did energy cost over the first quarter?": its months added up
-    if program.op == "sum" and "between them" in fold(question):
-        return True  # "what are the two contracts worth between them?"
+    if program.op == "sum" and ("between them" in fold(question) or WHOLE.search(fold(question))):
+        return True  # "what are the two worth between them?", "what did fees come to?"
     return _asked(without_periods(question, choice.grid), program.op)
 
 

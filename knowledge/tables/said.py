@@ -28,6 +28,13 @@ COMPARE_CUES = [
     (re.compile(r"\b(?:lighter|slower|younger|cheaper|narrower|shallower|thinner|weaker)\s+than\s+$"), "lt"),
     (re.compile(r"\b\w{3,}er\s+than\s+$"), "gt"),
 ]  # fmt: skip
+# What a whole table's amount is said to come to: "come to", "all told", "so far", and a
+# whole period ("over the 2025-26 year", "across the whole season", "throughout the year").
+WHOLE = re.compile(
+    r"\b(?:come|comes|came) to\b|\ball told\b|\baltogether\b|\bin all\b|\bso far\b|\bto date\b"
+    r"|\b(?:over|across|during|throughout) (?:the |our )?(?:whole |full |entire )?"
+    r"(?:(?:19|20)\d\d ?[-/]|year\b|season\b|financial year\b|twelve months\b)"
+)
 CURRENCY_BEFORE = re.compile(r"\s*[$€£]\s*$")
 # A comparison said after a number ("70 or more").
 COMPARE_AFTER = [

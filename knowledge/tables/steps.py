@@ -379,6 +379,7 @@ def joined_step(query: str, choice: TableChoice) -> Step | None:
     if _asks_for_its_target(read, choice):
         return None
     stems = read.stems
+    literal = {stem(word) for word in read.words}
     conditions = " ".join(str(c.said) for c in program.conditions + program.anchors)
     here = set().union(
         _said_header_words(f"{choice.grid.label} {conditions}", stems),
@@ -396,11 +397,17 @@ def joined_step(query: str, choice: TableChoice) -> Step | None:
     )
     asked = []  # (another table, the column of it the question names)
     for _, other in choice.others:
+        # The most header words said, those said as they are before those a phrase implies
+        # ("which extension do I dial?" reads Extension before Mobile).
         named = [
-            (len(_said_header_words(column.name, stems) - here), index)
+            (
+                len(_said_header_words(column.name, stems) - here),
+                len(_said_header_words(column.name, literal) - here),
+                index,
+            )
             for index, column in enumerate(other.columns)
         ]
-        best, index = max(named, default=(0, -1))
+        best, _, index = max(named, default=(0, 0, -1))
         if best and (not said_target or header_overlap(other.columns[index].name, read) >= 0.5):
             asked.append((other, index))
     # A key of the same name in both tables, in any of them, before the answer as a key.

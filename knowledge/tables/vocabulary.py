@@ -64,6 +64,20 @@ IMPLIED_BY_PHRASE = (
         ("hours", "hrs", "minutes", "mins"),
     ),
     (re.compile(r"\bcharges? (?:for|per)\b"), ("price", "fee", "cost")),
+    # Whom to ring is read from their phone: "ring whoever looks after the tandem", "which
+    # extension do I dial", "their number" (not a call sign, nor any "number").
+    (
+        re.compile(
+            r"\b(?:ring|phone|dial|text)\b|\bcall\b(?! sign| letters)"
+            r"|\b(?:their|his|her|phone|mobile|contact) number\b"
+        ),
+        ("mobile", "phone", "telephone", "tel", "extension", "ext"),
+    ),
+    # Who looks after a thing is who is in charge of it, its lead or its keeper.
+    (
+        re.compile(r"\b(?:looks?|looking|looked) after\b|\bin charge\b|\bresponsible for\b"),
+        ("charge", "looked", "lead", "responsible", "keeper", "owner"),
+    ),
     (
         re.compile(r"\b(?:runs?|ran) out\b(?! of)|\bexpir(?:e|es|ed|ing)\b"),
         ("end", "expiry", "until"),

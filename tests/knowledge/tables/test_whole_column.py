@@ -1,0 +1,125 @@
+"""One named column over a whole table: its total for "what did … come to", "over the 2025-26
+year" or "across the whole season", its average when one is asked (knowledge/tables/whole.py);
+a span of years is no comparison ("over the 2025-26 year" is no year over 2025); a quarter
+written as its months ("Apr-Jun") is a period. Asked over tables no benchmark holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.tables.build import grid, table_from_rows
+from knowledge.tables.follows import followed
+from knowledge.tables.question import read_question
+
+POWER = [
+    ["Month", "Electricity", "Gas", "Water"],
+    ["Sep 2025", "410", "120", "80"],
+    ["Oct 2025", "455", "190", "82"],
+    ["Nov 2025", "470", "260", "79"],
+    ["Dec 2025", "505", "330", "85"],
+]
+SHOWS = [
+    ["Show", "Venue hire", "Printing", "Travel"],
+    ["Hamlet", "1200", "340", "610"],
+    ["Oliver", "950", "410", "380"],
+    ["Cabaret", "1100", "290", "520"],
+]
+COSTS = [
+    ["Cost line", "Apr-Jun", "Jul-Sep", "Oct-Dec", "Jan-Mar"],
+    ["Rent", "4500", "4500", "4500", "4500"],
+    ["Insurance", "600", "0", "0", "650"],
+]
+
+
+@pytest.fixture(scope="module")
+def power():
+    return grid(table_from_rows(POWER[0], POWER[1:]), "bills.pdf › Utility bills, autumn 2025")
+
+
+@pytest.fixture(scope="module")
+def shows():
+    return grid(table_from_rows(SHOWS[0], SHOWS[1:]), "shows.xlsx › Show costs 2025-26 season")
+
+
+@pytest.fixture(scope="module")
+def costs():
+    return grid(table_from_rows(COSTS[0], COSTS[1:]), "costs.pdf › Running costs, 2025-26")
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("What did gas come to?", [900.0]),
+        ("What did the electricity come to, all told?", [1840.0]),
+        ("What was our average monthly water bill?", [81.5]),
+        # An order asks for one row.
+        ("Which month had the highest gas bill?", ["Dec 2025"]),
+    ],
+)
+def test_a_named_column_over_every_month(power, question, values) -> None:
+    found = followed(question, power)
+    assert found[0].result.values == values, found[0].program
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("What did we spend on printing across the whole 2025-26 season?", [1040.0]),
+        ("What did travel come to over the season?", [1510.0]),
+        ("On average, what did we spend on venue hire per show last season?", [1083.333333]),
+        # A show named: its own cell.
+        ("What did we spend on printing for Oliver?", ["410"]),
+    ],
+)
+def test_a_named_column_over_every_row_of_a_season(shows, question, values) -> None:
+    found = followed(question, shows)
+    assert found[0].result.values == values, found[0].program
+
+
+def test_a_number_said_keeps_some_rows_not_every_one(power) -> None:
+    found = followed("What did gas come to in the first two months?", power)
+    assert found[0].result.values != [900.0], found[0].program
+
+
+def test_a_span_of_years_is_no_comparison() -> None:
+    assert read_question("What did rent come to over the 2025-26 year?").numbers == [(2025.0, "")]
+    assert read_question("Sales over 2025 and 2026?").numbers == [(2025.0, "gt"), (2026.0, "")]
+
+
+def test_a_quarter_written_as_its_months_is_a_period(costs) -> None:
+    found = followed("What did we spend on insurance over the 2025-26 year?", costs)
+    assert found[0].result.values == [1250.0], found[0].program
+
+
+CLAIMS = [
+    ["Ref", "Insurer", "Claimed", "Paid", "Paid on"],
+    ["C-1", "Petplan", "£1,200", "£1,100", "2026-01-10"],
+    ["C-2", "Agria", "£640", "£640", "2026-02-02"],
+    ["C-3", "Petplan", "£2,050", "", ""],
+]
+
+
+def test_what_was_paid_so_far_is_the_paid_column_added_not_its_date() -> None:
+    claims = _table(CLAIMS, "claims.csv")
+    for question in (
+        "How much have the insurers paid us so far, all told?",
+        "How much have we been paid to date?",
+    ):
+        found = followed(question, claims)
+        assert found[0].result.values == [1740.0], (question, found[0].program)
+    # One insurer named: its own rows, the parser's sum over them.
+    found = followed("How much has Agria paid us so far?", claims)
+    assert found[0].result.values in (["£640"], [640.0]), found[0].program
+
+
+def test_so_far_and_all_told_are_no_words_a_table_must_hold() -> None:
+    from knowledge.tables.rules import content_words
+
+    assert content_words("How much have the insurers paid us so far, all told?") == [
+        "insurers",
+        "paid",
+    ]
+
+
+def _table(rows, label: str):
+    return grid(table_from_rows(rows[0], rows[1:]), label)

@@ -1,0 +1,58 @@
+"""Whom to ring: "ring whoever looks after the kiln - what's their number?" reads the person
+in charge of a row (a header of "in charge", "looked after by", "lead") and then their phone
+on the staff sheet (Mobile, Extension, Phone); knowledge/tables/vocabulary.py's phrases. Asked
+over tables no benchmark holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.tables.build import grid, table_from_rows
+from knowledge.tables.choice import TableChoice
+from knowledge.tables.follows import followed
+from knowledge.tables.steps import joined_step
+
+KILNS = [
+    ["Kiln", "Site", "Fired in 2025", "Technician in charge"],
+    ["Big electric", "Studio", "48", "Ros Achebe"],
+    ["Raku", "Yard", "12", "Dev Patel"],
+    ["Test kiln", "Studio", "30", "Ros Achebe"],
+]
+TEAM = [
+    ["Name", "Role", "Extension", "Mobile"],
+    ["Ros Achebe", "Technician", "214", "07700 900 111"],
+    ["Dev Patel", "Technician", "237", "07700 900 222"],
+]
+
+
+def _table(rows, label: str):
+    return grid(table_from_rows(rows[0], rows[1:]), label)
+
+
+def _answer(question: str) -> tuple[list, str | None]:
+    kilns = _table(KILNS, "studio.xlsx › Kilns")
+    best = followed(question, kilns)[0]
+    choice = TableChoice(0, 0, "studio.xlsx", kilns, best, 1.0)
+    choice.others = [(1, _table(TEAM, "studio.xlsx › Team"))]
+    step = joined_step(question, choice)
+    return best.result.values, step.value if step else None
+
+
+@pytest.mark.parametrize(
+    ("question", "person", "phone"),
+    [
+        ("I need to ring whoever looks after the raku kiln - what's their number?",
+         "Dev Patel", "07700 900 222"),
+        ("Who is in charge of the big electric kiln, and which extension do I dial?",
+         "Ros Achebe", "214"),
+        ("Which extension do I call for the person responsible for the raku kiln?",
+         "Dev Patel", "237"),
+    ],
+)  # fmt: skip
+def test_whom_to_ring_is_the_person_in_charge_then_their_phone(question, person, phone) -> None:
+    assert _answer(question) == ([person], phone)
+
+
+def test_a_number_of_things_is_no_phone() -> None:
+    # "Number" alone asks for no phone: the kilns fired are counted, nobody is rung.
+    assert _answer("What number of firings did the raku kiln do in 2025?")[1] is None
