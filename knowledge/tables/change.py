@@ -236,6 +236,24 @@ def row_extreme(question: str, grid: Grid) -> Candidate | None:
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
 
 
+def offered_column(question: str, grid: Grid) -> Candidate | None:
+    """Return which of two side-by-side columns the question offers holds the more (or the
+    less) of the one row it names ("is a cat spay cheaper at Millbrook or at Ironwood Road?"
+    of a price list with a column per site: the header of the smaller price), or None."""
+    words = fold(question).split()
+    direction = asked_direction(words)
+    named = named_amount_columns(words, grid)
+    if "or" not in words or not direction or len(named) != 2 or abs(named[0] - named[1]) != 1:
+        return None
+    conditions = one_row(question, grid)
+    if not conditions:
+        return None
+    op = "row_argmax" if direction > 0 else "row_argmin"
+    program = Program(op, target=max(named), key=min(named), conditions=conditions)
+    result = run(program, grid)
+    return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
+
+
 # A question over every row: "across all the sites", "in total", "overall"; not "the most of
 # all", nor "a single site", "any one site", "each site".
 _EVERY_ROW = re.compile(

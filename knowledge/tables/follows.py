@@ -40,6 +40,7 @@ from knowledge.tables.asked_time import (
 from knowledge.tables.cells import DURATION
 from knowledge.tables.change import (
     column_change,
+    offered_column,
     period_cell,
     period_total,
     row_extreme,
@@ -428,7 +429,8 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
     consecutive rows (`consecutive_rows`), the one of two offered cells a row holds
     (`offered_row`), a change along a row between two columns (`column_change`), a total or an
     average along a row over its period columns (`row_span`), its cell in the one period named (`period_cell`), or its period with the most or
-    the least (`row_extreme`), a period's total over every row (`period_total`), the rows whose
+    the least (`row_extreme`), the one of two offered columns with more of a named row
+    (`offered_column`), a period's total over every row (`period_total`), the rows whose
     amount is below or above another column's (`against_column`), the total of the one column
     of money (`money_total`), or as many rows as the question asks of the
     likeliest program's most or least (`top_rows`); a count that leaves out a cell the question
@@ -448,6 +450,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         row_span(question, grid),
         period_cell(question, grid),
         row_extreme(question, grid),
+        offered_column(question, grid),
         period_total(question, grid),
         against_column(question, grid),
         money_total(question, grid),

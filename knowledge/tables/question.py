@@ -171,11 +171,11 @@ def read_question(text: str) -> Question:
 _UPWARD = frozenset(
     "most more highest higher largest larger biggest bigger greatest greater longest longer "
     "maximum max tallest taller heaviest heavier deepest deeper widest wider richest richer "
-    "wealthiest busiest busier strongest stronger".split()
+    "wealthiest busiest busier strongest stronger dearer dearest costlier costliest".split()
 )
 _DOWNWARD = frozenset(
     "least fewest fewer less lowest lower smallest smaller shortest shorter minimum min "
-    "lightest lighter quietest quieter weakest weaker".split()
+    "lightest lighter quietest quieter weakest weaker cheaper cheapest".split()
 )
 # Headers of places or ranks, whose smallest value is the best: "the highest placed" is Rank 1.
 RANK_WORDS = frozenset("rank ranking position pos place placing seed pick round standing".split())
