@@ -24,11 +24,11 @@ from knowledge.tables.programs import Condition, Grid, Program, fold, kept_rows,
 from knowledge.tables.question import (
     MONTH_STEMS,
     STOPWORDS,
-    YEAR_SPAN,
     asked_direction,
     mentions,
     read_question,
     stem,
+    year_spans,
 )
 from knowledge.tables.said import WHOLE, said_months, said_periods, says_a_superlative
 
@@ -99,6 +99,8 @@ _SPAN = re.compile(r"\b(?:from|between) (\w+) (?:to|and|through|until|till) (\w+
 # Words that ask for every row's amount added up.
 _OVER_ALL = frozenset("all across total altogether combined overall".split())
 _AVERAGE = frozenset("average mean".split())
+# Words that ask for more than one cell of a row: a total, an average, a change.
+MORE_THAN_A_CELL = _TOTAL | _OVER_ALL | _AVERAGE | _CUES
 # A header that names a period: a month, a quarter, a half, a year ("Jan", "Q3", "H1", "2024").
 _PERIOD = re.compile(r"^(?:q[1-4]|h[12]|(?:19|20)\d\d|fy ?\d{2,4})$")
 
@@ -116,7 +118,7 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     # "What did we spend on parts over the 2025-26 year?" of a sheet "Running costs, 2025-26".
     whole_year = bool(said & {"many", "much"} or WHOLE.search(" ".join(words)))
     whole_year = whole_year and _says_the_labels_year(words, grid)
-    periods = _one_kind(grid, words)
+    periods = one_kind(grid, words)
     # "How much did Birch Court collect in the first quarter?" of a sheet by month: its months.
     months = _said_months(question, grid, periods)
     whole_year = whole_year or bool(months and said & {"many", "much"})
@@ -138,46 +140,6 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     program = Program(op, target=last, key=first, conditions=conditions)
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
-
-
-def period_cell(question: str, grid: Grid) -> Candidate | None:
-    """Return the cell of the row a question names in the one period column it names, of a
-    wide sheet of periods ("how many consultations did Millbrook see in October 2025?":
-    Millbrook's Oct 2025, not a count of the row), when it asks how many or how much of that
-    and nothing more: no total, average, span, order or change (`row_span`, `row_extreme`,
-    `column_change`), no quarter of months. None otherwise."""
-    words = fold(question).split()
-    said = set(words)
-    if not said & {"many", "much"} or said & (_TOTAL | _OVER_ALL | _AVERAGE | _CUES):
-        return None
-    if asked_direction(words) or said_months(fold(question)):
-        return None
-    periods = _one_kind(grid, words)
-    named = named_periods(words, grid, periods)
-    conditions = one_row(question, grid)
-    if len(periods) < 3 or len(named) != 1 or not conditions:
-        return None
-    program = Program("values", target=named[0], conditions=conditions)
-    result = run(program, grid)
-    if result is None or len(result.rows) != 1:
-        return None
-    return Candidate(program, result, {}, CHANGE_SCORE)
-
-
-def named_periods(words: list[str], grid: Grid, periods: list[int]) -> list[int]:
-    """Return the period columns a question names: by their headers ("October 2025" names
-    "Oct 2025"), or by a month alone where one column holds that month ("in February" of a
-    sheet of Jan 2026 to Apr 2026; "may" only after "in" or "of")."""
-    named = [i for i in named_amount_columns(words, grid) if i in periods]
-    if named:
-        return named
-    months = {
-        MONTH_STEMS[word]
-        for before, word in zip(["", *words], words, strict=False)
-        if word in MONTH_STEMS and (word != "may" or before in ("in", "of"))
-    }
-    found = [i for i in periods if _month(grid.columns[i]) in months]
-    return found if len(found) == len(months) else []
 
 
 # The period a question asks for by its kind ("which month", "in what quarter"), and what a
@@ -209,7 +171,7 @@ def row_extreme(question: str, grid: Grid) -> Candidate | None:
     periods = (
         [i for i, column in enumerate(grid.columns) if is_period(column, asked)]
         if asked
-        else _one_kind(grid, words)  # "when": the kind the table has most of
+        else one_kind(grid, words)  # "when": the kind the table has most of
     )
     if len(periods) < 2:
         return None
@@ -232,24 +194,6 @@ def row_extreme(question: str, grid: Grid) -> Candidate | None:
         return None  # no one row, or a subtotal (Q1 after March) among the months
     op = "row_argmax" if direction > 0 else "row_argmin"
     program = Program(op, target=last, key=first, conditions=conditions)
-    result = run(program, grid)
-    return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
-
-
-def offered_column(question: str, grid: Grid) -> Candidate | None:
-    """Return which of two side-by-side columns the question offers holds the more (or the
-    less) of the one row it names ("is a cat spay cheaper at Millbrook or at Ironwood Road?"
-    of a price list with a column per site: the header of the smaller price), or None."""
-    words = fold(question).split()
-    direction = asked_direction(words)
-    named = named_amount_columns(words, grid)
-    if "or" not in words or not direction or len(named) != 2 or abs(named[0] - named[1]) != 1:
-        return None
-    conditions = one_row(question, grid)
-    if not conditions:
-        return None
-    op = "row_argmax" if direction > 0 else "row_argmin"
-    program = Program(op, target=max(named), key=min(named), conditions=conditions)
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, CHANGE_SCORE)
 
@@ -277,7 +221,7 @@ def period_words(grid: Grid) -> set[str]:
     } - {""}
 
 
-def _one_kind(grid: Grid, words: list[str]) -> list[int]:
+def one_kind(grid: Grid, words: list[str]) -> list[int]:
     """Return the period columns of one kind: that of the first period the question names,
     or the kind the table has most of (the months, before the quarters that total them)."""
     by_kind = [[i for i, c in enumerate(grid.columns) if is_period(c, k)] for k in _KINDS]
@@ -319,7 +263,7 @@ def period_total(question: str, grid: Grid) -> Candidate | None:
         return None
     if mentions(read_question(question), grid):
         return None
-    periods = _one_kind(grid, words)
+    periods = one_kind(grid, words)
     named = [i for i in named_amount_columns(words, grid) if i in periods]
     if len(periods) < 2 or len(named) != 1:
         return None
@@ -411,13 +355,13 @@ def _said_months(question: str, grid: Grid, periods: list[int]) -> list[int]:
     says, when the table holds each of them side by side (a subtotal between them, such as a
     column Q1 after March, would be added in)."""
     wanted = said_months(fold(question))
-    found = [i for i in periods if _month(grid.columns[i]) in wanted]
+    found = [i for i in periods if header_month(grid.columns[i]) in wanted]
     if not wanted or len(found) != len(wanted) or found[-1] - found[0] != len(found) - 1:
         return []
     return [found[0], found[-1]]
 
 
-def _month(column) -> str | None:
+def header_month(column) -> str | None:
     words = fold(column.name).split()
     return MONTH_STEMS.get(words[0]) if words else None
 
@@ -426,8 +370,7 @@ def _says_the_labels_year(words: list[str], grid: Grid) -> bool:
     """Whether the question says a year the table's label says (its sheet, caption or file)."""
     label = set(fold(grid.label).split())
     return any(
-        (len(word) == 4 and word.isdigit() or YEAR_SPAN.fullmatch(word)) and word in label
-        for word in words
+        (len(word) == 4 and word.isdigit() or year_spans(word)) and word in label for word in words
     )
 
 
@@ -437,10 +380,11 @@ def is_period(column, kind: str = "") -> bool:
     header = re.sub(r"\s+(?:19|20)\d\d$", "", fold(column.name.split("(")[0]).strip())
     if not column.numeric or column.type == DATE:
         return False
-    # A quarter may be written as its months: "Apr-Jun", "Jul to Sep".
+    # A quarter may be written as its three months: "Apr-Jun", "Jul to Sep".
     months = _MONTHS_SPAN.match(header)
     if months and all(stem(month) in MONTH_STEMS.values() for month in months.groups()):
-        return kind in ("", "quarter")
+        first, last = (MONTHS.index(stem(month)) for month in months.groups())
+        return kind in ("", "quarter") and (last - first) % 12 == 2  # "Jan-Dec" is a year
     if kind:
         pattern = _KINDS[kind]
         return (

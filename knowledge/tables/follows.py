@@ -38,14 +38,7 @@ from knowledge.tables.asked_time import (
     program_direction,
 )
 from knowledge.tables.cells import DURATION
-from knowledge.tables.change import (
-    column_change,
-    offered_column,
-    period_cell,
-    period_total,
-    row_extreme,
-    row_span,
-)
+from knowledge.tables.change import column_change, period_total, row_extreme, row_span
 from knowledge.tables.having import keeps_what_it_has
 from knowledge.tables.kept import (
     averages_as_asked,
@@ -65,6 +58,7 @@ from knowledge.tables.offered import (
     summed_values,
 )
 from knowledge.tables.parser import Candidate, ranked
+from knowledge.tables.periods import offered_column, period_cell, periods_meeting
 from knowledge.tables.programs import Grid, display, fold, kept_rows
 from knowledge.tables.question import (
     RANK_WORDS,
@@ -430,7 +424,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
     (`offered_row`), a change along a row between two columns (`column_change`), a total or an
     average along a row over its period columns (`row_span`), its cell in the one period named (`period_cell`), or its period with the most or
     the least (`row_extreme`), the one of two offered columns with more of a named row
-    (`offered_column`), a period's total over every row (`period_total`), the rows whose
+    (`offered_column`), how many of its periods meet a comparison (`periods_meeting`), a period's total over every row (`period_total`), the rows whose
     amount is below or above another column's (`against_column`), the total of the one column
     of money (`money_total`), or as many rows as the question asks of the
     likeliest program's most or least (`top_rows`); a count that leaves out a cell the question
@@ -451,6 +445,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         period_cell(question, grid),
         row_extreme(question, grid),
         offered_column(question, grid),
+        periods_meeting(question, grid),
         period_total(question, grid),
         against_column(question, grid),
         money_total(question, grid),

@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 
 from knowledge.tables.asked import ASKS_ORDER, amount_asked
-from knowledge.tables.change import is_period, named_periods
+from knowledge.tables.change import is_period
 from knowledge.tables.flags import negated
 from knowledge.tables.parser import Candidate
+from knowledge.tables.periods import named_periods
 from knowledge.tables.programs import Grid, fold, kept_rows
 from knowledge.tables.question import STOPWORDS, asked_direction, stem
 from knowledge.tables.said import says_a_superlative
@@ -168,8 +169,9 @@ def _names_rows(column) -> bool:
     return not column.numeric and len(filled) > 1 and len(set(filled)) == len(filled)
 
 
-# "Looks after", "looked after": who keeps a thing, no row after another.
-_LOOKS_AFTER = re.compile(r"\b(?:look|looks|looked|looking|take|takes|took|taking) after\b")
+# "Looks after", "looked after": who keeps a thing, no row after another ("who took after Ben?"
+# is the next leg).
+_LOOKS_AFTER = re.compile(r"\b(?:look|looks|looked|looking) after\b")
 
 
 def reads_no_row_after(question: str, candidate: Candidate) -> bool:

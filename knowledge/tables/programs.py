@@ -14,6 +14,7 @@ A program reads the rows a condition keeps (all rows when it has none) and compu
 | `change` | the key column minus the target column of the one kept row ("from Q1 to Q4") |
 | `row_sum`, `row_avg` | the key column to the target column of the one kept row, added / averaged ("from January to April") |
 | `row_argmax`, `row_argmin` | the header of the key column to the target column with the most / least of the one kept row ("which month was busiest"), or of their totals over every kept row ("across all sites") |
+| `row_count` | how many of the key column to the target column of the one kept row meet the comparison of its anchor ("in how many months were there more than 40") |
 | `plus` | the key column of the two anchor rows added ("Braga and Faro combined") |
 | `same` | the target column of the other rows whose key cell is the anchor row's ("the same producer as …"); with no target, how many they are |
 | `more`, `less` | which of the two anchor rows has the more / less key: its anchor cell (with no key: which anchor cell more / fewer rows hold) |
@@ -34,7 +35,7 @@ import operator
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from knowledge.tables.cells import (
@@ -54,15 +55,15 @@ from knowledge.tables.cells import (
 OPS = (
     "values", "count", "sum", "avg", "max", "min", "argmax", "argmin", "first", "last",
     "next", "previous", "diff", "more", "less", "mode", "top", "distinct", "plus", "same",
-    "streak", "change", "row_sum", "row_avg", "row_argmax", "row_argmin",
+    "streak", "change", "row_sum", "row_avg", "row_argmax", "row_argmin", "row_count",
 )  # fmt: skip
 AGGREGATES = frozenset(
     {"count", "sum", "avg", "max", "min", "diff", "distinct", "plus", "streak", "change",
-     "row_sum", "row_avg"}
+     "row_sum", "row_avg", "row_count"}
 )  # fmt: skip
 # The operations along one row's columns: a change between two, a total, an average, the
 # column with the most or the least.
-ALONG_A_ROW = frozenset({"change", "row_sum", "row_avg", "row_argmax", "row_argmin"})
+ALONG_A_ROW = frozenset({"change", "row_sum", "row_avg", "row_argmax", "row_argmin", "row_count"})
 # The operations that answer with a column's header, not with its cells.
 HEADER_OPS = frozenset({"row_argmax", "row_argmin"})
 # The operations on the rows a question names (its anchors), not on the rows conditions keep.
@@ -177,12 +178,8 @@ class Grid:
                     items=[] if numeric else [list_items(text) for text in texts],
                 )
             )
-        return cls(
-            label=label,
-            columns=built,
-            row_numbers=[number for number, _, _ in rows],
-            chunk_ids=list(chunk_ids or [None] * len(rows)),
-        )
+        numbers_of_rows = [number for number, _, _ in rows]
+        return cls(label, built, numbers_of_rows, list(chunk_ids or [None] * len(rows)))
 
 
 @dataclass(frozen=True)
@@ -324,6 +321,10 @@ def _along_a_row(program: Program, grid: Grid, rows: list[int]) -> Result | None
         span = [program.target, program.key]
     else:
         span = list(range(program.key, program.target + 1))
+    if program.op == "row_count":  # the columns whose cell meets the anchor's comparison
+        said = program.anchors[0]
+        met = [i for i in span if replace(said, column=i).holds(grid, rows[0])]
+        return Result([float(len(met))], rows, computed=True)
     cells = [[grid.columns[index].numbers[row] for row in rows] for index in span]
     if any(None in column for column in cells):
         return None

@@ -65,18 +65,17 @@ IMPLIED_BY_PHRASE = (
     ),
     (re.compile(r"\bcharges? (?:for|per)\b"), ("price", "fee", "cost")),
     # Whom to ring is read from their phone: "ring whoever looks after the tandem", "which
-    # extension do I dial", "their number" (not a call sign, nor any "number").
+    # extension do I dial", "call them" (not a call-out fee, a call duration, "what do we call
+    # it", nor any "number": a squad number); one to text, from their mobile.
     (
-        re.compile(
-            r"\b(?:ring|phone|dial|text)\b|\bcall\b(?! sign| letters)"
-            r"|\b(?:their|his|her|phone|mobile|contact) number\b"
-        ),
+        re.compile(r"\b(?:ring|phone|dial)\b|\bcall (?:him|her|them|whoever)\b|\bdo i call\b"),
         ("mobile", "phone", "telephone", "tel", "extension", "ext"),
     ),
-    # Who looks after a thing is who is in charge of it, its lead or its keeper.
+    (re.compile(r"\btext (?:him|her|them|whoever)\b"), ("mobile",)),
+    # Who looks after a thing is who is in charge of it ("Vet in charge"), its lead or keeper.
     (
-        re.compile(r"\b(?:looks?|looking|looked) after\b|\bin charge\b|\bresponsible for\b"),
-        ("charge", "looked", "lead", "responsible", "keeper", "owner"),
+        re.compile(r"\b(?:looks?|looking|looked) after\b"),
+        ("charge", "looked", "lead", "responsible", "keeper"),
     ),
     (
         re.compile(r"\b(?:runs?|ran) out\b(?! of)|\bexpir(?:e|es|ed|ing)\b"),

@@ -22,10 +22,10 @@ from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, Program, fold, run
 from knowledge.tables.question import (
     MONTH_STEMS,
-    YEAR_SPAN,
     asked_direction,
     mentions,
     read_question,
+    year_spans,
 )
 from knowledge.tables.said import WHOLE, says_a_superlative
 
@@ -37,6 +37,29 @@ _ASKS_OTHERWISE = frozenset(
 )
 _NAMED_TIME = re.compile(r"\b(?:last|this) (?:season|year)\b")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+# Words of a change, a level or a statistic other than a total or a mean.
+_NO_TOTAL = frozenset(
+    "fall falls fell drop drops dropped rise rises rose change changed median typical typically "
+    "usual usually range peak peaked reach reached grow grew increase increased decrease "
+    "decreased level".split()
+)
+# A part of the time the table covers: a quarter, a half, a season of the year, this or last
+# month or week, a time from or until.
+_PART_OF_THE_TIME = re.compile(
+    r"\b(?:q[1-4]|h[12]|quarter|half|winter|spring|summer|autumn|since|until|till|up to|by the)\b"
+    r"|\b(?:this|last|next) (?:month|week|day)\b"
+)
+# Headers of amounts that do not add up over rows.
+_NOT_ADDED = frozenset(
+    "average avg mean rate rating price per balance cumulative ytd level stock score scores age "
+    "year percent percentage share".split()
+)
+# The units of time an average may be asked per, and the month's stems rows may be headed by.
+_UNITS = {
+    "month": "month", "monthly": "month", "week": "week", "weekly": "week", "day": "day",
+    "daily": "day", "year": "year", "yearly": "year", "annual": "year", "annually": "year",
+    "quarter": "quarter", "quarterly": "quarter",
+}  # fmt: skip
 _OPENINGS = ("what", "whats", "how much", "on average")
 # How likely the total is right when it is made: a question naming one amount and no row,
 # with a word of the whole, asks for little else.
@@ -54,8 +77,10 @@ def whole_column(question: str, grid: Grid) -> Candidate | None:
     asked = set(_NAMED_TIME.sub(" ", folded).split())  # "last season" asks for no last row
     if asked & _ASKS_OTHERWISE - ({"per", "each"} if averaged else set()):
         return None  # "average … per production" asks per row; "each" too
-    if asked_direction(words) or says_a_superlative(words):
-        return None
+    if asked_direction(words) or says_a_superlative(words) or asked & _NO_TOTAL:
+        return None  # an order; a change, a level or another statistic ("fell to", "median")
+    if _PART_OF_THE_TIME.search(folded) or averaged and not _per_its_rows(words, grid):
+        return None  # "in Q1", "this month", "since May"; "per year, on average" of months
     if not _covers_the_time_said(folded, words, grid):
         return None
     if mentions(read_question(question), grid):
@@ -66,12 +91,23 @@ def whole_column(question: str, grid: Grid) -> Candidate | None:
     numbers = [n for n, _ in read_question(question).numbers if not 1900 <= n < 2100]
     if grid.columns[named[0]].type == DURATION or numbers:
         return None  # an average of times; a number said keeps rows ("the first three")
-    header = set(fold(grid.columns[named[0]].name).split())
-    if header & {"average", "avg", "mean", "rate", "rating", "price", "per"}:
-        return None  # an average's average, a price's total: no amount that adds up
+    column = grid.columns[named[0]]
+    if set(fold(column.name).split()) & _NOT_ADDED or "%" in column.unit + column.name:
+        return None  # an average's average, a price's or a balance's total: nothing adds up
     program = Program("avg" if averaged else "sum", key=named[0])
     result = run(program, grid)
     return None if result is None else Candidate(program, result, {}, WHOLE_SCORE)
+
+
+def _per_its_rows(words: list[str], grid: Grid) -> bool:
+    """Whether an average asked per a unit of time ("monthly", "per year") is one per row:
+    rows of months for "monthly"; any rows when no unit of time is said ("per production")."""
+    units = {_UNITS[word] for word in words if word in _UNITS}
+    first = grid.columns[0].folded if grid.columns else []
+    months = bool(first) and all(
+        text.split()[:1] and text.split()[0] in MONTH_STEMS for text in first
+    )
+    return not units or units == {"month"} and months
 
 
 def _covers_the_time_said(folded: str, words: list[str], grid: Grid) -> bool:
@@ -82,12 +118,11 @@ def _covers_the_time_said(folded: str, words: list[str], grid: Grid) -> bool:
     if any(word in MONTH_STEMS and word != "may" for word in words):
         return False
     said = {int(year) for year in _YEAR.findall(folded)}
-    for span in YEAR_SPAN.findall(folded):
-        first = int(span[:4])
+    for _, _, first in year_spans(folded):
         said |= {first, first + 1}
     timed = [
-        column for index, column in enumerate(grid.columns)
-        if column.type == DATE or index == 0 and any(map(_YEAR.search, column.texts))
+        column for column in grid.columns
+        if column.type == DATE or sum(map(bool, map(_YEAR.search, column.texts))) > grid.size / 2
     ]  # fmt: skip
     if _NAMED_TIME.search(folded):
         return not timed

@@ -8,6 +8,7 @@ from knowledge.tables.cells import NUMBER, read_cell
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.programs import (
     AGAINST,
+    ALONG_A_ROW,
     Condition,
     Grid,
     Program,
@@ -89,14 +90,8 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
         return f"Counted the different {name(program.target)} values among {rows}"
     if op == "mode":
         return f"Took the most frequent {name(program.target)} among {rows}"
-    if op == "change":
-        return f"Subtracted {name(program.target)} from {name(program.key)} of {rows}"
-    if op in ("row_sum", "row_avg"):
-        done = "Added" if op == "row_sum" else "Averaged"
-        return f"{done} {name(program.key)} to {name(program.target)} of {rows}"
-    if op in ("row_argmax", "row_argmin"):
-        most = "most" if op == "row_argmax" else "least"
-        return f"Compared {name(program.key)} to {name(program.target)} of {rows}: the column with the {most}"
+    if op in ALONG_A_ROW:
+        return _along_a_row(program, name(program.key), name(program.target), rows)
     anchors = " and ".join(_said_condition(grid, a) for a in program.anchors)
     if op in ("next", "previous"):
         side = "after" if op == "next" else "before"
@@ -114,6 +109,22 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
     if program.key is None:
         return f"Counted the rows where {anchors} in {grid.label}: the {more}"
     return f"Compared {name(program.key)} of the rows where {anchors} in {grid.label}: the {more}"
+
+
+def _along_a_row(program: Program, first: str, last: str, rows: str) -> str:
+    """Return a program along a row's columns as a sentence."""
+    op = program.op
+    if op == "change":
+        return f"Subtracted {last} from {first} of {rows}"
+    if op in ("row_sum", "row_avg"):
+        done = "Added" if op == "row_sum" else "Averaged"
+        return f"{done} {first} to {last} of {rows}"
+    if op in ("row_argmax", "row_argmin"):
+        most = "most" if op == "row_argmax" else "least"
+        return f"Compared {first} to {last} of {rows}: the column with the {most}"
+    said = program.anchors[0]  # row_count: "Counted Apr 2025 to Mar 2026 of 1 row … > 1300"
+    symbol = {"gt": ">", "lt": "<", "ge": "≥", "le": "≤"}[said.op]
+    return f"Counted {first} to {last} of {rows} that are {symbol} {said.value:g}"
 
 
 # Rows of a result cited as sources, at most.

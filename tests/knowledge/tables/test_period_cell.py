@@ -8,6 +8,7 @@ import pytest
 
 from knowledge.tables.build import grid, table_from_rows
 from knowledge.tables.follows import followed
+from knowledge.tables.periods import period_cell
 
 # The row names' header is the counted noun: "how many calls" of a Calls column of lines.
 CALLS = [
@@ -66,3 +67,16 @@ def test_a_count_of_one_named_row_stands_where_no_period_is_named(calls) -> None
     # rule sets it aside only where the question names a period column.
     found = followed("How many calls lines are there?", calls)
     assert found[0].program.op == "count" and found[0].result.values == [3.0]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many calls did the support line take since February 2026?",
+        "How many calls did the support line take in the year to March 2026?",
+    ],
+)
+def test_a_span_from_or_to_a_month_is_no_one_cell(calls, question) -> None:
+    # (The parser may still read one month; the rule does not make it.)
+    assert period_cell(question, calls) is None
+    assert period_cell("How many calls did the support line take in March 2026?", calls)

@@ -123,3 +123,63 @@ def test_so_far_and_all_told_are_no_words_a_table_must_hold() -> None:
 
 def _table(rows, label: str):
     return grid(table_from_rows(rows[0], rows[1:]), label)
+
+
+INVOICES = [
+    ["Invoice", "Client", "Amount", "Due"],
+    ["INV-101", "Ash", "100", "2025-11-30"],
+    ["INV-102", "Birch", "200", "2025-12-15"],
+    ["INV-103", "Cedar", "300", "2026-01-31"],
+    ["INV-104", "Damson", "400", "2026-02-28"],
+]
+BILLS = [
+    ["Month", "Gas", "Balance", "Satisfaction (%)"],
+    ["Jan 2025", "330", "5000", "81"],
+    ["Feb 2025", "260", "3500", "79"],
+    ["Mar 2025", "180", "2000", "84"],
+]
+QUARTERS = [
+    ["Line", "Jan-Mar", "Apr-Jun", "Jul-Sep", "Oct-Dec", "Jan-Dec"],
+    ["Heating", "2000", "900", "300", "1300", "4500"],
+]
+SEASONS = [
+    ["Show", "Season", "Box office"],
+    ["Hamlet", "2024-25", "9000"],
+    ["Oliver", "2025-26", "10800"],
+]
+
+
+def test_a_date_is_no_span_of_years() -> None:
+    invoices = _table(INVOICES, "invoices.csv")
+    found = followed("Which invoices are due after 2025-12-31?", invoices)
+    assert found[0].result.values == ["INV-103", "INV-104"], found[0].program
+    assert read_question("due after 2025-12-31").numbers[0][1] == "gt"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did the gas bill fall to over the year?",  # a level, not a total
+        "What did gas come to in Q1?",  # a part of the time
+        "What did gas come to since February?",
+        "What has the balance come to so far?",  # a balance adds up to nothing
+        "What was the satisfaction over the whole year?",
+        "What did we spend on gas per year, on average?",  # per year, of months
+    ],
+)
+def test_no_total_of_every_row_where_the_question_asks_for_another(question) -> None:
+    bills = _table(BILLS, "bills.pdf › Utility bills 2025")
+    found = followed(question, bills)
+    assert not found or found[0].program.op not in ("sum", "avg") or found[0].program.conditions
+
+
+def test_a_year_of_months_is_no_quarter() -> None:
+    quarters = _table(QUARTERS, "costs.pdf › Running costs 2025")
+    found = followed("Which quarter had the highest heating cost?", quarters)
+    assert found[0].result.values == ["Jan-Mar"], found[0].program
+
+
+def test_last_season_over_a_table_of_seasons_is_no_total() -> None:
+    seasons = _table(SEASONS, "shows.xlsx › Shows")
+    found = followed("What did box office come to last season?", seasons)
+    assert not found or found[0].result.values != [19800.0], found[0].program

@@ -45,8 +45,8 @@ def _answer(question: str) -> tuple[list, str | None]:
          "Dev Patel", "07700 900 222"),
         ("Who is in charge of the big electric kiln, and which extension do I dial?",
          "Ros Achebe", "214"),
-        ("Which extension do I call for the person responsible for the raku kiln?",
-         "Dev Patel", "237"),
+        ("Who looks after the raku kiln? Which extension do I call?", "Dev Patel", "237"),
+        ("Who's in charge of the raku kiln? I'll text them.", "Dev Patel", "07700 900 222"),
     ],
 )  # fmt: skip
 def test_whom_to_ring_is_the_person_in_charge_then_their_phone(question, person, phone) -> None:
@@ -56,3 +56,30 @@ def test_whom_to_ring_is_the_person_in_charge_then_their_phone(question, person,
 def test_a_number_of_things_is_no_phone() -> None:
     # "Number" alone asks for no phone: the kilns fired are counted, nobody is rung.
     assert _answer("What number of firings did the raku kiln do in 2025?")[1] is None
+
+
+AGENTS = [
+    ["Agent", "Calls taken", "Call duration (mins)", "Extension"],
+    ["Sam", "120", "6.2", "201"],
+    ["Priya", "95", "8.4", "202"],
+]
+SQUAD = [
+    ["Player", "Position", "Squad number", "Mobile"],
+    ["Ellis", "Forward", "9", "07700 900 333"],
+    ["Moss", "Keeper", "1", "07700 900 444"],
+]
+LEGS = [["Leg", "Runner"], ["1", "Ben"], ["2", "Cleo"], ["3", "Dan"]]
+
+
+@pytest.mark.parametrize(
+    ("rows", "question", "values"),
+    [
+        # A call is no phone: a call's duration, a squad number, the leg after Ben.
+        (AGENTS, "What is Sam's call duration?", ["6.2"]),
+        (SQUAD, "Ellis plays up front - what's his number?", ["9"]),
+        (LEGS, "Who took after Ben?", ["Cleo"]),
+    ],
+)
+def test_words_of_calling_and_after_that_ask_for_no_phone(rows, question, values) -> None:
+    found = followed(question, _table(rows, "team.xlsx › Sheet"))
+    assert found[0].result.values == values, found[0].program
