@@ -20,6 +20,7 @@ from knowledge.tables.asked import asked_column
 from knowledge.tables.cells import DURATION, says_yes_or_no
 from knowledge.tables.change import period_words
 from knowledge.tables.choice import TableChoice
+from knowledge.tables.content import content_words
 from knowledge.tables.counted import counted_by_header
 from knowledge.tables.follows import AMOUNT_CUES
 from knowledge.tables.kept import asks_for_the_only_row
@@ -47,20 +48,6 @@ from knowledge.tables.said import (
 )
 from providers import embedder
 
-# Words that ask for a computation, not for a thing the table names.
-_ASKING = frozenset(
-    "how many much number total sum average mean most least highest lowest largest smallest "
-    "biggest first last next previous before after more less fewer than difference between "
-    "name names list top greatest best worst longest shortest earliest latest same count "
-    "times year years all across together combined overall altogether each every per listed "
-    "there table chart busiest busier quietest quieter recently recent so far told "
-    # Comparisons and orders: what a program computes, not what a table holds ("how many
-    # consecutive wins", "above 50", "which is older").
-    "consecutive long amount above below under over higher lower larger smaller bigger longer "
-    "shorter earlier later greater better worse older younger oldest youngest newest fastest "
-    "slowest tallest fewest".split()
-)
-
 
 def _vocabulary(grid: Grid) -> set[str]:
     """Return the words of a table's label, headers and cells, and their first five letters."""
@@ -78,27 +65,6 @@ def _vocabulary(grid: Grid) -> set[str]:
 ORDERED_VOTE_MIN = 0.05
 # The share of the question's words a table answering with a period must hold to stand there.
 PERIOD_RELEVANCE = 0.75
-# A team speaking of itself ("how many units do we manage?", "which tenant has been with us
-# the longest?"), and words that say nothing of a table ("haven't paid us anything yet"): no
-# table's word. A verb's "n't" folds to a word of its own ("haven t"): both go ("Model T" stays).
-_OURSELVES = frozenset("we us our ours ourselves anything anyone something yet actually".split())
-_NOT = frozenset(
-    "haven hasn hadn didn doesn don isn aren wasn weren won can couldn shouldn wouldn".split()
-)
-
-
-def content_words(question: str) -> list[str]:
-    """Return the question's words that name things, not those that ask for a computation."""
-    words = fold(question).split()
-    said_not = {
-        at + step for at, word in enumerate(words)
-        if word in _NOT and words[at + 1 : at + 2] == ["t"] for step in (0, 1)
-    }  # fmt: skip
-    return [
-        word for at, word in enumerate(words)
-        if word not in STOPWORDS and word not in _ASKING and word not in _OURSELVES
-        and not word.isdigit() and at not in said_not
-    ]  # fmt: skip
 
 
 def relevance(question: str, grid: Grid) -> float:

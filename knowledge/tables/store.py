@@ -38,6 +38,7 @@ from knowledge.retrieval.hits import SOURCE_TABLE, Hit, hydrate
 from knowledge.tables import finding
 from knowledge.tables.asked import asked_of_another_table
 from knowledge.tables.choice import TableChoice
+from knowledge.tables.content import content_words
 from knowledge.tables.finding import Votes
 from knowledge.tables.follows import followed
 from knowledge.tables.judge import probability
@@ -46,7 +47,6 @@ from knowledge.tables.programs import Grid, fold
 from knowledge.tables.question import stem
 from knowledge.tables.rules import (
     asks_for_its_operation,
-    content_words,
     explained,
     fits_by_its_words,
     left_to_its_row,

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from knowledge.tables.build import grid, table_from_rows
+from knowledge.tables.content import content_words
 from knowledge.tables.follows import followed
-from knowledge.tables.rules import content_words, relevance
+from knowledge.tables.rules import relevance
 
 COSTS = [
     ["Event", "Venue", "Catering", "Staff", "Printing"],

@@ -113,11 +113,17 @@ def test_what_was_paid_so_far_is_the_paid_column_added_not_its_date() -> None:
 
 
 def test_so_far_and_all_told_are_no_words_a_table_must_hold() -> None:
-    from knowledge.tables.rules import content_words
+    from knowledge.tables.content import content_words
 
     assert content_words("How much have the insurers paid us so far, all told?") == [
         "insurers",
         "paid",
+    ]
+    # Nor are the pronouns and the modal of "can … hold between them".
+    assert content_words("How many litres can our fermenters hold between them?") == [
+        "litres",
+        "fermenters",
+        "hold",
     ]
 
 
