@@ -49,6 +49,8 @@ IMPLIED_HEADERS = {
     **dict.fromkeys("start starts begin begins".split(), ("first", "start", "begins", "from")),
     **dict.fromkeys("finish finishes".split(), ("end", "ends", "until")),
     **dict.fromkeys("born".split(), ("birth",)),
+    # Kids are children ("how many kids are on the course": Children).
+    **dict.fromkeys("kid kids".split(), ("children", "child")),
     **dict.fromkeys("die dies died".split(), ("death",)),
 }  # fmt: skip
 

@@ -83,3 +83,14 @@ LEGS = [["Leg", "Runner"], ["1", "Ben"], ["2", "Cleo"], ["3", "Dan"]]
 def test_words_of_calling_and_after_that_ask_for_no_phone(rows, question, values) -> None:
     found = followed(question, _table(rows, "team.xlsx › Sheet"))
     assert found[0].result.values == values, found[0].program
+
+
+COURSES = [["Course", "School", "Children", "Instructor"], ["Level 1", "Northgate", "24", "Ros Achebe"],
+           ["Level 2", "Castle", "12", "Dev Patel"]]  # fmt: skip
+
+
+def test_kids_are_children() -> None:
+    found = followed(
+        "How many kids are on the course Dev Patel teaches?", _table(COURSES, "c.docx")
+    )
+    assert found[0].result.values == ["12"], found[0].program
