@@ -292,13 +292,16 @@ def is_lookup(choice: TableChoice) -> bool:
     store), and which the parser, ranking every program it can build, gets wrong more often
     (the first of one row, a count of one). The row after or before a named one is no lookup,
     nor a change, a total or an average along one row's columns, nor the rows a yes/no
-    column keeps ("which contractors are not approved?" names no row, however few say no)."""
+    column or a comparison keeps ("which contractors are not approved?", "which workshops are
+    fully booked?" name no row, however few there are)."""
     program, result = choice.best.program, choice.best.result
     if program.op in ANCHORED or program.op in ALONG_A_ROW:
         return False
     columns = choice.grid.columns
     if program.conditions and all(says_yes_or_no(columns[c.column]) for c in program.conditions):
         return False
+    if program.conditions and all(c.op not in ("eq", "contains") for c in program.conditions):
+        return False  # a comparison names no row ("which workshops are fully booked?")
     named = any(condition.op == "eq" for condition in program.conditions)
     kept = kept_rows(choice.grid, program.conditions) if program.conditions else None
     return program.op == "values" and len(result.rows) == 1 or named and len(kept or []) <= 1

@@ -62,3 +62,19 @@ def test_one_row_named_or_the_thing_paid_for_is_no_column_filled() -> None:
     assert all(c.op != "reaches" for c in best.program.conditions)
     best = followed("Which tenants have not paid their rent in full?", rent)[0]
     assert best.result.values == ["Bo"]
+
+
+def test_the_one_row_a_comparison_keeps_is_no_lookup_left_to_its_passage() -> None:
+    from knowledge.tables.choice import TableChoice
+    from knowledge.tables.rules import is_lookup
+
+    workshops = grid(table_from_rows(WORKSHOPS[0], WORKSHOPS[1:]), "workshops.html")
+
+    def lookup(question: str) -> bool:
+        best = followed(question, workshops)[0]
+        return is_lookup(TableChoice(0, 0, "workshops.html", workshops, best, 1.0))
+
+    # One row kept by a comparison names no row: read from the table.
+    assert not lookup("Which workshops are fully booked?")
+    # One row named is a lookup its passage answers as well.
+    assert lookup("What is the fee for Stage Combat?")
