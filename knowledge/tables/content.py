@@ -44,6 +44,10 @@ def content_words(question: str) -> list[str]:
     }  # fmt: skip
     return [
         word for at, word in enumerate(words)
-        if word not in STOPWORDS and word not in _ASKING and word not in _OURSELVES
-        and not word.isdigit() and at not in said_not
+        if word not in STOPWORDS and word not in _ASKING and at not in said_not
+        and (word not in _OURSELVES or at == 0 and word in _ASKS_LEAVE) and not word.isdigit()
     ]  # fmt: skip
+
+
+# A question that opens "Can we …?" or "Could we …?" asks leave, as prose does: its modal stays.
+_ASKS_LEAVE = frozenset("can could".split())

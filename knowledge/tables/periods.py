@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from knowledge.tables.cells import is_money
 from knowledge.tables.change import (
     CHANGE_SCORE,
     MORE_THAN_A_CELL,
@@ -21,7 +22,7 @@ from knowledge.tables.change import (
 )
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Condition, Grid, Program, fold, run
-from knowledge.tables.question import MONTH_STEMS, asked_direction, read_question
+from knowledge.tables.question import MONTH_STEMS, RANK_WORDS, asked_direction, read_question
 from knowledge.tables.said import said_months
 
 
@@ -79,6 +80,12 @@ def offered_column(question: str, grid: Grid) -> Candidate | None:
     named = named_amount_columns(words, grid)
     if "or" not in words or not direction or len(named) != 2 or abs(named[0] - named[1]) != 1:
         return None
+    labels = fold(f"{grid.label} {' '.join(c.name for c in grid.columns)}").split()
+    if set(labels) & RANK_WORDS:
+        return None  # a position's highest is its smallest number
+    priced = all(is_money(grid.columns[i]) for i in named) or set(labels) & _PRICE_WORDS
+    if set(words) & _OF_PRICES and not priced:
+        return None  # "cheaper" of a stock count
     conditions = one_row(question, grid)
     if not conditions:
         return None
@@ -94,10 +101,13 @@ def periods_meeting(question: str, grid: Grid) -> Candidate | None:
     months of that row over 1,300), of a wide sheet of months, quarters or years side by side;
     or None."""
     folded = fold(question)
-    asked = re.search(r"\bhow many (months|quarters|years)\b", folded)
+    asked = _HOW_MANY_PERIODS.search(folded)
     compared = [(v, op) for v, op in read_question(question).numbers if op in _COMPARED]
-    if asked is None or len(compared) != 1:
+    if asked is None or len(compared) != 1 or not _SAID_COMPARISON.search(folded):
         return None
+    years = {int(year) for year in re.findall(r"\b(?:19|20)\d\d\b", folded)} - {compared[0][0]}
+    if set(folded.split()) & _NOT_ONE_COMPARISON or _SPAN_SAID.search(folded) or years:
+        return None  # "not more than", "fail to exceed"; "in a row", "of 2025", "since June"
     kind = asked.group(1)[:-1]
     periods = [index for index, column in enumerate(grid.columns) if is_period(column, kind)]
     if len(periods) < 3 or periods != list(range(periods[0], periods[-1] + 1)):
@@ -113,3 +123,21 @@ def periods_meeting(question: str, grid: Grid) -> Candidate | None:
 
 
 _COMPARED = ("gt", "lt", "ge", "le")
+# "In how many months did …", "how many years were …": not "how many years old".
+_HOW_MANY_PERIODS = re.compile(
+    r"\bhow many (months|quarters|years) (?:did|was|were|has|had|have|do|does|is|are)\b"
+)
+# The comparisons said in so many words (not "top 1,300", read as a rank).
+_SAID_COMPARISON = re.compile(
+    r"\b(?:more|fewer|less|greater|higher|lower) than\b|\b(?:over|above|under|below)\b"
+    r"|\bat (?:least|most)\b|\bor (?:more|fewer|less)\b"
+)
+_NOT_ONE_COMPARISON = frozenset("not no never fail failed t consecutive running straight".split())
+# A part of the periods said: a year, a month, a quarter, a span from or to one, "in a row".
+_SPAN_SAID = re.compile(
+    r"\b(?:since|until|till|before|after|between|from|q[1-4]|h[12])\b"
+    r"|\bin a row\b|\b(?:last|this|next) year\b|\b(?:" + "|".join(sorted(MONTH_STEMS)) + r")\b"
+)
+# Words that ask of prices, and the headers and labels of prices.
+_OF_PRICES = frozenset("cheaper cheapest dearer dearest costlier costliest".split())
+_PRICE_WORDS = frozenset("price prices cost costs fee fees charge charges tariff".split())

@@ -27,7 +27,15 @@ from knowledge.tables.kept import asks_for_the_only_row
 from knowledge.tables.money import names_the_amount_owed
 from knowledge.tables.parser import Candidate
 from knowledge.tables.partial import row_named_in_part, says_no_row
-from knowledge.tables.programs import ALONG_A_ROW, ANCHORED, HEADER_OPS, Grid, fold, kept_rows
+from knowledge.tables.programs import (
+    AGAINST,
+    ALONG_A_ROW,
+    ANCHORED,
+    HEADER_OPS,
+    Grid,
+    fold,
+    kept_rows,
+)
 from knowledge.tables.question import (
     MONTH_STEMS,
     STOPWORDS,
@@ -144,7 +152,25 @@ def left_to_its_row(question: str, choice: TableChoice, second: str) -> bool:
     wrong where the passages were right (bench/team_answers.py: 5 of 73 lost when the judge
     alone decided); on WikiTableQuestions, whose questions are mostly lookups, the rule costs
     76 right answers of 1,401 questions (docs/benchmarks.md, "Questions over tables")."""
+    if _kept_by_a_comparison(question, choice):
+        return False
     return is_lookup(choice) and not second and not _read_from_table(question, choice)
+
+
+def _kept_by_a_comparison(question: str, choice: TableChoice) -> bool:
+    """Whether the program keeps its rows by comparisons alone, and no word of a cell is left
+    unread: "which workshops are fully booked?" names no row however few there are (but "which
+    workshops on Saturday cost more than £50?" says a Day the program does not read)."""
+    said = choice.best.program.conditions
+    if not said or any(c.op not in _COMPARING for c in said):
+        return False
+    cells = {
+        word for c in choice.grid.columns if not c.numeric for v in c.folded for word in v.split()
+    }
+    return not cells & set(unaccounted(question, choice))
+
+
+_COMPARING = frozenset({"gt", "lt", "ge", "le", *AGAINST})
 
 
 _NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")
@@ -292,16 +318,13 @@ def is_lookup(choice: TableChoice) -> bool:
     store), and which the parser, ranking every program it can build, gets wrong more often
     (the first of one row, a count of one). The row after or before a named one is no lookup,
     nor a change, a total or an average along one row's columns, nor the rows a yes/no
-    column or a comparison keeps ("which contractors are not approved?", "which workshops are
-    fully booked?" name no row, however few there are)."""
+    column keeps ("which contractors are not approved?" names no row, however few say no)."""
     program, result = choice.best.program, choice.best.result
     if program.op in ANCHORED or program.op in ALONG_A_ROW:
         return False
     columns = choice.grid.columns
     if program.conditions and all(says_yes_or_no(columns[c.column]) for c in program.conditions):
         return False
-    if program.conditions and all(c.op not in ("eq", "contains") for c in program.conditions):
-        return False  # a comparison names no row ("which workshops are fully booked?")
     named = any(condition.op == "eq" for condition in program.conditions)
     kept = kept_rows(choice.grid, program.conditions) if program.conditions else None
     return program.op == "values" and len(result.rows) == 1 or named and len(kept or []) <= 1

@@ -66,15 +66,19 @@ def test_one_row_named_or_the_thing_paid_for_is_no_column_filled() -> None:
 
 def test_the_one_row_a_comparison_keeps_is_no_lookup_left_to_its_passage() -> None:
     from knowledge.tables.choice import TableChoice
-    from knowledge.tables.rules import is_lookup
+    from knowledge.tables.rules import left_to_its_row
 
-    workshops = grid(table_from_rows(WORKSHOPS[0], WORKSHOPS[1:]), "workshops.html")
+    rows = [
+        [*WORKSHOPS[0], "Day"],
+        *[[*row, day] for row, day in zip(WORKSHOPS[1:], "Sat Sat Sun".split())],
+    ]
+    workshops = grid(table_from_rows(rows[0], rows[1:]), "workshops.html")
 
-    def lookup(question: str) -> bool:
+    def left(question: str) -> bool:
         best = followed(question, workshops)[0]
-        return is_lookup(TableChoice(0, 0, "workshops.html", workshops, best, 1.0))
+        return left_to_its_row(question, TableChoice(0, 0, "w.html", workshops, best, 1.0), "")
 
     # One row kept by a comparison names no row: read from the table.
-    assert not lookup("Which workshops are fully booked?")
-    # One row named is a lookup its passage answers as well.
-    assert lookup("What is the fee for Stage Combat?")
+    assert not left("Which workshops are fully booked?")
+    # A word of a cell the program does not read ("Sun"): left to the passage.
+    assert left("Which workshops on Sun cost more than £80?")

@@ -45,3 +45,21 @@ def test_one_column_named_is_its_cell(prices) -> None:
 def test_cheaper_asks_for_less_and_dearer_for_more() -> None:
     assert asked_direction("which is cheaper".split()) == -1
     assert asked_direction("the dearest one".split()) == 1
+
+
+LEAGUE = [
+    ["Team", "2023", "2024", "2025"],
+    ["Under 12s", "3", "5", "2"],
+    ["Under 14s", "1", "4", "6"],
+]
+STOCK = [["Item", "Town surgery", "Farm clinic"], ["Whiskas 12-pack", "14", "6"]]
+
+
+def test_no_column_offered_of_positions_nor_cheaper_of_stock() -> None:
+    from knowledge.tables.periods import offered_column
+
+    league = grid(table_from_rows(LEAGUE[0], LEAGUE[1:]), "league.xlsx › Final league position")
+    assert offered_column("Did the under 12s finish highest in 2024 or 2025?", league) is None
+    stock = grid(table_from_rows(STOCK[0], STOCK[1:]), "stock.xlsx › Stock on hand by site")
+    question = "Is a Whiskas 12-pack cheaper at the town surgery or the farm clinic?"
+    assert offered_column(question, stock) is None

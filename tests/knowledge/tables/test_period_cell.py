@@ -80,3 +80,48 @@ def test_a_span_from_or_to_a_month_is_no_one_cell(calls, question) -> None:
     # (The parser may still read one month; the rule does not make it.)
     assert period_cell(question, calls) is None
     assert period_cell("How many calls did the support line take in March 2026?", calls)
+
+
+FLEET = [
+    ["Vehicle", "Age (years)", "Mileage", "2023", "2024", "2025"],
+    ["Transit", "6", "104000", "1200", "900", "1500"],
+    ["Berlingo", "3", "41000", "400", "650", "300"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("In how many months did the support line take more than 1,200 calls?", 2.0),
+        ("In how many months did the sales line take fewer than 400 calls?", 1.0),
+    ],
+)
+def test_how_many_months_meet_a_comparison(calls, question, value) -> None:
+    from knowledge.tables.periods import periods_meeting
+
+    made = periods_meeting(question, calls)
+    assert made is not None and made.result.values == [value]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "In how many months did the support line not take more than 1,200 calls?",
+        "How many months did the support line top 1,200 calls?",
+        "In how many months of 2026 did the support line take more than 1,200 calls?",
+        "How many months in a row did the support line take more than 1,200 calls?",
+        "In how many months since February did the support line take more than 1,200 calls?",
+    ],
+)
+def test_no_count_of_months_for_a_negation_a_rank_a_span_or_a_run(calls, question) -> None:
+    from knowledge.tables.periods import periods_meeting
+
+    assert periods_meeting(question, calls) is None
+
+
+def test_how_many_years_old_is_no_count_of_years() -> None:
+    from knowledge.tables.periods import periods_meeting
+
+    fleet = grid(table_from_rows(FLEET[0], FLEET[1:]), "fleet.xlsx › Service costs by year")
+    question = "How many years old is the Transit, with more than 100,000 miles on it?"
+    assert periods_meeting(question, fleet) is None

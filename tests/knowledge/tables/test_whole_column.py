@@ -119,6 +119,8 @@ def test_so_far_and_all_told_are_no_words_a_table_must_hold() -> None:
         "insurers",
         "paid",
     ]
+    # A question that asks leave keeps its modal: it is prose, not a table's.
+    assert content_words("Can we park at Millbrook?") == ["can", "park", "millbrook"]
     # Nor are the pronouns and the modal of "can … hold between them".
     assert content_words("How many litres can our fermenters hold between them?") == [
         "litres",
