@@ -24,8 +24,10 @@ class AdragSiteConfig(AppConfig):
         install_record_factory()
         from adrag_site import (
             audit,  # noqa: F401 - connects the sign-in signals
+            jobs,
             presence,
         )
 
         # A worker says which queues it takes while it lives (/api/health, streams).
         presence.start_in_worker()
+        jobs.exit_without_collecting()

@@ -38,3 +38,24 @@ def test_worker_process_runs_the_sessions_clear_task():
     assert status == "succeeded"
     assert not Session.objects.filter(session_key=expired.session_key).exists()
     assert Session.objects.filter(session_key=live.session_key).exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "frozen"),
+    [
+        (["manage.py", "procrastinate", "worker", "--queues", "runs"], True),
+        (["manage.py", "procrastinate", "worker", "--one-shot"], False),  # exits when done
+        (["uvicorn", "adrag_site.asgi:application"], False),
+    ],
+)
+def test_a_long_running_worker_exits_without_collecting_its_heap(monkeypatch, argv, frozen):
+    import atexit
+    import gc
+
+    from adrag_site import jobs
+
+    registered = []
+    monkeypatch.setattr("sys.argv", argv)
+    monkeypatch.setattr(atexit, "register", registered.append)
+    jobs.exit_without_collecting()
+    assert registered == ([gc.freeze] if frozen else [])
