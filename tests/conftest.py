@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import os
 import tempfile
@@ -129,6 +130,12 @@ def pytest_xdist_make_scheduler(config, log):
 
 def pytest_configure(config):
     config.pluginmanager.register(GroupMarks(), "adrag-test-groups")
+
+
+def pytest_unconfigure(config):
+    """A test process's heap (torch, the embedder, spaCy, Playwright) is freed at exit without
+    being collected first (`gc.freeze`), as a worker's is (adrag_site/jobs.py)."""
+    gc.freeze()
 
 
 @pytest.hookimpl(trylast=True)
