@@ -367,12 +367,11 @@ def header_month(column) -> str | None:
 
 
 def _says_the_labels_year(words: list[str], grid: Grid) -> bool:
-    """Whether the question says the year the table's label says (its sheet, caption or file),
-    or the span of years it says ("2025-26"); a year is the label's only when it says no other
-    ("in 2025" of "April 2025 to March 2026" is nine of its months, not its whole)."""
+    """Whether the question says a year the table's label says (its sheet, caption or file)."""
     label = set(fold(grid.label).split())
-    years = {word for word in label if len(word) == 4 and word.isdigit()}
-    return any(word in label and (year_spans(word) or years == {word}) for word in words)
+    return any(
+        (len(word) == 4 and word.isdigit() or year_spans(word)) and word in label for word in words
+    )
 
 
 def is_period(column, kind: str = "") -> bool:
