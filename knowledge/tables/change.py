@@ -30,7 +30,13 @@ from knowledge.tables.question import (
     stem,
     year_spans,
 )
-from knowledge.tables.said import WHOLE, said_months, said_periods, says_a_superlative
+from knowledge.tables.said import (
+    WHOLE,
+    said_months,
+    said_periods,
+    says_a_superlative,
+    says_a_year_it_lacks,
+)
 
 _GROWTH = frozenset(
     "grow grew grown growth increase increased rise rose risen gain gained gains climb climbed "
@@ -114,6 +120,8 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     column ("the total bill in January")."""
     words = fold(question).split()
     said = set(words)
+    if says_a_year_it_lacks(question, grid):
+        return None  # a year the sheet does not hold: no total of it answers
     # "How many covers did Garden serve in 2025?" of a sheet "Covers 2025" by quarter: the year's.
     # "What did we spend on parts over the 2025-26 year?" of a sheet "Running costs, 2025-26".
     whole_year = bool(said & {"many", "much"} or WHOLE.search(" ".join(words)))

@@ -267,3 +267,20 @@ def without_periods(question: str, grid: Grid) -> str:
         if period not in named:
             folded = folded.replace(said, " ")
     return folded
+
+
+def says_a_year_it_lacks(question: str, grid: Grid) -> bool:
+    """Whether the question says a year (or a span of years) that the table says nowhere, in
+    its label, headers or cells: "what did Millbrook see in total in 2024?" of a sheet from
+    April 2025 to March 2026 asks what it cannot answer, and no total of it answers."""
+    folded = fold(question)
+    said = set(re.findall(r"\b(?:19|20)\d\d\b", folded))
+    for first, last in re.findall(r"\b((?:19|20)\d\d) ?[-/] ?(\d\d)\b", folded):
+        said.add(first[:2] + last)  # "over the 2025-26 year" asks of 2026 too
+    if not said:
+        return False
+    held = " ".join([grid.label, *(c.name for c in grid.columns), *grid.cell_text.split("|")])
+    years = set(re.findall(r"(?:19|20)\d\d", fold(held)))
+    for year in re.findall(r"\b((?:19|20)\d\d) ?[-/] ?(\d\d)\b", fold(held)):
+        years.add(f"{year[0][:2]}{year[1]}")  # "2025-26" holds 2026 too
+    return not said <= years

@@ -27,7 +27,7 @@ from knowledge.tables.question import (
     read_question,
     year_spans,
 )
-from knowledge.tables.said import WHOLE, says_a_superlative
+from knowledge.tables.said import WHOLE, says_a_superlative, says_a_year_it_lacks
 
 _AVERAGE = re.compile(r"\b(?:average|on average|mean)\b")
 # Words that ask for something else of the rows: how many, an order, a share, which one.
@@ -81,7 +81,7 @@ def whole_column(question: str, grid: Grid) -> Candidate | None:
         return None  # an order; a change, a level or another statistic ("fell to", "median")
     if _PART_OF_THE_TIME.search(folded) or averaged and not _per_its_rows(words, grid):
         return None  # "in Q1", "this month", "since May"; "per year, on average" of months
-    if not _covers_the_time_said(folded, words, grid):
+    if not _covers_the_time_said(folded, words, grid) or says_a_year_it_lacks(question, grid):
         return None
     if mentions(read_question(question), grid):
         return None  # a row named or kept: the parser's sum over those rows

@@ -191,3 +191,22 @@ def test_last_season_over_a_table_of_seasons_is_no_total() -> None:
     seasons = _table(SEASONS, "shows.xlsx › Shows")
     found = followed("What did box office come to last season?", seasons)
     assert not found or found[0].result.values != [19800.0], found[0].program
+
+
+def test_a_year_the_table_never_says_gets_no_total_of_every_row() -> None:
+    from knowledge.tables.said import says_a_year_it_lacks
+    from knowledge.tables.whole import whole_column
+
+    # The bills are of 2025 only: a total of them answers no question about 2024.
+    bills = _table(BILLS, "bills.pdf › Utility bills 2025")
+    assert whole_column("What did gas come to, all told, over the 2025-26 year?", bills) is None
+    assert whole_column("What did gas come to, all told?", bills).result.values == [770.0]
+    assert says_a_year_it_lacks("What did gas come to in 2024?", bills)
+    assert not says_a_year_it_lacks("What did gas come to in 2025?", bills)
+    # A span of years a label says holds both of its years.
+    seasons = _table(SHOWS_ONE_SEASON, "shows.xlsx › Show costs 2025-26 season")
+    assert not says_a_year_it_lacks("What did printing cost in 2026?", seasons)
+    assert whole_column("What did printing come to over 2024-25?", seasons) is None
+
+
+SHOWS_ONE_SEASON = [["Show", "Printing"], ["Hamlet", "340"], ["Oliver", "410"]]
