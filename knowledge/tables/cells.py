@@ -292,3 +292,9 @@ def month_of(column, row: int) -> str:
         return MONTHS[month - 1] if 1 <= month <= 12 else ""
     words = column.folded[row].split()  # "January" alone reads as a date of no year
     return words[0][:3] if words and words[0][:3] in MONTHS else ""
+
+
+def names_its_rows(column) -> bool:
+    """Whether a column's cells name its rows: every filled cell differs from the others."""
+    filled = [value for value in column.folded if value]
+    return len(filled) > 1 and len(set(filled)) == len(filled)

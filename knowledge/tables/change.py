@@ -28,7 +28,6 @@ from knowledge.tables.question import (
     mentions,
     read_question,
     stem,
-    year_spans,
 )
 from knowledge.tables.said import (
     WHOLE,
@@ -36,6 +35,7 @@ from knowledge.tables.said import (
     said_periods,
     says_a_superlative,
     says_a_year_it_lacks,
+    year_spans,
 )
 
 _GROWTH = frozenset(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from knowledge.tables.asked import ASKS_ORDER, amount_asked
+from knowledge.tables.cells import names_its_rows
 from knowledge.tables.change import is_period
 from knowledge.tables.flags import negated
 from knowledge.tables.parser import Candidate
@@ -22,6 +23,7 @@ from knowledge.tables.periods import named_periods
 from knowledge.tables.programs import Grid, fold, kept_rows
 from knowledge.tables.question import STOPWORDS, asked_direction, stem
 from knowledge.tables.said import says_a_superlative
+from knowledge.tables.vocabulary import LOOKS_AFTER
 
 
 def keeps_what_it_excludes(question: str, candidate: Candidate) -> bool:
@@ -149,29 +151,21 @@ def asks_for_the_only_row(question: str, choice) -> bool:
 def counts_no_named_cell(question: str, grid: Grid, candidate: Candidate) -> bool:
     """Whether a count is no count of the one row a name keeps when the question names a
     column of a period too (a month's, a year's, a quarter's): "how many consultations did
-    Millbrook see in October 2025?" of a sheet of sites by month asks for Millbrook's Oct 2025, not for the 1 row of Millbrook. The count
-    keeps its row by names alone, each in a column whose cells all differ (so it is 1 whatever
-    is asked). Not any numeric column named: "how many other symbols than kr are extended to
+    Millbrook see in October 2025?" of a sheet of sites by month asks for Millbrook's Oct 2025,
+    not for the 1 row of Millbrook. The count keeps its row by names alone, each in a text
+    column whose cells all differ (so it is 1 whatever is asked). Not any numeric column named: "how many other symbols than kr are extended to
     the 30th?" counts the rows of a 30th (on WikiTableQuestions' fit questions that cost one
     right count and gained none)."""
     program = candidate.program
     if program.op != "count" or len(candidate.result.rows) != 1 or not program.conditions:
         return True
-    if not all(c.op == "eq" and _names_rows(grid.columns[c.column]) for c in program.conditions):
+    columns = [grid.columns[c.column] for c in program.conditions]
+    if not all(c.op == "eq" for c in program.conditions) or not all(
+        not column.numeric and names_its_rows(column) for column in columns
+    ):
         return True
     periods = [index for index, column in enumerate(grid.columns) if is_period(column)]
     return not named_periods(fold(question).split(), grid, periods)
-
-
-def _names_rows(column) -> bool:
-    """Whether a text column's filled cells all differ: each names its row."""
-    filled = [value for value in column.folded if value]
-    return not column.numeric and len(filled) > 1 and len(set(filled)) == len(filled)
-
-
-# "Looks after", "looked after": who keeps a thing, no row after another ("who took after Ben?"
-# is the next leg).
-_LOOKS_AFTER = re.compile(r"\b(?:look|looks|looked|looking) after\b")
 
 
 def reads_no_row_after(question: str, candidate: Candidate) -> bool:
@@ -181,6 +175,6 @@ def reads_no_row_after(question: str, candidate: Candidate) -> bool:
     if candidate.program.op not in ("next", "previous"):
         return True
     folded = fold(question)
-    if not _LOOKS_AFTER.search(folded):
+    if not LOOKS_AFTER.search(folded):
         return True
-    return bool(set(_LOOKS_AFTER.sub(" ", folded).split()) & ASKS_ORDER)
+    return bool(set(LOOKS_AFTER.sub(" ", folded).split()) & ASKS_ORDER)

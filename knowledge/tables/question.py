@@ -30,6 +30,7 @@ from knowledge.tables.said import (
     said_durations,
     said_periods,
     still_open,
+    year_spans,
 )
 from knowledge.tables.vocabulary import IMPLIED_BY_PHRASE, IMPLIED_HEADERS
 
@@ -45,9 +46,6 @@ _MONTH_NAMES = (
 _MONTHS = {name.lower(): n for n, name in enumerate(_MONTH_NAMES, start=1)}
 _NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:st|nd|rd|th)?(?![\w])")
 MAX_CONDITIONS = 8
-# A span of years said as one: a financial year or a season ("2025-26", "2025/26", "2025-2026");
-# not a date ("2025-12-31") nor a month of a year ("2025-12": `year_spans` wants 26 after 2025).
-_YEAR_SPAN = re.compile(r"(?<![\w.-])((?:19|20)\d\d) ?[-/] ?((?:19|20)\d\d|\d\d)(?![\w-])")
 # Words that order rows: the column said after one is the one ordered on.
 _ORDER_CUES = frozenset(
     "most least highest lowest largest smallest biggest fewest greatest best worst longest "
@@ -85,16 +83,6 @@ MONTH_STEMS = (
 _MONTH_NUMBERS = {name[:3].lower(): n for n, name in enumerate(_MONTH_NAMES, start=1)}
 
 
-def year_spans(text: str) -> list[tuple[int, int, int]]:
-    """Return where a text says a span of years, and the span's first year ("2025-26": 2025)."""
-    found = []
-    for match in _YEAR_SPAN.finditer(text):
-        first, last = int(match.group(1)), match.group(2)
-        if int(last) > first if len(last) == 4 else int(last) == (first + 1) % 100:
-            found.append((match.start(), match.end(), first))
-    return found
-
-
 def stem(word: str) -> str:
     if word in MONTH_STEMS:
         return MONTH_STEMS[word]
@@ -124,7 +112,7 @@ def read_question(text: str) -> Question:
     folded = fold(text)
     words = folded.split()
     numbers = []
-    spans = [(start, end) for start, end, _ in year_spans(folded)]
+    spans = [(start, end) for start, end, _, _ in year_spans(folded)]
     for match in _NUMBER.finditer(folded):
         value = leading_number(match.group(0))
         within = [start for start, end in spans if start <= match.start() < end]

@@ -269,18 +269,33 @@ def without_periods(question: str, grid: Grid) -> str:
     return folded
 
 
+# A span of years said as one: a financial year or a season ("2025-26", "2025/26", "2025-2026");
+# not a date ("2025-12-31") nor a month of a year ("2025-12": `year_spans` wants 26 after 2025).
+_YEAR_SPAN = re.compile(r"(?<![\w.-])((?:19|20)\d\d) ?[-/] ?((?:19|20)\d\d|\d\d)(?![\w-])")
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def year_spans(text: str) -> list[tuple[int, int, int, int]]:
+    """Return where a text says a span of years, with its first and last year ("2025-26":
+    2025 and 2026)."""
+    found = []
+    for match in _YEAR_SPAN.finditer(text):
+        first, last = int(match.group(1)), match.group(2)
+        end = int(last) if len(last) == 4 else first // 100 * 100 + int(last)
+        if end > first if len(last) == 4 else int(last) == (first + 1) % 100:
+            found.append((match.start(), match.end(), first, end))
+    return found
+
+
+def years_said(text: str) -> set[int]:
+    """Return the years a text says, each span's last year too ("the 2025-26 year": 2025, 2026)."""
+    return {int(year) for year in _YEAR.findall(text)} | {last for *_, last in year_spans(text)}
+
+
 def says_a_year_it_lacks(question: str, grid: Grid) -> bool:
     """Whether the question says a year (or a span of years) that the table says nowhere, in
     its label, headers or cells: "what did Millbrook see in total in 2024?" of a sheet from
     April 2025 to March 2026 asks what it cannot answer, and no total of it answers."""
-    folded = fold(question)
-    said = set(re.findall(r"\b(?:19|20)\d\d\b", folded))
-    for first, last in re.findall(r"\b((?:19|20)\d\d) ?[-/] ?(\d\d)\b", folded):
-        said.add(first[:2] + last)  # "over the 2025-26 year" asks of 2026 too
-    if not said:
-        return False
+    said = years_said(fold(question))
     held = " ".join([grid.label, *(c.name for c in grid.columns), *grid.cell_text.split("|")])
-    years = set(re.findall(r"(?:19|20)\d\d", fold(held)))
-    for year in re.findall(r"\b((?:19|20)\d\d) ?[-/] ?(\d\d)\b", fold(held)):
-        years.add(f"{year[0][:2]}{year[1]}")  # "2025-26" holds 2026 too
-    return not said <= years
+    return bool(said) and not said <= years_said(fold(held))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from knowledge.tables.asked import holds_times
-from knowledge.tables.cells import DATE, leading_number
+from knowledge.tables.cells import DATE, leading_number, names_its_rows
 from knowledge.tables.choice import Step, TableChoice
 from knowledge.tables.programs import Grid, display, fold
 from knowledge.tables.question import header_overlap, read_question, stem
@@ -457,7 +457,7 @@ def _met_by_answer(choice: TableChoice, row: int, asked: list, read):
         return None  # a number names no row; an answer the question does not ask about
     for other, index in asked:
         theirs = other.columns[0]
-        if index == 0 or theirs.numeric or not _distinct(theirs):
+        if index == 0 or theirs.numeric or not names_its_rows(theirs):
             continue
         if _said_together(read.words, mine.name, other.columns[index].name):
             continue
@@ -481,9 +481,3 @@ def _the_row_holding(column, value: str) -> int | None:
     return (
         next((r for r, v in enumerate(column.folded) if v and v == value), None) if value else None
     )
-
-
-def _distinct(column) -> bool:
-    """Whether a column's cells name its rows: every filled cell differs from the others."""
-    filled = [value for value in column.folded if value]
-    return len(filled) > 1 and len(set(filled)) == len(filled)

@@ -58,6 +58,9 @@ IMPLIED_HEADERS = {
 # ("what do we charge for a keg"); a battery's charge is not ("how long does it take to charge").
 # A lease or a contract that runs out (or expires) ends: "when does the roof lease run out?"
 # reads Lease ends, or an Expiry; not a supply that runs out of something.
+# Who keeps a thing: "looks after", "looked after" (no row after another: tables/kept.py; "who
+# took after Ben?" is the next leg).
+LOOKS_AFTER = re.compile(r"\b(?:look|looks|looked|looking) after\b")
 IMPLIED_BY_PHRASE = (
     # The time a job took, as much or as little of it, is its hours or minutes ("the least time
     # to do up"); not "full time", "what time", "each time".
@@ -76,7 +79,7 @@ IMPLIED_BY_PHRASE = (
     (re.compile(r"\btext (?:him|her|them|whoever)\b"), ("mobile",)),
     # Who looks after a thing is who is in charge of it ("Vet in charge"), its lead or keeper.
     (
-        re.compile(r"\b(?:looks?|looking|looked) after\b"),
+        LOOKS_AFTER,
         ("charge", "looked", "lead", "responsible", "keeper"),
     ),
     (

@@ -25,9 +25,8 @@ from knowledge.tables.question import (
     asked_direction,
     mentions,
     read_question,
-    year_spans,
 )
-from knowledge.tables.said import WHOLE, says_a_superlative, says_a_year_it_lacks
+from knowledge.tables.said import WHOLE, says_a_superlative, says_a_year_it_lacks, years_said
 
 _AVERAGE = re.compile(r"\b(?:average|on average|mean)\b")
 # Words that ask for something else of the rows: how many, an order, a share, which one.
@@ -36,7 +35,6 @@ _ASKS_OTHERWISE = frozenset(
     "each every".split()
 )
 _NAMED_TIME = re.compile(r"\b(?:last|this) (?:season|year)\b")
-_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 # Words of a change, a level or a statistic other than a total or a mean.
 _NO_TOTAL = frozenset(
     "fall falls fell drop drops dropped rise rises rose change changed median typical typically "
@@ -117,14 +115,12 @@ def _covers_the_time_said(folded: str, words: list[str], grid: Grid) -> bool:
     Mar 2026)."""
     if any(word in MONTH_STEMS and word != "may" for word in words):
         return False
-    said = {int(year) for year in _YEAR.findall(folded)}
-    for _, _, first in year_spans(folded):
-        said |= {first, first + 1}
+    said = years_said(folded)
     timed = [
         column for column in grid.columns
-        if column.type == DATE or sum(map(bool, map(_YEAR.search, column.texts))) > grid.size / 2
+        if column.type == DATE or sum(map(bool, map(years_said, column.folded))) > grid.size / 2
     ]  # fmt: skip
     if _NAMED_TIME.search(folded):
         return not timed
-    years = {int(year) for column in timed for text in column.texts for year in _YEAR.findall(text)}
+    years = set().union(*(years_said(text) for column in timed for text in column.folded))
     return not said or not years or years <= said
