@@ -38,6 +38,7 @@ from knowledge.retrieval.hits import SOURCE_TABLE, Hit, hydrate
 from knowledge.tables import finding
 from knowledge.tables.asked import asked_of_another_table
 from knowledge.tables.choice import TableChoice
+from knowledge.tables.choosing import best_tried
 from knowledge.tables.content import content_words
 from knowledge.tables.finding import Votes
 from knowledge.tables.follows import followed
@@ -288,7 +289,8 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
         first = threshold[0]
     grids: dict[int, tuple | None] = {}
     votes = table_votes(kb_ids, query, filters, grids)
-    best, loaded_grids = _best_of_tables(query, first, votes, grids)
+    tried, loaded_grids = tried_tables(query, first, votes, grids)
+    best = best_tried(tried, votes)
     if best is None or not _admitted(kb_ids, query, filters, first, second, best):
         return None
     best.others = _other_tables(best, loaded_grids)
@@ -318,20 +320,20 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
     return best
 
 
-def _best_of_tables(
+def tried_tables(
     query: str, first: str, votes: dict[int, float], grids: dict | None = None
-) -> tuple[TableChoice | None, list[tuple[int, Grid]]]:
-    """Return the best program of the voted tables for the question's first step (the one that
-    fits it best), and every table loaded on the way. A program that reads every name the
-    question says comes before one that does not, whatever their fit: "which subject does the
-    teacher of Web Design teach?" is read from the sheet of courses holding Web Design (then
-    joined to the teachers' sheet), not from the teachers' sheet its other words match."""
-    best: TableChoice | None = None
-    best_standing: tuple = ()
+) -> tuple[list[tuple[TableChoice, tuple]], list[tuple[int, Grid]]]:
+    """Return each voted table's best program for the question's first step with its standing
+    (rules.standing), in the order of the votes, and every table loaded on the way. A program
+    that reads every name the question says stands before one that does not, whatever their
+    fit: "which subject does the teacher of Web Design teach?" is read from the sheet of courses
+    holding Web Design (then joined to the teachers' sheet), not from the teachers' sheet its
+    other words match."""
     tables = [(table_id, vote, load_grid(table_id, grids)) for table_id, vote in votes.items()]
     tables = [(table_id, vote, loaded) for table_id, vote, loaded in tables if loaded is not None]
     loaded_grids = [(table_id, loaded[0]) for table_id, _, loaded in tables]
     words = {table_id: table_words(grid) for table_id, grid in loaded_grids}
+    tried = []
     for table_id, vote, (grid, document_id, file_name, _) in tables:
         # The words of the other tables: what this one's program leaves may be theirs.
         elsewhere = frozenset().union(*(w for other, w in words.items() if other != table_id))
@@ -344,10 +346,8 @@ def _best_of_tables(
         )  # fmt: skip
         weighed = signals(first, choice, found)
         choice.confidence, choice.share = probability(weighed), weighed["share"]
-        choice_standing = standing(choice, first, elsewhere)
-        if best is None or choice_standing > best_standing:
-            best, best_standing = choice, choice_standing
-    return best, loaded_grids
+        tried.append((choice, standing(choice, first, elsewhere)))
+    return tried, loaded_grids
 
 
 def _admitted(
