@@ -1,21 +1,25 @@
-"""Choosing among the tables tried: which table's best program answers, WikiTableQuestions' dev
-fifth in one knowledge base.
+"""Choosing among the tables tried: how often the table store tries a table whose best program
+is right, and how often it chooses one, WikiTableQuestions' dev fifth in one knowledge base and
+the team-tables sets' tuning halves.
 
-    .venv/bin/python bench/table_choice.py [--fit] [--held-out 300] [--fit-questions 900]
+    .venv/bin/python bench/table_choice.py [--held-out 300] [--fit-questions 900] [--tried N]
                                            [--dump FILE]
 
 Every table of the training split's dev fifth (340 tables the parser's ranker never trained on)
 is in one knowledge base (`wtq-dev-all`, as `bench/table_finding.py` and `bench/tables.py
 --split dev --mode open` build it, and reused). For each question the table store tries the
 TABLES_PER_QUESTION tables the finding model puts first and takes the best program of each
-(`store.tried_tables`); one of them answers. Printed, on the held-out questions (the `--sample
-300` of `bench/tables.py --split dev`, seed 7) and on those fitted on (900 others, seed 11): how
-often some tried table's program is right, and how often the one chosen is, by the rules'
-standing with the hand-set fit (confidence × relevance × vote) and with the fitted choice
-(knowledge/tables/choosing.py).
-
-`--fit` fits the choice on the fitted-on questions and writes
-`knowledge/tables/choosing_weights.json`. No question of the test split is read.
+(`store.tried_tables`); the one whose standing is highest answers (rules.standing: a program
+that reads every name the question says, then one that orders on the column its "most" names,
+then the judge's probability × the table's share of the votes × its relevance). Printed, for
+the held-out questions (the `--sample 300` of `bench/tables.py --split dev`, seed 7), for 900
+others (seed 11; those `bench/table_finding.py` fits the finding on) and for the team-tables
+sets' tuning halves (odd ids, in each set's benchmark knowledge base, ingested when
+`bench/team_tables.py` has left none; the held-out halves are never read): how often some
+tried table's program is right, how often the question's own table's is, and how often the one
+chosen is. `--tried N` tries N tables instead of TABLES_PER_QUESTION; `--dump` writes each
+question's tried tables with their signals and labels, one JSON line each, to fit a choice on.
+No question of the test split is read.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import json
 import random
 import time
 
-from _setup import setup
+from _setup import bench_user, setup
 
 
 def tried(kb_id: int, question: str, grids: dict) -> list:
@@ -41,22 +45,46 @@ def tried(kb_id: int, question: str, grids: dict) -> list:
     return store.tried_tables(question, first, votes, grids)[0]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--fit", action="store_true")
-    parser.add_argument("--held-out", type=int, default=300)
-    parser.add_argument("--fit-questions", type=int, default=900)
-    parser.add_argument("--dump", default="")
-    args = parser.parse_args()
-    setup()
-    from tables import bench_user, load, table_item
+def _measured(kb_id: int, questions: list[dict], grids: dict, name: str, dump) -> list:
+    """Return each question's tried tables and which of their programs are right (`questions`:
+    each with its `question`, its `target` items and its own table's id when known)."""
+    from knowledge.tables.matching import right
+
+    rows = []
+    for item in questions:
+        pairs = tried(kb_id, item["question"], grids)
+        labels = [right(choice.best.result.values, item["target"]) for choice, _ in pairs]
+        own = [choice.table_id == item.get("own") for choice, _ in pairs]
+        rows.append((pairs, labels, own))
+        if dump:
+            tables = [
+                {
+                    "own": choice.table_id == item.get("own"),
+                    "right": label,
+                    "standing": [float(part) for part in standing],
+                    "confidence": choice.confidence,
+                    "vote": choice.vote,
+                    "relevance": choice.relevance,
+                    "share": choice.share,
+                }
+                for (choice, standing), label in zip(pairs, labels, strict=True)
+            ]
+            dump.write(json.dumps({"id": item["id"], "set": name, "tables": tables}) + "\n")
+    return rows
+
+
+def _wtq(args) -> tuple[int, list[dict], list[dict]]:
+    """Return the dev fifth's knowledge base (ingested or reused), the questions fitted on and
+    the held-out ones."""
+    from tables import load, table_item
 
     from knowledge.bulk import documents_ingest_inline
     from knowledge.models import KnowledgeBase, Table
-    from knowledge.tables import choosing
-    from knowledge.tables.matching import right, target_items
+    from knowledge.tables.matching import target_items
 
     every = load("dev")
+    for item in every:
+        item["target"] = target_items(item["target"], item["canon"], item["canon_type"])
     held_out = random.Random(7).sample(every, args.held_out)
     kept = {item["id"] for item in held_out}
     rest = [item for item in every if item["id"] not in kept]
@@ -66,65 +94,73 @@ def main() -> None:
     tables = sorted({item["table"] for item in every})
     documents_ingest_inline(kb=kb, items=[table_item(t) for t in tables], user=bench_user())
     ids = dict(Table.objects.filter(knowledge_base=kb).values_list("document__external_id", "id"))
+    for item in every:
+        item["own"] = ids.get(item["table"])
     print(f"{len(tables)} tables in one knowledge base ({time.perf_counter() - started:.0f} s)")
-    grids: dict = {}
-    measured: dict[str, list] = {}
-    dump = open(args.dump, "w") if args.dump else None  # noqa: SIM115 - closed below
-    for name, questions in (("fitted on", to_fit), ("held out", held_out)):
-        rows = []
-        for item in questions:
-            target = target_items(item["target"], item["canon"], item["canon_type"])
-            pairs = tried(kb.id, item["question"], grids)
-            labels = [right(choice.best.result.values, target) for choice, _ in pairs]
-            rows.append((item["question"], pairs, labels))
-            if dump:
-                record = {
-                    "id": item["id"],
-                    "set": name,
-                    "tables": [
-                        {
-                            "own": choice.table_id == ids.get(item["table"]),
-                            "right": label,
-                            "standing": [float(part) for part in standing],
-                            "signals": choosing.signals(choice),
-                            "vote": choice.vote,
-                            "relevance": choice.relevance,
-                            "share": choice.share,
-                        }
-                        for (choice, standing), label in zip(pairs, labels, strict=True)
-                    ],
-                }
-                dump.write(json.dumps(record) + "\n")
-        measured[name] = rows
-    if dump:
-        dump.close()
-    if args.fit:
-        examples = [
-            (choosing.matrix([choice for choice, _ in pairs]), labels)
-            for _, pairs, labels in measured["fitted on"]
-            if any(labels) and not all(labels)
+    return kb.id, to_fit, held_out
+
+
+def _team_rows(grids: dict, dump) -> list:
+    """Return the team-tables sets' tuning questions' tried tables and their labels."""
+    from team_judge_rows import _knowledge_base
+    from team_tables import SETS
+
+    from knowledge.tables.matching import target_items
+
+    rows = []
+    for name in SETS:
+        kb = _knowledge_base(name, bench_user())
+        questions = json.loads((SETS[name] / "questions.json").read_text())["questions"]
+        tuning = [
+            {**item, "target": target_items("|".join(item["answers"]))}
+            for item in questions
+            if item["half"] == "tune" and item["answers"]
         ]
-        choosing.save(choosing.fit(examples))
-        print(f"fitted on {len(examples)} questions with a right and a wrong table; written")
-    model = choosing.load_choosing()
-    print(f"{'questions':<20}{'some tried right':<20}{'by standing':<16}by the fitted choice")
+        rows += _measured(kb.id, tuning, grids, f"team {name}", dump)
+    return rows
+
+
+def _report(measured: dict[str, list]) -> None:
+    from knowledge.tables.choice import stands_highest
+
+    print(f"{'questions':<24}{'some tried right':<20}{'its own table right':<22}chosen right")
     for name, rows in measured.items():
-        reachable = by_standing = by_model = 0
-        for _, pairs, labels in rows:
+        reachable = own_right = chosen = 0
+        for pairs, labels, own in rows:
             if not pairs:
                 continue
             reachable += any(labels)
-            standing_best = max(range(len(pairs)), key=lambda i: pairs[i][1])
-            by_standing += labels[standing_best]
-            if model is not None:
-                fitted = choosing.scores([choice for choice, _ in pairs], model)
-                keys = [(*standing[:2], fitted[i]) for i, (_, standing) in enumerate(pairs)]
-                by_model += labels[max(range(len(pairs)), key=keys.__getitem__)]
+            own_right += any(a and b for a, b in zip(labels, own, strict=True))
+            chosen += labels[[choice for choice, _ in pairs].index(stands_highest(pairs))]
         n = len(rows)
         print(
-            f"{name + f' ({n})':<20}{reachable:>4} ({reachable / n:.1%})     "
-            f"{by_standing:>4} ({by_standing / n:.1%})  {by_model:>4} ({by_model / n:.1%})"
+            f"{name + f' ({n})':<24}{reachable:>4} ({reachable / n:.1%})     "
+            f"{own_right:>4} ({own_right / n:.1%})       {chosen:>4} ({chosen / n:.1%})"
         )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--held-out", type=int, default=300)
+    parser.add_argument("--fit-questions", type=int, default=900)
+    parser.add_argument("--tried", type=int, default=0)
+    parser.add_argument("--dump", default="")
+    args = parser.parse_args()
+    setup()
+    from knowledge.tables import store
+
+    if args.tried:
+        store.TABLES_PER_QUESTION = args.tried
+    kb_id, to_fit, held_out = _wtq(args)
+    dump = open(args.dump, "w") if args.dump else None  # noqa: SIM115 - closed below
+    measured = {
+        "others": _measured(kb_id, to_fit, {}, "others", dump),
+        "held out": _measured(kb_id, held_out, {}, "held out", dump),
+        "team tuning halves": _team_rows({}, dump),
+    }
+    if dump:
+        dump.close()
+    _report(measured)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ def _judged(kb_ids: list[int], question: str) -> tuple[list, dict] | None:
     """Return the result and the judge's signals of the program the table store chooses first
     for a question of one step (None for two steps, or when no program fits)."""
     from knowledge.tables import store
-    from knowledge.tables.choosing import best_tried
+    from knowledge.tables.choice import stands_highest
     from knowledge.tables.follows import followed
     from knowledge.tables.rules import signals
     from knowledge.tables.steps import split_two_step
@@ -62,7 +62,7 @@ def _judged(kb_ids: list[int], question: str) -> tuple[list, dict] | None:
     if second:
         return None
     votes = store.table_votes(kb_ids, question, None, {})
-    best = best_tried(store.tried_tables(question, first, votes, {})[0], votes)
+    best = stands_highest(store.tried_tables(question, first, votes, {})[0])
     if best is None:
         return None
     # The answer the store serves must be this program's result: a question it answers by a

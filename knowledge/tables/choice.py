@@ -57,3 +57,9 @@ class TableChoice:
     # that owns Billing": Payments), which this program's question says in its place
     # (knowledge/tables/nested.py).
     before: Step | None = None
+
+
+def stands_highest(tried: list[tuple[TableChoice, tuple]]) -> TableChoice | None:
+    """Return the tried table's program whose standing (rules.standing) is highest, the first
+    tried on a tie; None when no table was tried."""
+    return max(tried, key=lambda pair: pair[1], default=(None, ()))[0]

@@ -37,8 +37,7 @@ from knowledge.retrieval.filters import as_filter
 from knowledge.retrieval.hits import SOURCE_TABLE, Hit, hydrate
 from knowledge.tables import finding
 from knowledge.tables.asked import asked_of_another_table
-from knowledge.tables.choice import TableChoice
-from knowledge.tables.choosing import best_tried
+from knowledge.tables.choice import TableChoice, stands_highest
 from knowledge.tables.content import content_words
 from knowledge.tables.finding import Votes
 from knowledge.tables.follows import followed
@@ -290,7 +289,7 @@ def choose(kb_ids: list[int], query: str, filters=None) -> TableChoice | None:
     grids: dict[int, tuple | None] = {}
     votes = table_votes(kb_ids, query, filters, grids)
     tried, loaded_grids = tried_tables(query, first, votes, grids)
-    best = best_tried(tried, votes)
+    best = stands_highest(tried)
     if best is None or not _admitted(kb_ids, query, filters, first, second, best):
         return None
     best.others = _other_tables(best, loaded_grids)
