@@ -144,7 +144,7 @@ def cannot_be_the_longest(words: list[str], grid: Grid, column, op: str) -> bool
     money (for the row with the most or least), or, for a time up to now, a column of times
     that end something. "Which tenant has been with us the longest?" is the earliest Start,
     neither the largest Monthly rent nor the latest End (the lease that ends last may have
-    begun last). Not when the table says the word itself ("The Longest Yard", "Longest
+    begun last), nor the days from its Start to its End. Not when the table says the word itself ("The Longest Yard", "Longest
     drive")."""
     said = {"longest", "shortest"} & set(words)
     if not said or any(re.search(rf"\b{word}\b", grid.cell_text) for word in said):
@@ -152,8 +152,10 @@ def cannot_be_the_longest(words: list[str], grid: Grid, column, op: str) -> bool
     if any(said & set(fold(other.name).split()) for other in grid.columns):
         return False
     header = set(fold(column.name).split())
-    if measured_to_now(words, grid) and is_a_time(column) and header & _ENDS:
-        return True
+    if measured_to_now(words, grid) and (
+        (is_a_time(column) and header & _ENDS) or getattr(column, "days_between", False)
+    ):
+        return True  # nor the days from a start to an end (knowledge/tables/between.py)
     return op in ("argmax", "argmin") and is_money(column)
 
 

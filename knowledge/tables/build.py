@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from knowledge.chunk_kinds import KIND_ROW
+from knowledge.tables.between import derived
 from knowledge.tables.cells import NUMBER, TEXT, Cell, clean, column_type, column_unit, read_cell
 from knowledge.tables.programs import Grid
-from knowledge.tables.totals import with_row_total
 
 # The first cell of a totals row.
 TOTAL_WORDS = frozenset({"total", "totals", "sum", "grand total", "overall", "all", "subtotal"})
@@ -178,4 +178,4 @@ def table_from_rows(headers: list[str], rows: list[list[str]], **kwargs) -> Tabl
 def grid(table: TableData, label: str, chunk_ids: list[int | None] | None = None):
     """Return a table as a grid to run programs on (knowledge/tables/programs.py)."""
     rows = [(row.number, row.cells, row.values) for row in table.rows]
-    return with_row_total(Grid.build(label, table.columns, rows, chunk_ids))
+    return derived(Grid.build(label, table.columns, rows, chunk_ids))

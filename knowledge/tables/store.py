@@ -37,6 +37,7 @@ from knowledge.retrieval.filters import as_filter
 from knowledge.retrieval.hits import SOURCE_TABLE, Hit, hydrate
 from knowledge.tables import finding
 from knowledge.tables.asked import asked_of_another_table
+from knowledge.tables.between import derived
 from knowledge.tables.choice import TableChoice, stands_highest
 from knowledge.tables.content import content_words
 from knowledge.tables.finding import Votes
@@ -69,7 +70,6 @@ from knowledge.tables.steps import (
     years_apart_step,
     yes_or_no_step,
 )
-from knowledge.tables.totals import with_row_total
 from knowledge.tables.votes import dense_votes, lexical_votes
 from knowledge.tables.wording import CITED_ROWS, computed_text, step_values
 from providers.tokenize import bm25_tokens
@@ -235,7 +235,7 @@ def load_grid(table_id: int, loaded: dict | None = None) -> tuple[Grid, int, str
     if table is None:
         return None
     rows = list(table.rows.order_by("number").values_list("number", "cells", "values", "chunk_id"))
-    grid = with_row_total(
+    grid = derived(
         Grid.build(
             _label(table.document.file_name, table.caption, list(table.section or [])),
             table.columns,

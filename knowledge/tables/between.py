@@ -1,0 +1,96 @@
+"""The days between two dates of a row: a column the table store adds to a grid.
+
+A team's sheet of tickets says when each was opened and when it was closed; a sheet of loans
+when a book went out and when it came back; of shipments when each was sent and delivered.
+"Which ticket took the longest to close?", "how long did T-102 take?" and "which delivery was
+quickest?" ask for the time between the two, which no cell holds. A grid with two columns of
+whole dates (a year, a month and a day), the second never before the first in a row that has
+both, and after it in some, gets a column "Days from <first> to <second>" of the days between
+them: a duration, so "longest", "quickest" and "how long" read it as they read any column of
+durations. A row without both dates (a ticket still open) holds none. Each date column starts
+at most one such column, to the nearest date column after it that follows it so. A table that
+already says how long (a column of durations, or of days, nights, weeks or hours) gets none:
+its own column answers. The ranker (knowledge/tables/parser.py) sees the added column as it sees
+the others; `derived` adds it, then each row's total over its months (knowledge/tables/
+totals.py), which stays the last column.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+from knowledge.tables.cells import DATE, DURATION
+from knowledge.tables.programs import Column, Grid, fold
+from knowledge.tables.totals import with_row_total
+
+DAY = 86_400  # seconds: a duration's cells are numbers of seconds (knowledge/tables/cells.py)
+# Headers of a column that already says how long.
+_SAYS_HOW_LONG = re.compile(
+    r"\b(?:days?|nights?|weeks?|hours?|hrs|minutes?|mins|duration|length|nights stayed)\b"
+)
+# Rows that must hold both dates for a pair to be read as a start and its end.
+LEAST_ROWS = 2
+
+
+def derived(grid: Grid) -> Grid:
+    """Return the grid with the columns the store adds: the days between two dates of a row,
+    then each row's total over its months."""
+    return with_row_total(with_days_between(grid))
+
+
+def _day(number: float | None) -> datetime.date | None:
+    """Return a date column's cell (yyyymmdd as a number) as a date, when it says a whole one."""
+    if number is None or number < 10_000_101:
+        return None
+    year, month, day = int(number) // 10_000, int(number) // 100 % 100, int(number) % 100
+    try:
+        return datetime.date(year, month, day)
+    except ValueError:  # "2025-xx-xx": no month or day said
+        return None
+
+
+def _follows(start: list, end: list) -> bool:
+    """Whether the second date of every row that has both is on or after the first, and after
+    it in some."""
+    both = [(a, b) for a, b in zip(start, end, strict=True) if a and b]
+    return len(both) >= LEAST_ROWS and all(b >= a for a, b in both) and any(b > a for a, b in both)
+
+
+def with_days_between(grid: Grid) -> Grid:
+    """Return the grid with a column of the days between each pair of dates that start and end
+    something, when it says no length of time of its own."""
+    if any(
+        column.type == DURATION or _SAYS_HOW_LONG.search(fold(column.name))
+        for column in grid.columns
+    ):
+        return grid
+    dated = [
+        (index, [_day(number) for number in column.numbers])
+        for index, column in enumerate(grid.columns)
+        if column.type == DATE
+    ]
+    added = []
+    for place, (start, starts) in enumerate(dated):
+        end = next((i for i, ends in dated[place + 1 :] if _follows(starts, ends)), None)
+        if end is not None:
+            ends = dict(dated)[end]
+            days = [(b - a).days if a and b else None for a, b in zip(starts, ends, strict=True)]
+            added.append(_column(grid.columns[start].name, grid.columns[end].name, days))
+    grid.columns.extend(added)
+    return grid
+
+
+def _column(start: str, end: str, days: list[int | None]) -> Column:
+    texts = ["" if n is None else f"{n} day" if n == 1 else f"{n} days" for n in days]
+    column = Column(
+        name=f"Days from {start} to {end}",
+        type=DURATION,
+        unit="",
+        texts=texts,
+        folded=[fold(text) for text in texts],
+        numbers=[None if n is None else float(n * DAY) for n in days],
+        numeric=True,
+    )
+    column.days_between = True  # (no header of the table's own)
+    return column
