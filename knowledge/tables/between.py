@@ -11,8 +11,9 @@ durations. A row without both dates (a ticket still open) holds none. Each date 
 at most one such column, to the nearest date column after it that follows it so. A table that
 already says how long (a column of durations, or of days, nights, weeks or hours) gets none:
 its own column answers. The ranker (knowledge/tables/parser.py) sees the added column as it sees
-the others; `derived` adds it, then each row's total over its months (knowledge/tables/
-totals.py), which stays the last column.
+the others, and a program reads it only for a question that asks how long
+(`reads_only_when_asked`). `derived` adds it, then each row's total over its months
+(knowledge/tables/totals.py), which stays the last column.
 """
 
 from __future__ import annotations
@@ -31,12 +32,30 @@ _SAYS_HOW_LONG = re.compile(
 )
 # Rows that must hold both dates for a pair to be read as a start and its end.
 LEAST_ROWS = 2
+# Words that ask how long something took: the added column is read only for a question that
+# says one ("what's the mobile number for whoever brews Mayfly IPA?" reads no Days from Ordered
+# to Delivered of the orders, and "the day rate" is no day between two dates).
+_HOW_LONG = frozenset(
+    "long longer longest short shorter shortest took take takes taking fast faster fastest "
+    "quick quicker quickest slow slower slowest days weeks duration turnaround wait waited".split()
+)
 
 
 def derived(grid: Grid) -> Grid:
     """Return the grid with the columns the store adds: the days between two dates of a row,
     then each row's total over its months."""
     return with_row_total(with_days_between(grid))
+
+
+def reads_only_when_asked(words: list[str], grid: Grid, program) -> bool:
+    """Whether a program answers with, or orders by, an added column of days only when the
+    question asks how long (`words`: the question's, folded). A condition may read it: its
+    empty cell is a row with no end ("which tickets are still open?")."""
+    added = any(
+        index is not None and getattr(grid.columns[index], "days_between", False)
+        for index in (program.target, program.key)
+    )
+    return not added or bool(_HOW_LONG & set(words))
 
 
 def _day(number: float | None) -> datetime.date | None:

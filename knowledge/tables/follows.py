@@ -37,6 +37,7 @@ from knowledge.tables.asked_time import (
     follows_the_named_order,
     program_direction,
 )
+from knowledge.tables.between import reads_only_when_asked
 from knowledge.tables.cells import DURATION
 from knowledge.tables.change import column_change, period_total, row_extreme, row_span
 from knowledge.tables.having import keeps_what_it_has
@@ -374,6 +375,7 @@ def follows_the_question(question: str, grid: Grid, candidate: Candidate) -> boo
         and compares_years_with_times(question, grid, candidate)
         and keeps_what_it_has(words, grid, candidate.program)
         and reads_a_named_period(question, grid, candidate)
+        and reads_only_when_asked(words, grid, candidate.program)
     )
 
 

@@ -96,3 +96,21 @@ def test_a_row_total_over_months_stays_the_last_column() -> None:
     ]
     table = _grid(["Site", "Start", "End", "Jan", "Feb", "Mar"], rows)
     assert [c.name for c in table.columns[6:]] == ["Days from Start to End", "Total"]
+
+
+def test_the_days_between_answer_only_a_question_of_how_long() -> None:
+    from knowledge.tables.between import reads_only_when_asked
+    from knowledge.tables.programs import Condition, Program, fold
+
+    table = _grid(*TICKETS)
+    days = len(table.columns) - 1
+    read = Program("values", target=days, conditions=(Condition(0, "eq", "t-102"),))
+    assert reads_only_when_asked(fold("How long did T-102 take?").split(), table, read)
+    # "The day rate", a phone number, a customer: no day between two dates.
+    for question in ("What is the day rate for T-102?", "Who is the customer of T-102?"):
+        assert not reads_only_when_asked(fold(question).split(), table, read)
+    # A row with no end is one whose days are empty: a condition may read them.
+    still_open = Program("values", target=0, conditions=(Condition(days, "blank", ""),))
+    assert reads_only_when_asked(fold("Which tickets are still open?").split(), table, still_open)
+    assert _answer("Which tickets are still open?", table) == ["T-104"]
+    assert _answer("Which customer raised T-102?", table) == ["Bolt"]
