@@ -5,7 +5,7 @@ when a book went out and when it came back; of shipments when each was sent and 
 "Which ticket took the longest to close?", "how long did T-102 take?" and "which delivery was
 quickest?" ask for the time between the two, which no cell holds. A grid with two columns of
 whole dates (a year, a month and a day), the second never before the first in a row that has
-both, and after it in some, gets a column "Days from <first> to <second>" of the days between
+both, and after it in some, gets a column "Duration (<first> to <second>)" of the days between
 them: a duration, so "longest", "quickest" and "how long" read it as they read any column of
 durations. A row without both dates (a ticket still open) holds none. Each date column starts
 at most one such column, to the nearest date column after it that follows it so. A table that
@@ -33,8 +33,9 @@ _SAYS_HOW_LONG = re.compile(
 # Rows that must hold both dates for a pair to be read as a start and its end.
 LEAST_ROWS = 2
 # Words that ask how long something took: the added column is read only for a question that
-# says one ("what's the mobile number for whoever brews Mayfly IPA?" reads no Days from Ordered
-# to Delivered of the orders, and "the day rate" is no day between two dates).
+# says one ("what's the mobile number for whoever brews Mayfly IPA?" reads no days from an
+# order to its delivery). The column is named "Duration", not "Days": "the day rate of the lead"
+# and "which day is the site lead on the rota?" name no days between two dates.
 _HOW_LONG = frozenset(
     "long longer longest short shorter shortest took take takes taking fast faster fastest "
     "quick quicker quickest slow slower slowest days weeks duration turnaround wait waited".split()
@@ -103,7 +104,7 @@ def with_days_between(grid: Grid) -> Grid:
 def _column(start: str, end: str, days: list[int | None]) -> Column:
     texts = ["" if n is None else f"{n} day" if n == 1 else f"{n} days" for n in days]
     column = Column(
-        name=f"Days from {start} to {end}",
+        name=f"Duration ({start} to {end})",
         type=DURATION,
         unit="",
         texts=texts,

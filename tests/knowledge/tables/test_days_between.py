@@ -32,7 +32,7 @@ def _answer(question: str, table) -> list:
 def test_a_start_and_an_end_date_give_the_days_between() -> None:
     table = _grid(*TICKETS)
     added = table.columns[-1]
-    assert added.name == "Days from Opened to Closed"
+    assert added.name == "Duration (Opened to Closed)"
     assert added.texts == ["1 day", "10 days", "3 days", ""]  # T-104 is still open
 
 
@@ -40,7 +40,7 @@ def test_a_start_and_an_end_date_give_the_days_between() -> None:
     ("question", "answer"),
     [
         ("Which ticket took the longest to close?", ["T-102"]),
-        ("Which ticket was closed fastest?", ["T-101"]),
+        ("Which ticket took the shortest time to close?", ["T-101"]),
         ("How long did T-102 take to close?", ["10 days"]),
         # Questions of the dates themselves still read them.
         ("Which ticket was opened first?", ["T-101"]),
@@ -80,8 +80,8 @@ def test_each_date_starts_one_span_to_the_next_that_follows_it() -> None:
     ]
     table = _grid(["Shipment", "Ordered", "Shipped", "Delivered"], rows)
     assert [c.name for c in table.columns[4:]] == [
-        "Days from Ordered to Shipped",
-        "Days from Shipped to Delivered",
+        "Duration (Ordered to Shipped)",
+        "Duration (Shipped to Delivered)",
     ]
     assert table.columns[5].texts == ["4 days", "2 days"]
     assert _answer("Which shipment took the longest to be delivered after it shipped?", table) == [
@@ -95,7 +95,7 @@ def test_a_row_total_over_months_stays_the_last_column() -> None:
         ["Quay", "2025-01-05", "2025-02-01", "5", "5", "5"],
     ]
     table = _grid(["Site", "Start", "End", "Jan", "Feb", "Mar"], rows)
-    assert [c.name for c in table.columns[6:]] == ["Days from Start to End", "Total"]
+    assert [c.name for c in table.columns[6:]] == ["Duration (Start to End)", "Total"]
 
 
 def test_the_days_between_answer_only_a_question_of_how_long() -> None:
