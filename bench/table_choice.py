@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
-import time
 
 from _setup import bench_user, setup
 
@@ -75,28 +73,15 @@ def _measured(kb_id: int, questions: list[dict], grids: dict, name: str, dump) -
 
 def _wtq(args) -> tuple[int, list[dict], list[dict]]:
     """Return the dev fifth's knowledge base (ingested or reused), the questions fitted on and
-    the held-out ones."""
-    from tables import load, table_item
+    the held-out ones, each with its target items and its own table's id."""
+    from tables import dev_fifth_in_one_kb
 
-    from knowledge.bulk import documents_ingest_inline
-    from knowledge.models import KnowledgeBase, Table
     from knowledge.tables.matching import target_items
 
-    every = load("dev")
-    for item in every:
+    kb, to_fit, held_out, ids = dev_fifth_in_one_kb(args.held_out, args.fit_questions)
+    for item in to_fit + held_out:
         item["target"] = target_items(item["target"], item["canon"], item["canon_type"])
-    held_out = random.Random(7).sample(every, args.held_out)
-    kept = {item["id"] for item in held_out}
-    rest = [item for item in every if item["id"] not in kept]
-    to_fit = random.Random(11).sample(rest, min(args.fit_questions, len(rest)))
-    started = time.perf_counter()
-    kb, _ = KnowledgeBase.objects.get_or_create(owner=bench_user(), name="wtq-dev-all")
-    tables = sorted({item["table"] for item in every})
-    documents_ingest_inline(kb=kb, items=[table_item(t) for t in tables], user=bench_user())
-    ids = dict(Table.objects.filter(knowledge_base=kb).values_list("document__external_id", "id"))
-    for item in every:
         item["own"] = ids.get(item["table"])
-    print(f"{len(tables)} tables in one knowledge base ({time.perf_counter() - started:.0f} s)")
     return kb.id, to_fit, held_out
 
 

@@ -17,8 +17,6 @@ too) and on the questions it is fitted on (drawn from the rest with seed 11).
 from __future__ import annotations
 
 import argparse
-import random
-import time
 
 from _setup import setup
 
@@ -31,23 +29,12 @@ def main() -> None:
     args = parser.parse_args()
     setup()
     from django.conf import settings
-    from tables import bench_user, load, table_item
+    from tables import dev_fifth_in_one_kb
 
-    from knowledge.bulk import documents_ingest_inline
-    from knowledge.models import KnowledgeBase, Table
+    from knowledge.models import Table
     from knowledge.tables import finding, store
 
-    every = load("dev")
-    held_out = random.Random(7).sample(every, args.held_out)
-    kept = {item["id"] for item in held_out}
-    rest = [item for item in every if item["id"] not in kept]
-    to_fit = random.Random(11).sample(rest, min(args.fit_questions, len(rest)))
-    started = time.perf_counter()
-    kb, _ = KnowledgeBase.objects.get_or_create(owner=bench_user(), name="wtq-dev-all")
-    tables = sorted({item["table"] for item in every})
-    documents_ingest_inline(kb=kb, items=[table_item(t) for t in tables], user=bench_user())
-    ids = dict(Table.objects.filter(knowledge_base=kb).values_list("document__external_id", "id"))
-    print(f"{len(tables)} tables in one knowledge base ({time.perf_counter() - started:.0f} s)")
+    kb, to_fit, held_out, ids = dev_fifth_in_one_kb(args.held_out, args.fit_questions)
     searched = Table.objects.filter(knowledge_base=kb, row_count__lte=settings.TABLE_MAX_ROWS)
     grids: dict = {}
     measured = {}

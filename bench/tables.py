@@ -92,6 +92,27 @@ def table_item(table: str):
     return TextItem(name, (WTQ / table).read_bytes(), external_id=table)
 
 
+def dev_fifth_in_one_kb(held_out: int, fit_questions: int):
+    """Return the knowledge base holding every table of the training split's dev fifth (`wtq-dev-
+    all`, ingested or reused), its questions held out (`bench/tables.py --split dev --sample N`,
+    seed 7), others to fit on (seed 11), and each table's id by its CSV path."""
+    from knowledge.bulk import documents_ingest_inline
+    from knowledge.models import KnowledgeBase, Table
+
+    every = load("dev")
+    held = random.Random(7).sample(every, held_out)
+    kept = {item["id"] for item in held}
+    rest = [item for item in every if item["id"] not in kept]
+    to_fit = random.Random(11).sample(rest, min(fit_questions, len(rest)))
+    started = time.perf_counter()
+    kb, _ = KnowledgeBase.objects.get_or_create(owner=bench_user(), name="wtq-dev-all")
+    tables = sorted({item["table"] for item in every})
+    documents_ingest_inline(kb=kb, items=[table_item(t) for t in tables], user=bench_user())
+    ids = dict(Table.objects.filter(knowledge_base=kb).values_list("document__external_id", "id"))
+    print(f"{len(tables)} tables in one knowledge base ({time.perf_counter() - started:.0f} s)")
+    return kb, to_fit, held, ids
+
+
 def first_sentence(answer: str) -> str:
     from queries.answering.sentences import split_sentences
 
