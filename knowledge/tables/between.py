@@ -8,7 +8,8 @@ whole dates (a year, a month and a day), the second never before the first in a 
 both, and after it in some, gets a column "Duration (<first> to <second>)" of the days between
 them: a duration, so "longest", "quickest" and "how long" read it as they read any column of
 durations. A row without both dates (a ticket still open) holds none. Each date column starts
-at most one such column, to the nearest date column after it that follows it so. A table that
+at most one such column, to the nearest date column after it that follows it so; a date that is
+a plan (Due, Deadline, Next review) or a birth is neither a start nor an end. A table that
 already says how long (a column of durations, or of days, nights, weeks or hours) gets none:
 its own column answers. The ranker (knowledge/tables/parser.py) sees the added column as it sees
 the others, and a program reads it only for a question that asks how long
@@ -33,12 +34,19 @@ _SAYS_HOW_LONG = re.compile(
 # Rows that must hold both dates for a pair to be read as a start and its end.
 LEAST_ROWS = 2
 # Words that ask how long something took: the added column is read only for a question that
-# says one ("what's the mobile number for whoever brews Mayfly IPA?" reads no days from an
-# order to its delivery). The column is named "Duration", not "Days": "the day rate of the lead"
-# and "which day is the site lead on the rota?" name no days between two dates.
+# says one, or "how long" ("what's the mobile number for whoever brews Mayfly IPA?" reads no
+# days from an order to its delivery; "the longest route" is its Distance, not its days). The
+# column is named "Duration", not "Days": "the day rate of the lead" and "which day is the site
+# lead on the rota?" name no days between two dates.
 _HOW_LONG = frozenset(
-    "long longer longest short shorter shortest took take takes taking fast faster fastest "
-    "quick quicker quickest slow slower slowest days weeks duration turnaround wait waited".split()
+    "took take takes taking fast faster fastest quick quicker quickest slow slower slowest "
+    "days weeks duration turnaround wait waited waiting stay stayed".split()
+)
+# Headers of a date that is no start or end of what a row did: a plan (a Due date, a Deadline,
+# a Next review) or a birth ("Born" to "Joined" is no stay).
+_NO_SPAN = re.compile(
+    r"\b(?:due|deadline|expected|planned|plan|target|scheduled|estimated|eta|next|review|"
+    r"born|birth|dob)\b"
 )
 
 
@@ -56,7 +64,7 @@ def reads_only_when_asked(words: list[str], grid: Grid, program) -> bool:
         index is not None and getattr(grid.columns[index], "days_between", False)
         for index in (program.target, program.key)
     )
-    return not added or bool(_HOW_LONG & set(words))
+    return not added or bool(_HOW_LONG & set(words)) or "how long" in " ".join(words)
 
 
 def _day(number: float | None) -> datetime.date | None:
@@ -88,7 +96,7 @@ def with_days_between(grid: Grid) -> Grid:
     dated = [
         (index, [_day(number) for number in column.numbers])
         for index, column in enumerate(grid.columns)
-        if column.type == DATE
+        if column.type == DATE and not _NO_SPAN.search(fold(column.name))
     ]
     added = []
     for place, (start, starts) in enumerate(dated):

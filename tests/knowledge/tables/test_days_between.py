@@ -114,3 +114,29 @@ def test_the_days_between_answer_only_a_question_of_how_long() -> None:
     assert reads_only_when_asked(fold("Which tickets are still open?").split(), table, still_open)
     assert _answer("Which tickets are still open?", table) == ["T-104"]
     assert _answer("Which customer raised T-102?", table) == ["Bolt"]
+
+
+def test_the_longest_route_is_its_distance_not_its_days() -> None:
+    rows = [
+        ["S-1", "2025-03-01", "2025-03-09", "120"],
+        ["S-2", "2025-03-02", "2025-03-04", "900"],
+        ["S-3", "2025-03-03", "2025-03-05", "450"],
+    ]
+    table = _grid(["Shipment", "Shipped", "Delivered", "Distance (km)"], rows)
+    assert _answer("Which is the longest route?", table) == ["S-2"]
+    assert _answer("Which shipment took the longest?", table) == ["S-1"]
+
+
+def test_a_plan_or_a_birth_is_no_start_or_end() -> None:
+    # An invoice is paid, not due: its days run from the invoice to the payment.
+    invoices = [
+        ["Acme", "2025-01-01", "2025-01-31", "2025-01-20", "400"],
+        ["Bolt", "2025-01-05", "2025-02-04", "2025-03-01", "250"],
+    ]
+    table = _grid(["Customer", "Invoice date", "Due date", "Paid date", "Amount"], invoices)
+    assert [c.name for c in table.columns][-1] == "Duration (Invoice date to Paid date)"
+    assert _answer("How long did Bolt take to pay?", table) == ["55 days"]
+    staff = [["Ana", "1980-05-01", "2010-01-04", "2020-06-30"],
+             ["Ben", "1990-02-11", "2015-03-02", "2016-09-01"]]  # fmt: skip
+    headers = ["Name", "Born", "Joined", "Left"]
+    assert [c.name for c in _grid(headers, staff).columns][4:] == ["Duration (Joined to Left)"]
