@@ -24,7 +24,7 @@ import re
 
 from knowledge.tables.cells import DATE, DURATION
 from knowledge.tables.programs import Column, Grid, fold
-from knowledge.tables.totals import with_row_total
+from knowledge.tables.totals import added_column, with_row_total
 
 DAY = 86_400  # seconds: a duration's cells are numbers of seconds (knowledge/tables/cells.py)
 # Headers of a column that already says how long.
@@ -100,9 +100,9 @@ def with_days_between(grid: Grid) -> Grid:
     ]
     added = []
     for place, (start, starts) in enumerate(dated):
-        end = next((i for i, ends in dated[place + 1 :] if _follows(starts, ends)), None)
-        if end is not None:
-            ends = dict(dated)[end]
+        found = next(((i, ends) for i, ends in dated[place + 1 :] if _follows(starts, ends)), None)
+        if found is not None:
+            end, ends = found
             days = [(b - a).days if a and b else None for a, b in zip(starts, ends, strict=True)]
             added.append(_column(grid.columns[start].name, grid.columns[end].name, days))
     grid.columns.extend(added)
@@ -111,14 +111,7 @@ def with_days_between(grid: Grid) -> Grid:
 
 def _column(start: str, end: str, days: list[int | None]) -> Column:
     texts = ["" if n is None else f"{n} day" if n == 1 else f"{n} days" for n in days]
-    column = Column(
-        name=f"Duration ({start} to {end})",
-        type=DURATION,
-        unit="",
-        texts=texts,
-        folded=[fold(text) for text in texts],
-        numbers=[None if n is None else float(n * DAY) for n in days],
-        numeric=True,
+    numbers = [None if n is None else float(n * DAY) for n in days]
+    return added_column(
+        f"Duration ({start} to {end})", DURATION, "", texts, numbers, "days_between"
     )
-    column.days_between = True  # (no header of the table's own)
-    return column

@@ -85,18 +85,26 @@ def with_row_total(grid: Grid) -> Grid:
         said = [n for i in months if (n := grid.columns[i].numbers[row]) is not None]
         numbers.append(float(sum(said)) if said else None)
     texts = ["" if number is None else display(number) for number in numbers]
+    grid.columns.append(added_column(TOTAL, NUMBER, units.pop(), texts, numbers, "row_total"))
+    return grid
+
+
+def added_column(
+    name: str, kind: str, unit: str, texts: list[str], numbers: list[float | None], mark: str
+) -> Column:
+    """Return a numeric column a grid adds of its own (it has no header of the table's), marked
+    with the attribute `mark` (`row_total` here, `days_between` in knowledge/tables/between.py)."""
     column = Column(
-        name=TOTAL,
-        type=NUMBER,
-        unit=units.pop(),
+        name=name,
+        type=kind,
+        unit=unit,
         texts=texts,
         folded=[fold(text) for text in texts],
         numbers=numbers,
         numeric=True,
     )
-    column.row_total = True  # (no header of the table's own)
-    grid.columns.append(column)
-    return grid
+    setattr(column, mark, True)
+    return column
 
 
 def is_row_total(grid: Grid, index: int | None) -> bool:
