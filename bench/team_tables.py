@@ -6,9 +6,12 @@
                                                 foxglove|greyfriars|ironwood]
                                           [--provider NAME] [--model NAME]
                                           [--half tune|held|all] [--out FILE]
+                                          [--questions FILE]
 
 Builds the documents of a set, ingests them into a fresh knowledge base and asks its
-`questions.json`. `halvard` (`bench/team_tables/`): a workbook with two sheets, a slide deck
+`questions.json` (or, with --questions, the questions of a file over several sets' documents
+that name this set: `bench/team_tables/two_step.json`, questions of two steps written by a
+helper session that did not read the answering code). `halvard` (`bench/team_tables/`): a workbook with two sheets, a slide deck
 with a table, a CSV export, a Markdown table and a PDF table. `lumen`
 (`bench/team_tables/lumen/`, written after the rules of the first were tuned): a workbook of
 tickets with real dates and a sheet of agents, an HTML price list, a Word table, a wide slide
@@ -178,6 +181,15 @@ def score(item: dict, outcome) -> dict:
     return result
 
 
+def asked(data: Path, name: str, questions_file: str) -> list[dict]:
+    """Return the set's own questions, or those of a file over several sets' documents that
+    name this set."""
+    if not questions_file:
+        return json.loads((data / "questions.json").read_text())["questions"]
+    questions = json.loads(Path(questions_file).read_text())["questions"]
+    return [item for item in questions if item["set"] == name]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--set", choices=sorted(SETS), default="halvard")
@@ -185,6 +197,12 @@ def main() -> None:
     parser.add_argument("--model", default=None)
     parser.add_argument("--half", choices=("tune", "held", "all"), default="all")
     parser.add_argument("--out", default="")
+    parser.add_argument(
+        "--questions",
+        default="",
+        help="a file of questions over several sets' documents (each names its set), asked "
+        "instead of the set's own questions.json: bench/team_tables/two_step.json",
+    )
     args = parser.parse_args()
     setup()
     from knowledge.bulk import TextItem, documents_ingest_inline
@@ -200,7 +218,7 @@ def main() -> None:
         items = [TextItem(p.name, p.read_bytes()) for p in build_documents(data, Path(folder))]
         summary = documents_ingest_inline(kb=kb, items=items, user=user)
     print(f"documents: {len(items)} (ready {summary['ready']}, failed {summary['failed']})")
-    questions = json.loads((data / "questions.json").read_text())["questions"]
+    questions = asked(data, args.set, args.questions)
     if args.half != "all":
         questions = [q for q in questions if q["half"] == args.half]
     provider = get_strategy(args.provider)
