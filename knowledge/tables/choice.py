@@ -57,6 +57,9 @@ class TableChoice:
     # that owns Billing": Payments), which this program's question says in its place
     # (knowledge/tables/nested.py).
     before: Step | None = None
+    # Two tables read as one (knowledge/tables/joined.py): the first's number of columns (those
+    # before the second's) and the second's id; None for one table.
+    joined: tuple[int, int] | None = None
 
 
 def stands_highest(tried: list[tuple[TableChoice, tuple]]) -> TableChoice | None:

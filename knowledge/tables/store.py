@@ -41,21 +41,15 @@ from knowledge.tables.between import derived
 from knowledge.tables.choice import TableChoice, stands_highest
 from knowledge.tables.content import content_words
 from knowledge.tables.finding import Votes
-from knowledge.tables.follows import followed
-from knowledge.tables.judge import probability
 from knowledge.tables.nested import nested_choice
 from knowledge.tables.programs import Grid, fold
 from knowledge.tables.question import stem
 from knowledge.tables.rules import (
     asks_for_its_operation,
-    explained,
     fits_by_its_words,
     left_to_its_row,
     names_what_it_reads,
     relevance,
-    signals,
-    standing,
-    table_words,
     uses_its_names,
 )
 from knowledge.tables.steps import (
@@ -70,6 +64,7 @@ from knowledge.tables.steps import (
     years_apart_step,
     yes_or_no_step,
 )
+from knowledge.tables.trying import tried
 from knowledge.tables.votes import dense_votes, lexical_votes
 from knowledge.tables.wording import CITED_ROWS, computed_text, step_values
 from providers.tokenize import bm25_tokens
@@ -323,30 +318,10 @@ def tried_tables(
     query: str, first: str, votes: dict[int, float], grids: dict | None = None
 ) -> tuple[list[tuple[TableChoice, tuple]], list[tuple[int, Grid]]]:
     """Return each voted table's best program for the question's first step with its standing
-    (rules.standing), in the order of the votes, and every table loaded on the way. A program
-    that reads every name the question says stands before one that does not, whatever their
-    fit: "which subject does the teacher of Web Design teach?" is read from the sheet of courses
-    holding Web Design (then joined to the teachers' sheet), not from the teachers' sheet its
-    other words match."""
+    (knowledge/tables/trying.py), in the order of the votes, and every table loaded on the way."""
     tables = [(table_id, vote, load_grid(table_id, grids)) for table_id, vote in votes.items()]
     tables = [(table_id, vote, loaded) for table_id, vote, loaded in tables if loaded is not None]
-    loaded_grids = [(table_id, loaded[0]) for table_id, _, loaded in tables]
-    words = {table_id: table_words(grid) for table_id, grid in loaded_grids}
-    tried = []
-    for table_id, vote, (grid, document_id, file_name, _) in tables:
-        # The words of the other tables: what this one's program leaves may be theirs.
-        elsewhere = frozenset().union(*(w for other, w in words.items() if other != table_id))
-        found = followed(first, grid)
-        if not found:
-            continue
-        lead = explained(first, found)
-        choice = TableChoice(
-            table_id, document_id, file_name, grid, lead, relevance(query, grid), vote=vote
-        )  # fmt: skip
-        weighed = signals(first, choice, found)
-        choice.confidence, choice.share = probability(weighed), weighed["share"]
-        tried.append((choice, standing(choice, first, elsewhere)))
-    return tried, loaded_grids
+    return tried(query, first, tables), [(table_id, loaded[0]) for table_id, _, loaded in tables]
 
 
 def _admitted(
@@ -389,11 +364,13 @@ def _admitted(
 
 def _other_tables(best: TableChoice, loaded_grids: list[tuple[int, Grid]]) -> list:
     """Return the tables a join may read: the question's other tables, then the other tables of
-    the chosen table's document (a workbook's sheets)."""
-    others = [(t, g) for t, g in loaded_grids if t != best.table_id]
+    the chosen table's document (a workbook's sheets); not a table the chosen grid holds (two
+    tables read as one, knowledge/tables/joined.py)."""
+    held = {best.table_id, *(best.joined[1:] if best.joined else ())}
+    others = [(t, g) for t, g in loaded_grids if t not in held]
     others += [
         (table_id, grid) for table_id, grid in document_tables(best.document_id)
-        if table_id != best.table_id and table_id not in {t for t, _ in others}
+        if table_id not in held and table_id not in {t for t, _ in others}
     ]  # fmt: skip
     return others
 

@@ -130,7 +130,7 @@ def test_a_fault_in_the_parser_leaves_the_question_to_the_passages(
     from django.db import OperationalError
 
     from knowledge.retrieval.stores import StoreQuery
-    from knowledge.tables import store
+    from knowledge.tables import store, trying
 
     _ingest(kb, user, "sample.csv")
     asked = StoreQuery([kb.id], "How many scientists are in the table?", None, 5, None)
@@ -139,7 +139,7 @@ def test_a_fault_in_the_parser_leaves_the_question_to_the_passages(
     def broken(*args, **kwargs):
         raise ValueError("a rule's bug")
 
-    monkeypatch.setattr(store, "followed", broken)
+    monkeypatch.setattr(trying, "followed", broken)
     with caplog.at_level("ERROR", logger="knowledge.tables.store"):
         assert store.table_search(asked) == []
     assert "the passages answer" in caplog.text and "a rule's bug" in caplog.text
@@ -147,7 +147,7 @@ def test_a_fault_in_the_parser_leaves_the_question_to_the_passages(
     def database_down(*args, **kwargs):
         raise OperationalError("connection lost")
 
-    monkeypatch.setattr(store, "followed", database_down)
+    monkeypatch.setattr(trying, "followed", database_down)
     with pytest.raises(OperationalError):
         store.table_search(asked)
 

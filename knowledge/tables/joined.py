@@ -1,0 +1,209 @@
+"""Two tables read as one where a column of the first names the rows of the second.
+
+A team keeps its facts in several tables that name each other: a sheet of events says each
+event's Venue, and a sheet of venues says each venue's Capacity, Rent and Manager; a CSV of bugs
+says who each is Assigned to, and the team's table each person's Team and Day rate. "How many
+attendees are we expecting at the events held in the venue Tiago Alves manages?", "which team
+is the developer of LS-102 in?" and "the day rate of whoever has the most recent bug" need a
+column of each. The store reads such a pair as one table: the first's rows, each with the
+cells of the second's row its column names beside them (empty where it names none), so that
+one program over one table (a sum of Attendees where Manager is Tiago Alves, a lookup of Team
+where Bug is LS-102, the Day rate of the row with the latest Reported) answers. Two tables are
+linked when a text column of the first holds, for at least LINKED_SHARE of its different cells
+(and at least two of them, or its one), a cell of a column of the second whose every cell
+differs from the others (the second's rows' names). The joined grid keeps the first table's
+rows, row numbers and passages: an answer cites the first table's rows, and the joined
+columns' cells are the second's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from knowledge.tables.cells import DATE, MISSING, names_its_rows
+from knowledge.tables.programs import Column, Grid, fold, kept_rows
+from knowledge.tables.question import STOPWORDS, header_overlap, read_question, stem
+from knowledge.tables.rules import asks_for_its_operation, unaccounted
+
+# The share of a column's different cells the other table's rows must name.
+LINKED_SHARE = 0.6
+# Shown between the two tables' labels in the joined grid's label.
+JOINED = " + "
+
+
+def links(first: Grid, second: Grid) -> list[tuple[int, int]]:
+    """Return each (first's column, second's key column) that links the two: for each column of
+    the first, the key whose rows it names most."""
+    keys = [
+        (index, {folded for folded in column.folded if folded})
+        for index, column in enumerate(second.columns)
+        if not column.numeric and column.type != DATE and names_its_rows(column)
+    ]
+    found = []
+    for index, column in enumerate(first.columns):
+        if column.numeric or column.type == DATE or not keys:
+            continue
+        cells = {folded for folded in column.folded if folded and folded not in MISSING}
+        matched, key = max((len(cells & names), key) for key, names in keys)
+        if matched and matched >= min(2, len(cells)) and matched >= LINKED_SHARE * len(cells):
+            found.append((index, key))
+    return found
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(word) for word in fold(text).split() if word not in STOPWORDS}
+
+
+def names_the_link(question: str, first: Grid, second: Grid, column: int, key: int) -> bool:
+    """Whether the question names what links the two: the first's column ("the venue of the
+    Spring Gala", "the nurse working the 13 June clinic"), the second's key or what its label
+    names that the first's does not ("our Berlin-based agents")."""
+    stems = read_question(question).stems
+    theirs = " ".join(set(fold(second.label).split()) - set(fold(first.label).split()))
+    said = _stems(first.columns[column].name) | _stems(second.columns[key].name) | _stems(theirs)
+    # Said as it is or by its first five letters ("assigned" for an Assignee).
+    return bool(said & stems or {word[:5] for word in said} & {word[:5] for word in stems})
+
+
+def asks_of_the_second(question: str, first: Grid, second: Grid, key: int) -> bool:
+    """Whether the question says a word of the second table's label or headers (but its key's)
+    that the first's do not say, or a cell of it the first does not hold: "the venue
+    Tiago Alves manages" of events beside venues (their Manager), "the day rate of whoever ..."
+    of bugs beside the team (its Day rate)."""
+    stems, text = read_question(question).stems, f" {fold(question)} "
+    # The first's label words, but those the second's label says too (two sheets of one
+    # workbook share its file's name).
+    label = set(fold(first.label).split()) - set(fold(second.label).split())
+    here = {stem(word) for word in label} | {
+        stem(word) for column in first.columns for word in fold(column.name).split()
+    }
+    theirs = set(fold(second.label).split()) - set(fold(first.label).split())
+    if ({stem(word) for word in theirs if word not in STOPWORDS} - here) & stems:
+        return True  # "invoiced" of invoices.pdf
+    for index, column in enumerate(second.columns):
+        if index == key or getattr(column, "row_total", False):
+            continue
+        words = {stem(word) for word in fold(column.name).split() if word not in STOPWORDS}
+        if (words - here) & stems:
+            return True
+        if not column.numeric and any(
+            len(cell) > 2
+            and f"|{cell}|" not in first.cell_text
+            and re.search(rf"(?<!\w){re.escape(cell)}(?!\w)", text)
+            for cell in set(column.folded)
+        ):
+            return True
+    return False
+
+
+def joined(first: Grid, second: Grid, column: int, key: int) -> Grid:
+    """Return the first grid with the second's columns (but its key) beside its rows, each row's
+    cells those of the second's row that its `column` names."""
+    rows = {folded: row for row, folded in enumerate(second.columns[key].folded) if folded}
+    matches = [rows.get(folded) if folded else None for folded in first.columns[column].folded]
+    names = {fold(c.name) for c in first.columns}
+    added = [
+        _beside(theirs, matches, first.columns[column].name, fold(theirs.name) in names)
+        for index, theirs in enumerate(second.columns)
+        if index != key and not getattr(theirs, "row_total", False)
+    ]
+    return replace(
+        first,
+        label=f"{first.label}{JOINED}{second.label}",
+        columns=[*first.columns, *added],
+    )
+
+
+def _beside(theirs: Column, matches: list[int | None], by: str, taken: bool) -> Column:
+    """Return the second table's column as the first's rows read it."""
+
+    def cells(values: list, empty):
+        return [values[row] if row is not None else empty for row in matches]
+
+    return replace(
+        theirs,
+        # "Team of Assigned to" where the first table has a Team of its own.
+        name=f"{theirs.name} of {by}" if taken else theirs.name,
+        texts=cells(theirs.texts, ""),
+        folded=cells(theirs.folded, ""),
+        numbers=cells(theirs.numbers, None),
+        items=cells(theirs.items, frozenset()) if theirs.items else [],
+    )
+
+
+def joined_tables(question: str, tables: list[tuple[int, float, tuple]]) -> list[tuple]:
+    """Return, for the tables tried (id, vote, (grid, document, file name, KB)), each link of two
+    that the question names and asks of both, as one table: (the first's id, the two tables'
+    votes together, (the joined grid, the first's document, file name and KB), (the first's
+    number of columns, the second's id)). The first's rows are cited."""
+    found = []
+    for table_id, vote, (first, *rest) in tables:
+        for other_id, other_vote, (second, *_) in tables:
+            if other_id == table_id:
+                continue
+            for column, key in links(first, second):
+                if not (
+                    names_the_link(question, first, second, column, key)
+                    and asks_of_the_second(question, first, second, key)
+                    and asks_of_the_second(question, second, first, column)
+                ):
+                    continue
+                grid = joined(first, second, column, key)
+                joined_as = (len(first.columns), other_id)
+                found.append((table_id, min(1.0, vote + other_vote), (grid, *rest), joined_as))
+    return found
+
+
+def reads_both(choice, question: str) -> bool:
+    """Whether a program over two tables read as one reads, of each, a column the question
+    names: a condition on a cell it says (of the second, one the first does not hold: "the
+    2026 budget" is the first's Budget 2026), a header it says as the answer or the key, or of
+    the first the amount a total adds ("how much have we invoiced"). "The events held in the
+    venue Tiago Alves manages": their Attendees where the venues' Manager is Tiago Alves. An
+    order over one row reads no key."""
+    if choice.joined is None:
+        return False
+    program, first, read = choice.best.program, choice.joined[0], read_question(question)
+    named, grid = program.conditions + program.anchors, choice.grid
+    # The first's cells and headers: what a condition on the second must not be said of.
+    held = "|".join(
+        text for c in grid.columns[:first] for text in (*c.folded, *fold(c.name).split())
+    )
+    held = f"|{held}|"
+    key = program.key
+    if program.op in _ORDERS and len(kept_rows(grid, tuple(program.conditions))) <= 1:
+        key = None
+    said = {
+        index
+        for index in (program.target, key)
+        if index is not None and header_overlap(grid.columns[index].name, read) >= 0.5
+    }
+    if program.op in ("sum", "avg") and key is not None and key < first:
+        said.add(key)
+    said |= {c.column for c in named if c.column < first}
+    said |= {c.column for c in named if c.column >= first and f"|{fold(str(c.value))}|" not in held}
+    return any(index < first for index in said) and any(index >= first for index in said)
+
+
+# The operations that order rows by a key.
+_ORDERS = frozenset("argmax argmin top max min first last".split())
+
+
+def before_either(tried: list[tuple], question: str) -> list[tuple]:
+    """Return the tried programs with a program over two tables read as one in place of those
+    over either alone when it reads both (`reads_both`), a word asks for its operation, and it
+    leaves no more of the question's words than theirs do (rules.unaccounted): "the events held
+    in the venue Tiago Alves manages" counts no venues, and "which of our productions did the
+    associate director direct?" asks for Productions, not the director. A program over two that
+    does not is dropped: the question asks of one."""
+    kept = [(c, standing) for c, standing in tried if c.joined is None]
+    for choice, standing in tried:
+        if not reads_both(choice, question) or not asks_for_its_operation(question, choice):
+            continue
+        left = len(unaccounted(question, choice))
+        alone = [pair for pair in kept if pair[0].table_id in (choice.table_id, choice.joined[1])]
+        if all(left <= len(unaccounted(question, c)) for c, _ in alone):
+            kept = [pair for pair in kept if not any(pair is other for other in alone)]
+            kept.append((choice, standing))
+    return kept

@@ -1,0 +1,113 @@
+"""Two tables read as one where a column of the first names the rows of the second
+(knowledge/tables/joined.py): which tables link, what the joined grid holds, and which programs
+over it stand in place of either table's own (knowledge/tables/trying.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.tables.build import grid, table_from_rows
+from knowledge.tables.choice import stands_highest
+from knowledge.tables.joined import joined, links, names_the_link
+from knowledge.tables.trying import tried
+
+# A conference organiser's workbook: talks name their room, rooms have a host and seats.
+TALKS = (
+    ["Talk", "Speaker", "Day", "Audience", "Room"],
+    [
+        ["Keynote", "Ada Park", "Monday", "310", "Main Hall"],
+        ["Rust at scale", "Ben Ode", "Monday", "85", "Cedar"],
+        ["Query planning", "Cleo Ng", "Tuesday", "120", "Main Hall"],
+        ["Design systems", "Dev Rao", "Tuesday", "60", "Birch"],
+        ["Closing panel", "Eli Moss", "Wednesday", "240", "Main Hall"],
+    ],
+)
+ROOMS = (
+    ["Room", "Seats", "Host", "Floor"],
+    [
+        ["Main Hall", "400", "Farah Diaz", "Ground"],
+        ["Cedar", "90", "Gus Lind", "First"],
+        ["Birch", "70", "Hana Berg", "First"],
+        ["Oak", "50", "Ivo Tran", "Second"],
+    ],
+)
+
+
+def _grid(table, caption: str):
+    return grid(table_from_rows(*table), f"conference.xlsx › {caption}")
+
+
+def _tables():
+    talks, rooms = _grid(TALKS, "Talks"), _grid(ROOMS, "Rooms")
+    return [(1, 0.5, (talks, 7, "conference.xlsx", 1)), (2, 0.5, (rooms, 7, "conference.xlsx", 1))]
+
+
+def _chosen(question: str):
+    return stands_highest(tried(question, question, _tables()))
+
+
+def test_a_column_naming_the_other_table_s_rows_links_them() -> None:
+    talks, rooms = _grid(TALKS, "Talks"), _grid(ROOMS, "Rooms")
+    assert links(talks, rooms) == [(4, 0)]  # Talks' Room names the rooms' rows
+    # Rooms name no talk: nothing links them that way.
+    assert links(rooms, talks) == []
+
+
+def test_the_joined_grid_holds_the_named_row_s_cells_beside_each_row() -> None:
+    talks, rooms = _grid(TALKS, "Talks"), _grid(ROOMS, "Rooms")
+    both = joined(talks, rooms, 4, 0)
+    assert [c.name for c in both.columns] == [*TALKS[0], "Seats", "Host", "Floor"]
+    assert both.columns[6].texts == [
+        "Farah Diaz",
+        "Gus Lind",
+        "Farah Diaz",
+        "Hana Berg",
+        "Farah Diaz",
+    ]
+    assert both.row_numbers == talks.row_numbers and both.chunk_ids == talks.chunk_ids
+    assert both.label == f"{talks.label} + {rooms.label}"
+
+
+def test_a_cell_naming_no_row_leaves_the_joined_cells_empty() -> None:
+    headers, rows = TALKS
+    moved = [*rows[:-1], [*rows[-1][:4], "Garden"]]
+    both = joined(_grid((headers, moved), "Talks"), _grid(ROOMS, "Rooms"), 4, 0)
+    assert both.columns[6].texts[-1] == "" and both.columns[5].numbers[-1] is None
+
+
+def test_the_question_must_name_the_link() -> None:
+    talks, rooms = _grid(TALKS, "Talks"), _grid(ROOMS, "Rooms")
+    assert names_the_link("Who hosts the room of the Keynote?", talks, rooms, 4, 0)
+    assert not names_the_link("Who hosts the Keynote?", talks, rooms, 4, 0)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        # A cell of the second for a row the first names.
+        ("Who is the host of the room the Keynote is in?", ["Farah Diaz"]),
+        # A total over the first's rows that a cell of the second keeps.
+        ("What is the total audience of the talks in the room Farah Diaz hosts?", [670.0]),
+        # The first's rows that a cell of the second keeps.
+        ("Which talks are in a room on the first floor?", ["Rust at scale", "Design systems"]),
+    ],
+)
+def test_questions_of_both_tables_are_read_from_the_joined_grid(question, answer) -> None:
+    choice = _chosen(question)
+    assert choice.joined == (len(TALKS[0]), 2)
+    assert choice.best.result.values == answer
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "table_id"),
+    [
+        ("How many seats does the Cedar room have?", ["90"], 2),
+        ("Which room has the most seats?", ["Main Hall"], 2),
+        ("Who is speaking at the Keynote?", ["Ada Park"], 1),
+        ("How many talks are on Tuesday?", [2.0], 1),
+    ],
+)
+def test_questions_of_one_table_are_read_from_it_alone(question, answer, table_id) -> None:
+    choice = _chosen(question)
+    assert choice.joined is None and choice.table_id == table_id
+    assert choice.best.result.values == answer
