@@ -174,6 +174,8 @@ _COMPARING = frozenset({"gt", "lt", "ge", "le", *AGAINST})
 
 
 _NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")
+# A possessive after a name.
+_BARE = re.compile(r"['’]s$")
 
 
 def holds_what_it_orders_by(question: str, grid: Grid) -> bool:
@@ -211,7 +213,9 @@ def uses_its_names(question: str, choice: TableChoice) -> bool:
     # A header said in full is a header too: "February" names the column Feb.
     headers = {stem(word) for column in grid.columns for word in fold(column.name).split()}
     headers |= {stem(word) for word in fold(grid.label).split() if says_no_row(word, grid)}
-    for name in _NAME.findall(question.strip()):
+    for said in _NAME.findall(question.strip()):
+        # "Ana Costa's services" names Ana Costa.
+        name = _BARE.sub("", said)
         words = [w for w in fold(name).split() if w not in STOPWORDS and stem(w) not in headers]
         if words and not all(f" {word} " in f" {used} " for word in words):
             # A name said in part is read by a condition that keeps its one row alone.

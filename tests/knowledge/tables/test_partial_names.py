@@ -135,3 +135,29 @@ def test_a_label_word_every_row_holds_needs_no_reading() -> None:
     best = followed(question, shops)[0]
     assert best.result.values == ["Briggate"]
     assert uses_its_names(question, TableChoice(0, 0, "shops.xlsx", shops, best, 1.0))
+
+
+LAPTOPS = [
+    ["Laptop", "Owner", "Cost"],
+    ["L-01", "Ana Costa", "1200"],
+    ["L-02", "Ben Ode", "900"],
+    ["L-03", "Ana Costa", "1100"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # A possessive after a name is no part of it, when the name keeps several rows too.
+        ("What did Ana Costa's laptops cost in total?", [2300.0]),
+        ("Which laptops are Ana Costa's?", ["L-01", "L-03"]),
+    ],
+)
+def test_a_name_said_with_a_possessive_is_read(question, values) -> None:
+    table = grid(table_from_rows(LAPTOPS[0], LAPTOPS[1:]), "laptops.csv")
+    choice = _chosen(question, table)
+    assert choice.best.result.values == values
+    assert uses_its_names(question, choice)
+    # A name the program does not read still counts: Ben Ode's laptop is not hers.
+    other = _chosen(question.replace("Ana Costa", "Ben Ode"), table)
+    assert not uses_its_names(question, other)
