@@ -29,6 +29,16 @@ class Step:
     row_number: int
 
 
+@dataclass(frozen=True)
+class Joined:
+    """Two tables read as one (knowledge/tables/joined.py): the first's number of columns (those
+    before the second's), the second's id, and each row's chunk of the second's row it names."""
+
+    columns: int
+    second: int
+    chunks: tuple[int | None, ...]
+
+
 @dataclass
 class TableChoice:
     table_id: int
@@ -57,9 +67,8 @@ class TableChoice:
     # that owns Billing": Payments), which this program's question says in its place
     # (knowledge/tables/nested.py).
     before: Step | None = None
-    # Two tables read as one (knowledge/tables/joined.py): the first's number of columns (those
-    # before the second's) and the second's id; None for one table.
-    joined: tuple[int, int] | None = None
+    # Two tables read as one; None for one table.
+    joined: Joined | None = None
 
 
 def stands_highest(tried: list[tuple[TableChoice, tuple]]) -> TableChoice | None:

@@ -12,8 +12,8 @@ where Bug is LS-102, the Day rate of the row with the latest Reported) answers. 
 linked when a text column of the first holds, for at least LINKED_SHARE of its different cells
 (and at least two of them, or its one), a cell of a column of the second whose every cell
 differs from the others (the second's rows' names). The joined grid keeps the first table's
-rows, row numbers and passages: an answer cites the first table's rows, and the joined
-columns' cells are the second's.
+rows, row numbers and passages; an answer cites the rows it read of the first table and the
+rows of the second they name (`Joined.chunks`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import re
 from dataclasses import replace
 
 from knowledge.tables.cells import DATE, MISSING, names_its_rows
+from knowledge.tables.choice import Joined
 from knowledge.tables.programs import Column, Grid, fold, kept_rows
 from knowledge.tables.question import STOPWORDS, header_overlap, read_question, stem
 from knowledge.tables.rules import asks_for_its_operation, unaccounted
@@ -97,11 +98,16 @@ def asks_of_the_second(question: str, first: Grid, second: Grid, key: int) -> bo
     return False
 
 
+def _matches(first: Grid, second: Grid, column: int, key: int) -> list[int | None]:
+    """Return, for each row of the first, the second's row its `column` names (None for none)."""
+    rows = {folded: row for row, folded in enumerate(second.columns[key].folded) if folded}
+    return [rows.get(folded) if folded else None for folded in first.columns[column].folded]
+
+
 def joined(first: Grid, second: Grid, column: int, key: int) -> Grid:
     """Return the first grid with the second's columns (but its key) beside its rows, each row's
     cells those of the second's row that its `column` names."""
-    rows = {folded: row for row, folded in enumerate(second.columns[key].folded) if folded}
-    matches = [rows.get(folded) if folded else None for folded in first.columns[column].folded]
+    matches = _matches(first, second, column, key)
     names = {fold(c.name) for c in first.columns}
     added = [
         _beside(theirs, matches, first.columns[column].name, fold(theirs.name) in names)
@@ -136,7 +142,8 @@ def joined_tables(question: str, tables: list[tuple[int, float, tuple]]) -> list
     """Return, for the tables tried (id, vote, (grid, document, file name, KB)), each link of two
     that the question names and asks of both, as one table: (the first's id, the two tables'
     votes together, (the joined grid, the first's document, file name and KB), (the first's
-    number of columns, the second's id)). The first's rows are cited."""
+    number of columns, the second's id and the second's row chunk for each row: `Joined`)).
+    An answer cites both tables' rows."""
     found = []
     for table_id, vote, (first, *rest) in tables:
         for other_id, other_vote, (second, *_) in tables:
@@ -150,7 +157,11 @@ def joined_tables(question: str, tables: list[tuple[int, float, tuple]]) -> list
                 ):
                     continue
                 grid = joined(first, second, column, key)
-                joined_as = (len(first.columns), other_id)
+                chunks = tuple(
+                    None if row is None else second.chunk_ids[row]
+                    for row in _matches(first, second, column, key)
+                )
+                joined_as = Joined(len(first.columns), other_id, chunks)
                 found.append((table_id, min(1.0, vote + other_vote), (grid, *rest), joined_as))
     return found
 
@@ -164,7 +175,7 @@ def reads_both(choice, question: str) -> bool:
     order over one row reads no key."""
     if choice.joined is None:
         return False
-    program, first, read = choice.best.program, choice.joined[0], read_question(question)
+    program, first, read = choice.best.program, choice.joined.columns, read_question(question)
     named, grid = program.conditions + program.anchors, choice.grid
     # The first's cells and headers: what a condition on the second must not be said of.
     held = "|".join(
@@ -202,7 +213,9 @@ def before_either(tried: list[tuple], question: str) -> list[tuple]:
         if not reads_both(choice, question) or not asks_for_its_operation(question, choice):
             continue
         left = len(unaccounted(question, choice))
-        alone = [pair for pair in kept if pair[0].table_id in (choice.table_id, choice.joined[1])]
+        alone = [
+            pair for pair in kept if pair[0].table_id in (choice.table_id, choice.joined.second)
+        ]
         if all(left <= len(unaccounted(question, c)) for c, _ in alone):
             kept = [pair for pair in kept if not any(pair is other for other in alone)]
             kept.append((choice, standing))

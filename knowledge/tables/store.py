@@ -366,7 +366,7 @@ def _other_tables(best: TableChoice, loaded_grids: list[tuple[int, Grid]]) -> li
     """Return the tables a join may read: the question's other tables, then the other tables of
     the chosen table's document (a workbook's sheets); not a table the chosen grid holds (two
     tables read as one, knowledge/tables/joined.py)."""
-    held = {best.table_id, *(best.joined[1:] if best.joined else ())}
+    held = {best.table_id, *([best.joined.second] if best.joined else [])}
     others = [(t, g) for t, g in loaded_grids if t not in held]
     others += [
         (table_id, grid) for table_id, grid in document_tables(best.document_id)
@@ -406,6 +406,8 @@ def table_search(q) -> list[Hit]:
     said, words = computed_text(choice)
     result = choice.best.result
     row_chunks = [choice.grid.chunk_ids[row] for row in result.rows[:CITED_ROWS]]
+    if choice.joined:  # two tables read as one: the second's rows the first's name, too
+        row_chunks += [choice.joined.chunks[row] for row in result.rows[:CITED_ROWS]]
     row_chunks += [step.chunk_id for step in [*choice.steps, choice.before] if step]
     row_chunks = list(dict.fromkeys(c for c in row_chunks if c is not None))
     structure = {

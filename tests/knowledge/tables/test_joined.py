@@ -94,7 +94,7 @@ def test_the_question_must_name_the_link() -> None:
 )
 def test_questions_of_both_tables_are_read_from_the_joined_grid(question, answer) -> None:
     choice = _chosen(question)
-    assert choice.joined == (len(TALKS[0]), 2)
+    assert (choice.joined.columns, choice.joined.second) == (len(TALKS[0]), 2)
     assert choice.best.result.values == answer
 
 
@@ -111,3 +111,34 @@ def test_questions_of_one_table_are_read_from_it_alone(question, answer, table_i
     choice = _chosen(question)
     assert choice.joined is None and choice.table_id == table_id
     assert choice.best.result.values == answer
+
+
+def _csv(table) -> bytes:
+    headers, rows = table
+    return "\n".join(",".join(row) for row in [headers, *rows]).encode()
+
+
+@pytest.mark.django_db
+def test_an_answer_over_two_tables_cites_the_rows_of_both(kb, user) -> None:
+    from knowledge import services
+    from knowledge.models import Chunk
+    from knowledge.retrieval.stores import StoreQuery
+    from knowledge.tables import store
+    from tests.knowledge.conftest import run_ingestion
+
+    documents = {}
+    for name, table in (("talks.csv", TALKS), ("rooms.csv", ROOMS)):
+        documents[name], _ = services.document_upload(
+            kb=kb, file_name=name, data=_csv(table), user=user
+        )
+        run_ingestion(documents[name].id)
+    asked = StoreQuery([kb.id], "Who is the host of the room the Keynote is in?", None, 5, None)
+    computed, *rows = store.table_search(asked)
+    assert computed.structure["values"] == ["Farah Diaz"]
+    cited = Chunk.objects.filter(id__in=computed.structure["row_chunks"])
+    # The Keynote's row of the talks, and the Main Hall's row of the rooms.
+    assert sorted(chunk.document_id for chunk in cited) == sorted(
+        [documents["talks.csv"].id, documents["rooms.csv"].id]
+    )
+    assert any("Farah Diaz" in chunk.text for chunk in cited)
+    assert [row.chunk_id for row in rows] == computed.structure["row_chunks"]
