@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from knowledge.chunk_kinds import SECTION_SEPARATOR
 from knowledge.tables.cells import DATE, MISSING, names_its_rows
 from knowledge.tables.choice import Joined
 from knowledge.tables.programs import Column, Grid, fold, kept_rows
@@ -114,9 +115,13 @@ def joined(first: Grid, second: Grid, column: int, key: int) -> Grid:
         for index, theirs in enumerate(second.columns)
         if index != key and not getattr(theirs, "row_total", False)
     ]
+    # "clinics.xlsx › Budgets + Clinics": a second sheet of the same file by its own name.
+    mine, theirs = first.label.split(SECTION_SEPARATOR), second.label.split(SECTION_SEPARATOR)
+    shared = len(theirs) > 1 and mine[0] == theirs[0]
+    second_label = SECTION_SEPARATOR.join(theirs[1:]) if shared else second.label
     return replace(
         first,
-        label=f"{first.label}{JOINED}{second.label}",
+        label=f"{first.label}{JOINED}{second_label}",
         columns=[*first.columns, *added],
     )
 

@@ -65,7 +65,8 @@ def test_the_joined_grid_holds_the_named_row_s_cells_beside_each_row() -> None:
         "Farah Diaz",
     ]
     assert both.row_numbers == talks.row_numbers and both.chunk_ids == talks.chunk_ids
-    assert both.label == f"{talks.label} + {rooms.label}"
+    # A second sheet of the same workbook is named by its own name.
+    assert both.label == "conference.xlsx › Talks + Rooms"
 
 
 def test_a_cell_naming_no_row_leaves_the_joined_cells_empty() -> None:
@@ -86,6 +87,11 @@ def test_the_question_must_name_the_link() -> None:
     [
         # A cell of the second for a row the first names.
         ("Who is the host of the room the Keynote is in?", ["Farah Diaz"]),
+        # The first's rows that a cell of the second keeps.
+        (
+            "Which talks are in the room Farah Diaz hosts?",
+            ["Keynote", "Query planning", "Closing panel"],
+        ),
         # A total over the first's rows that a cell of the second keeps.
         ("What is the total audience of the talks in the room Farah Diaz hosts?", [670.0]),
         # The first's rows that a cell of the second keeps.
@@ -132,13 +138,14 @@ def test_an_answer_over_two_tables_cites_the_rows_of_both(kb, user) -> None:
             kb=kb, file_name=name, data=_csv(table), user=user
         )
         run_ingestion(documents[name].id)
-    asked = StoreQuery([kb.id], "Who is the host of the room the Keynote is in?", None, 5, None)
-    computed, *rows = store.table_search(asked)
-    assert computed.structure["values"] == ["Farah Diaz"]
+    question = "What is the total audience of the talks in the room Farah Diaz hosts?"
+    computed, *rows = store.table_search(StoreQuery([kb.id], question, None, 5, None))
+    assert computed.structure["values"] == [670]
     cited = Chunk.objects.filter(id__in=computed.structure["row_chunks"])
-    # The Keynote's row of the talks, and the Main Hall's row of the rooms.
-    assert sorted(chunk.document_id for chunk in cited) == sorted(
-        [documents["talks.csv"].id, documents["rooms.csv"].id]
-    )
+    # The three talks' rows, and the Main Hall's row of the rooms.
+    assert {chunk.document_id for chunk in cited} == {
+        documents["talks.csv"].id,
+        documents["rooms.csv"].id,
+    }
     assert any("Farah Diaz" in chunk.text for chunk in cited)
     assert [row.chunk_id for row in rows] == computed.structure["row_chunks"]
