@@ -132,15 +132,20 @@ def _beside(theirs: Column, matches: list[int | None], by: str, taken: bool) -> 
     def cells(values: list, empty):
         return [values[row] if row is not None else empty for row in matches]
 
-    return replace(
+    column = replace(
         theirs,
-        # "Team of Assigned to" where the first table has a Team of its own.
+        # "Team of Assignee" where the first table has a Team of its own.
         name=f"{theirs.name} of {by}" if taken else theirs.name,
         texts=cells(theirs.texts, ""),
         folded=cells(theirs.folded, ""),
         numbers=cells(theirs.numbers, None),
         items=cells(theirs.items, frozenset()) if theirs.items else [],
     )
+    # A column of days the second table added is read only when asked for, here too
+    # (knowledge/tables/between.py).
+    if getattr(theirs, "days_between", False):
+        column.days_between = True
+    return column
 
 
 def joined_tables(question: str, tables: list[tuple[int, float, tuple]]) -> list[tuple]:

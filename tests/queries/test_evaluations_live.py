@@ -21,8 +21,11 @@ from tests.queries.clients import js_reader_frames
 
 pytestmark = pytest.mark.slow
 
-# How long a job's deferring transaction may take to commit after its 'deferred' time.
-COMMIT_MARGIN_MS = 50
+# How long a job's deferring transaction may take to commit after its 'deferred' time: seen
+# once at 7 ms on a quiet machine, and once at 54 ms (a job taken then, 21 ms before the
+# person's) with a second pytest beside the suite. An evaluation run lasts a second or more, so
+# a lost priority still shows: the person's job would be taken after whole runs, not within this.
+COMMIT_MARGIN_MS = 200
 DOCUMENTS = [
     ("curie.txt", "Marie Curie discovered polonium and radium in 1898. She won two Nobel Prizes."),
     ("nobel.txt", "The Nobel Prize in Chemistry of 1911 went to Marie Curie for radium."),

@@ -149,3 +149,16 @@ def test_an_answer_over_two_tables_cites_the_rows_of_both(kb, user) -> None:
     }
     assert any("Farah Diaz" in chunk.text for chunk in cited)
     assert [row.chunk_id for row in rows] == computed.structure["row_chunks"]
+
+
+def test_a_column_of_days_the_second_adds_is_still_read_only_when_asked() -> None:
+    headers, rows = ROOMS
+    booked = (
+        [*headers, "Booked", "Released"],
+        [[*row, "1 Mar 2026", f"{3 + i} Mar 2026"] for i, row in enumerate(rows)],
+    )
+    rooms = _grid(booked, "Rooms")
+    assert rooms.columns[-1].name == "Duration (Booked to Released)"
+    both = joined(_grid(TALKS, "Talks"), rooms, 4, 0)
+    assert both.columns[-1].name == rooms.columns[-1].name
+    assert getattr(both.columns[-1], "days_between", False)
