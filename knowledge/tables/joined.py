@@ -57,15 +57,22 @@ def _stems(text: str) -> set[str]:
     return {stem(word) for word in fold(text).split() if word not in STOPWORDS}
 
 
-def names_the_link(question: str, first: Grid, second: Grid, column: int, key: int) -> bool:
-    """Whether the question names what links the two: the first's column ("the venue of the
-    Spring Gala", "the nurse working the 13 June clinic"), the second's key or what its label
-    names that the first's does not ("our Berlin-based agents")."""
+def names_the_link(question: str, first: Grid, second: Grid, column: int, key: int) -> int:
+    """How the question names what links the two: 2 by the first's column ("the venue of the
+    Spring Gala", "the nurse working the 13 June clinic", "requested by"), 1 only by the
+    second's key or what its label names that the first's does not ("our Berlin-based agents"),
+    0 not at all."""
     stems = read_question(question).stems
     theirs = " ".join(set(fold(second.label).split()) - set(fold(first.label).split()))
-    said = _stems(first.columns[column].name) | _stems(second.columns[key].name) | _stems(theirs)
-    # Said as it is or by its first five letters ("assigned" for an Assignee).
-    return bool(said & stems or {word[:5] for word in said} & {word[:5] for word in stems})
+    if _said(_stems(first.columns[column].name), stems):
+        return 2
+    return int(_said(_stems(second.columns[key].name) | _stems(theirs), stems))
+
+
+def _said(words: set[str], stems: set[str]) -> bool:
+    """Whether the question says one of the words as it is or by its first five letters
+    ("assigned" for an Assignee)."""
+    return bool(words & stems or {word[:5] for word in words} & {word[:5] for word in stems})
 
 
 def asks_of_the_second(question: str, first: Grid, second: Grid, key: int) -> bool:
@@ -159,9 +166,16 @@ def joined_tables(question: str, tables: list[tuple[int, float, tuple]]) -> list
         for other_id, other_vote, (second, *_) in tables:
             if other_id == table_id:
                 continue
-            for column, key in links(first, second):
+            named = {
+                link: names_the_link(question, first, second, *link)
+                for link in links(first, second)
+            }
+            for column, key in named:
+                # Of two links to the same table ("Requested by", "Approved by"), those the
+                # question names by the first's column, when it names any so.
                 if not (
-                    names_the_link(question, first, second, column, key)
+                    named[column, key] == max(named.values())
+                    and named[column, key]
                     and asks_of_the_second(question, first, second, key)
                     and asks_of_the_second(question, second, first, column)
                 ):

@@ -162,3 +162,42 @@ def test_a_column_of_days_the_second_adds_is_still_read_only_when_asked() -> Non
     both = joined(_grid(TALKS, "Talks"), rooms, 4, 0)
     assert both.columns[-1].name == rooms.columns[-1].name
     assert getattr(both.columns[-1], "days_between", False)
+
+
+EXPENSES = (
+    ["Expense", "Amount", "Requested by", "Approved by"],
+    [
+        ["EX-1", "400", "Ana Ruiz", "Carl Berg"],
+        ["EX-2", "250", "Ben Cole", "Carl Berg"],
+        ["EX-3", "900", "Ana Ruiz", "Dina Shah"],
+        ["EX-4", "120", "Dina Shah", "Ben Cole"],
+    ],
+)
+STAFF = (
+    ["Name", "Department", "Office"],
+    [
+        ["Ana Ruiz", "Sales", "Madrid"],
+        ["Ben Cole", "Sales", "Leeds"],
+        ["Carl Berg", "Finance", "Oslo"],
+        ["Dina Shah", "Finance", "Leeds"],
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("What is the total amount requested by staff in Sales?", [1550.0]),
+        ("What is the total amount approved by staff in Finance?", [1550.0]),
+        ("Which expenses were approved by someone in Sales?", ["EX-4"]),
+    ],
+)
+def test_of_two_links_to_one_table_the_one_the_question_names_is_read(question, answer) -> None:
+    expenses, staff = _grid(EXPENSES, "Expenses"), _grid(STAFF, "Staff")
+    assert links(expenses, staff) == [(2, 0), (3, 0)]
+    tables = [
+        (1, 0.5, (expenses, 7, "claims.xlsx", 1)),
+        (2, 0.5, (staff, 7, "claims.xlsx", 1)),
+    ]
+    choice = stands_highest(tried(question, question, tables))
+    assert choice.joined is not None and choice.best.result.values == answer
