@@ -218,21 +218,36 @@ def follows_the_asked_amount(words: list[str], grid: Grid, candidate: Candidate)
 def follows_the_named_doer(words: list[str], grid: Grid, candidate: Candidate) -> bool:
     """Whether a program answering "who <does> ..." reads the text column named for the doer
     of that verb: "who owns the project due first?" is the Owner, "who manages ..." the
-    Manager, "who played ..." the Player, not the project or the row's name. The header is an
-    agent noun sharing the verb's stem: a Finish column ("1st", "DNF") is not who finished, and
-    a numeric column (a Score for "who scored") is no doer."""
+    Manager, "who captains the largest vessel?" the Captain, not the project or the row's name.
+    The header is an agent noun sharing the verb's stem, or the noun the verb is made of: a
+    Finish column ("1st", "DNF") is not who finished, and a numeric column (a Score for "who
+    scored") is no doer. "Who is the caretaker of ...", "who's our contact at ..." name the
+    column by the noun itself."""
     target = candidate.program.target
     if target is None or "who" not in words[:-1]:
         return True
-    verb = stem(words[words.index("who") + 1])
+    after = words[words.index("who") + 1 :]
+    said = next((at for at, word in enumerate(after) if word not in _BEFORE_A_ROLE), None)
+    if said is None:
+        return True
+    word = after[said]
+
+    def names(header_word: str) -> bool:
+        if said:  # "who is the caretaker": the noun
+            return stem(header_word) == stem(word)
+        return (header_word.endswith(("er", "ers")) and stem(header_word) == stem(word)) or (
+            word.endswith("s") and header_word == word[:-1]  # "who captains": Captain
+        )
+
     named = [
         index for index, column in enumerate(grid.columns)
-        if not column.numeric and any(
-            word.endswith(("er", "ers")) and stem(word) == verb
-            for word in fold(column.name).split()
-        )
+        if not column.numeric and any(names(w) for w in fold(column.name).split())
     ]  # fmt: skip
     return len(named) != 1 or target == named[0]
+
+
+# What "who" and the role it asks for may have between them ("who is the", "who's our").
+_BEFORE_A_ROLE = frozenset("is was are were s the our their its his her a an".split())
 
 
 _SAID_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

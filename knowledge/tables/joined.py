@@ -30,6 +30,9 @@ from knowledge.tables.rules import asks_for_its_operation, unaccounted
 
 # The share of a column's different cells the other table's rows must name.
 LINKED_SHARE = 0.6
+# How likely a program that reads both tables must be, against the parser's likeliest, to stand
+# in its place (`reading_both`).
+LIKELY_SHARE = 0.25
 # Shown between the two tables' labels in the joined grid's label.
 JOINED = " + "
 
@@ -126,10 +129,13 @@ def joined(first: Grid, second: Grid, column: int, key: int) -> Grid:
     mine, theirs = first.label.split(SECTION_SEPARATOR), second.label.split(SECTION_SEPARATOR)
     shared = len(theirs) > 1 and mine[0] == theirs[0]
     second_label = SECTION_SEPARATOR.join(theirs[1:]) if shared else second.label
+    # The first's total over its months stays last, where the store reads it (totals.py).
+    own = [c for c in first.columns if not getattr(c, "row_total", False)]
+    total = [c for c in first.columns if getattr(c, "row_total", False)]
     return replace(
         first,
         label=f"{first.label}{JOINED}{second_label}",
-        columns=[*first.columns, *added],
+        columns=[*own, *added, *total],
     )
 
 
@@ -147,6 +153,7 @@ def _beside(theirs: Column, matches: list[int | None], by: str, taken: bool) -> 
         folded=cells(theirs.folded, ""),
         numbers=cells(theirs.numbers, None),
         items=cells(theirs.items, frozenset()) if theirs.items else [],
+        from_rows=matches,
     )
     # A column of days the second table added is read only when asked for, here too
     # (knowledge/tables/between.py).
@@ -185,7 +192,9 @@ def joined_tables(question: str, tables: list[tuple[int, float, tuple]]) -> list
                     None if row is None else second.chunk_ids[row]
                     for row in _matches(first, second, column, key)
                 )
-                joined_as = Joined(len(first.columns), other_id, chunks)
+                joined_as = Joined(
+                    sum(not _total(first, i) for i in range(len(first.columns))), other_id, chunks
+                )
                 found.append((table_id, min(1.0, vote + other_vote), (grid, *rest), joined_as))
     return found
 
@@ -199,11 +208,15 @@ def reads_both(choice, question: str) -> bool:
     order over one row reads no key."""
     if choice.joined is None:
         return False
-    program, first, read = choice.best.program, choice.joined.columns, read_question(question)
-    named, grid = program.conditions + program.anchors, choice.grid
+    program, read, grid = choice.best.program, read_question(question), choice.grid
+    # The first's columns: those before the second's, and its total over its months, last.
+    mine = {*range(choice.joined.columns), *(i for i in [len(grid.columns) - 1] if _total(grid, i))}
+    named = program.conditions + program.anchors
     # The first's cells and headers: what a condition on the second must not be said of.
     held = "|".join(
-        text for c in grid.columns[:first] for text in (*c.folded, *fold(c.name).split())
+        text
+        for i in mine
+        for text in (*grid.columns[i].folded, *fold(grid.columns[i].name).split())
     )
     held = f"|{held}|"
     key = program.key
@@ -214,11 +227,32 @@ def reads_both(choice, question: str) -> bool:
         for index in (program.target, key)
         if index is not None and header_overlap(grid.columns[index].name, read) >= 0.5
     }
-    if program.op in ("sum", "avg") and key is not None and key < first:
+    if program.op in ("sum", "avg") and key in mine:
         said.add(key)
-    said |= {c.column for c in named if c.column < first}
-    said |= {c.column for c in named if c.column >= first and f"|{fold(str(c.value))}|" not in held}
-    return any(index < first for index in said) and any(index >= first for index in said)
+    said |= {c.column for c in named if c.column in mine}
+    said |= {
+        c.column for c in named if c.column not in mine and f"|{fold(str(c.value))}|" not in held
+    }
+    return bool(said & mine) and bool(said - mine)
+
+
+def _total(grid, index: int) -> bool:
+    return getattr(grid.columns[index], "row_total", False)
+
+
+def reading_both(question: str, choice, found: list) -> object | None:
+    """Return, of the parser's programs over two tables read as one (its likeliest first), the
+    first that reads both (`reads_both`) with an operation a word asks for; None when none does.
+    "Who hosts the rooms of the talks with an audience over 70?" lists the hosts of those talks'
+    rooms, not the host of the first such talk's room, which no word asks for."""
+    likeliest = max(candidate.score for candidate in found)
+    for candidate in found:
+        if candidate.score < LIKELY_SHARE * likeliest:
+            continue
+        trial = replace(choice, best=candidate)
+        if reads_both(trial, question) and asks_for_its_operation(question, trial):
+            return candidate
+    return None
 
 
 # The operations that order rows by a key.

@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import re
-import unicodedata
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -51,6 +49,7 @@ from knowledge.tables.cells import (
     month_of,
     says_yes_or_no,
 )
+from knowledge.tables.folding import fold, list_items
 
 OPS = (
     "values", "count", "sum", "avg", "max", "min", "argmax", "argmin", "first", "last",
@@ -75,32 +74,6 @@ _COMPARE = {
 # A row's amount against another column's of the same row (knowledge/tables/against.py): the
 # condition's value is that column's index.
 AGAINST = {"below": "<", "above": ">", "reaches": "≥", "within": "≤"}
-_PUNCTUATION = re.compile(r"[^\w\s.%$€£-]|(?<!\d)\.(?!\d)")
-# A comma that groups a number's thousands ("2,000"): dropped, so that the number stays one.
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def fold(text: str) -> str:
-    """Return text as mentions are compared: no accents, lower case, punctuation as space.
-    Memoised: a table's cells are folded each time it is read, a question's words often."""
-    text = unicodedata.normalize("NFKD", str(text))
-    text = "".join(char for char in text if unicodedata.category(char) != "Mn").lower()
-    text = text.replace("–", "-").replace("—", "-").replace("’", "'").replace("'s ", " ")
-    text = _THOUSANDS.sub("", text)
-    return " ".join(_PUNCTUATION.sub(" ", text).replace("'", "").split())
-
-
-# What separates the items of a cell that lists several.
-_ITEM_SEPARATORS = re.compile(r"\s*(?:[,;/&\n]|\band\b)\s*")
-
-
-def list_items(text: str) -> frozenset[str]:
-    """Return the items of a cell that lists several ("Australian, English, American"), folded;
-    none for a cell of one item."""
-    items = [fold(item) for item in _ITEM_SEPARATORS.split(text or "")]
-    items = [item for item in items if item]
-    return frozenset(items) if len(items) > 1 else frozenset()
 
 
 @dataclass
@@ -114,6 +87,9 @@ class Column:
     numeric: bool  # whether most cells read as numbers
     # Each cell's items when it lists several ("Australian, English", "France/ Italy"), folded.
     items: list[frozenset[str]] = field(default_factory=list)
+    # Of a column another table's rows were read into (knowledge/tables/joined.py), the row of
+    # that table each cell is from: a total or a list reads each of those rows once.
+    from_rows: list[int | None] | None = None
 
     @functools.cached_property
     def flag(self) -> bool:
@@ -361,6 +337,7 @@ def _run_on_target(program: Program, grid: Grid, rows: list[int]) -> Result | No
     op = program.op
     column = grid.columns[program.target]
     if op == "values":
+        rows = _once_each(column, rows)
         texts = [column.texts[row] for row in rows]
         kept = [(text, row) for text, row in zip(texts, rows, strict=True) if holds_a_value(text)]
         return Result([text for text, _ in kept], [row for _, row in kept]) if kept else None
@@ -388,6 +365,8 @@ def _run_on_key(program: Program, grid: Grid, rows: list[int]) -> Result | None:
     the largest or smallest, or the target of the rows that rank first."""
     op = program.op
     key = grid.columns[program.key]
+    if op in ("sum", "avg"):
+        rows = _once_each(key, rows)
     numbered = [(key.numbers[row], row) for row in rows if key.numbers[row] is not None]
     if not numbered:
         return None
@@ -413,6 +392,20 @@ def _run_on_key(program: Program, grid: Grid, rows: list[int]) -> Result | None:
         values = [target.texts[row] for row in read if holds_a_value(target.texts[row])]
         return Result(values, read) if values else None
     raise ValueError(f"unknown op {op!r}")
+
+
+def _once_each(column: Column, rows: list[int]) -> list[int]:
+    """Return the rows, but of a column read from another table's rows, each of those once: the
+    total credit limit of the customers who ordered counts a customer of two orders once."""
+    if column.from_rows is None:
+        return rows
+    seen: set[int | None] = set()
+    kept = []
+    for row in rows:
+        if column.from_rows[row] not in seen:
+            seen.add(column.from_rows[row])
+            kept.append(row)
+    return kept
 
 
 def _run_anchored(program: Program, grid: Grid) -> Result | None:

@@ -11,9 +11,11 @@ one too, and stand in place of either when the question asks of both
 
 from __future__ import annotations
 
+from django.conf import settings
+
 from knowledge.tables.choice import TableChoice
 from knowledge.tables.follows import followed
-from knowledge.tables.joined import before_either, joined_tables
+from knowledge.tables.joined import before_either, joined_tables, reading_both
 from knowledge.tables.judge import probability
 from knowledge.tables.rules import explained, relevance, signals, standing, table_words
 
@@ -46,6 +48,21 @@ def _best(query: str, first: str, table_id: int, vote: float, loaded: tuple, joi
         table_id, document_id, file_name, grid, explained(first, found), relevance(query, grid),
         vote=vote, joined=joined_as,
     )  # fmt: skip
-    weighed = signals(first, choice, found)
-    choice.confidence, choice.share = probability(weighed), weighed["share"]
+    _weigh(first, choice, found)
+    if joined_as is not None and first == query:
+        # Of two tables read as one, the likely program that reads both, when the judge would
+        # let it answer; not when the question has a second step reading the other table after
+        # the first (steps.py).
+        lead = choice.best
+        choice.best = reading_both(first, choice, found) or lead
+        if choice.best is not lead:
+            _weigh(first, choice, found)
+            if choice.confidence < settings.TABLE_TENTATIVE_MIN:
+                choice.best = lead
+                _weigh(first, choice, found)
     return choice
+
+
+def _weigh(question: str, choice: TableChoice, found: list) -> None:
+    weighed = signals(question, choice, found)
+    choice.confidence, choice.share = probability(weighed), weighed["share"]

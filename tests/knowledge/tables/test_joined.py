@@ -96,6 +96,18 @@ def test_the_question_must_name_the_link() -> None:
         ("What is the total audience of the talks in the room Farah Diaz hosts?", [670.0]),
         # The first's rows that a cell of the second keeps.
         ("Which talks are in a room on the first floor?", ["Rust at scale", "Design systems"]),
+        # A total of the second's column reads each of its rows once: the Main Hall's seats
+        # once for its three talks (400 + 90, not 1,290).
+        (
+            "How many seats do the rooms of the talks with an audience over 70 have in total?",
+            [490.0],
+        ),
+        (
+            "What is the average number of seats in the rooms of talks with an audience above 70?",
+            [245.0],
+        ),
+        # Its cells listed once each, by the program that lists them, not the first row's.
+        ("Who hosts the rooms of the talks with an audience over 70?", ["Farah Diaz", "Gus Lind"]),
     ],
 )
 def test_questions_of_both_tables_are_read_from_the_joined_grid(question, answer) -> None:

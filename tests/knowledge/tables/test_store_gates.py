@@ -16,7 +16,7 @@ from knowledge.tables.follows import (
     reads_each_word_once,
 )
 from knowledge.tables.parser import Candidate, ranked
-from knowledge.tables.programs import Program, Result
+from knowledge.tables.programs import Program, Result, fold
 from knowledge.tables.question import read_question
 from knowledge.tables.rules import (
     holds_what_it_orders_by,
@@ -345,12 +345,17 @@ PROJECTS = grid(
         ("Who is due first?", 0, True),  # no header is a doer of "is"
         ("Who finished first?", 0, True),  # Finish is no doer (it holds "late", "on time")
         ("Which project is due first?", 0, True),  # no "who"
+        # "Who is the <noun>", "who's our <noun>": the noun names the column.
+        ("Who is the owner of the project that is due first?", 1, True),
+        ("Who is the owner of the project that is due first?", 0, False),
+        ("who's our owner on the project due first?", 0, False),
+        ("Who is the project due first?", 0, True),  # the noun names the rows' own column
     ],
 )
 def test_who_does_something_is_answered_by_the_column_named_for_the_doer(
     question, target, follows
 ) -> None:
-    words = question.lower().rstrip("?").split()
+    words = fold(question).split()
     candidate = Candidate(Program("argmin", target=target, key=2), Result(["x"], [1]), {}, 0.5)
     assert follows_the_named_doer(words, PROJECTS, candidate) is follows
 
@@ -367,6 +372,19 @@ LEADS = grid(
     ),
     "sites.xlsx › Sites",
 )
+
+
+@pytest.mark.parametrize(
+    ("question", "target", "follows"),
+    [
+        ("Who leads the site with the most staff?", 3, True),  # the noun the verb is made of
+        ("Who leads the site with the most staff?", 0, False),
+        ("Who opened the site with the most staff?", 0, True),  # Opened is no doer
+    ],
+)
+def test_who_does_what_a_header_names_is_answered_by_that_column(question, target, follows):
+    candidate = Candidate(Program("argmax", target=target, key=1), Result(["x"], [0]), {}, 0.5)
+    assert follows_the_named_doer(fold(question).split(), LEADS, candidate) is follows
 
 
 @pytest.mark.parametrize(
