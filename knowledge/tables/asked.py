@@ -150,9 +150,9 @@ _PHRASE_ENDS = frozenset("is are was were has have had does do did will can coul
 
 def _head_noun(noun: str, rest: str, grid: Grid) -> str:
     """Return the noun a question asks for: the first noun after "which", or the next word when
-    the two are one name followed by its verb and only the next names a column of names
-    ("which delivery partner is fastest?" asks for a Partner, not a Delivery time; "which
-    vendor contracts does she own?" for a Vendor)."""
+    the two are one name followed by its verb and the next names a column of names ("which
+    delivery partner is fastest?" asks for a Partner, not a Delivery time; "which training
+    courses are ..." for a Course, not a Trainer)."""
     words = rest.split()
     # "Which of the refurbished bikes …" of "Refurbished bikes": the noun the rows are, not
     # the participle before it that a header says too (Refurbished by).
@@ -164,14 +164,23 @@ def _head_noun(noun: str, rest: str, grid: Grid) -> str:
         and any(stem(noun) in _header_stems(column) for column in grid.columns)
     ):
         return words[0]
-    if len(words) < 2 or words[1] not in _PHRASE_ENDS or words[0] in STOPWORDS:
+    if not words or words[0] in STOPWORDS:
         return noun
 
-    def names_text(word: str) -> bool:
-        asked = stem(word)
-        return any(asked in _header_stems(c) and not c.numeric for c in grid.columns)
+    def names(word: str, text: bool) -> bool:
+        asked = {word, stem(word), stem(word.removesuffix("s"))}  # "partners": Partner
+        return any(asked & _header_stems(c) and (c.numeric is not text) for c in grid.columns)
 
-    return words[0] if names_text(words[0]) and not names_text(noun) else noun
+    if len(words) > 1 and words[1] in _PHRASE_ENDS:
+        # "Which training courses are ...": the word before the verb heads the phrase.
+        return words[0] if names(words[0], text=True) else noun
+    # "Which delivery partners took the most orders?": a noun naming only an amount (Avg
+    # delivery) before a word a header of names says (Partner; "carried" is no Carrier).
+    forms = {words[0], words[0].removesuffix("s"), words[0].removesuffix("es")}
+    before_a_name = any(forms & set(fold(c.name).split()) for c in grid.columns if not c.numeric)
+    if before_a_name and names(noun, text=False) and not names(noun, text=True):
+        return words[0]
+    return noun
 
 
 def asked_of_another_table(question: str, grid: Grid, others: list[Grid]) -> bool:
@@ -260,10 +269,10 @@ def counts_what_it_names(question: str, grid: Grid, candidate: Candidate) -> boo
     match = _COUNTED_NOUN.search(folded)
     if not match:
         return True
-    asked = stem(match.group(1))
+    asked = {stem(match.group(1)), stem(match.group(1).removesuffix("s"))}  # "types": Type
     named = [
         index for index, column in enumerate(grid.columns)
-        if not column.numeric and asked in _header_stems(column)
+        if not column.numeric and asked & _header_stems(column)
     ]  # fmt: skip
     if len(named) != 1:
         return True

@@ -33,6 +33,12 @@ LINKED_SHARE = 0.6
 # How likely a program that reads both tables must be, against the parser's likeliest, to stand
 # in its place (`reading_both`).
 LIKELY_SHARE = 0.25
+# Headers of a column that sorts rows into kinds: its cells name no row even where each row's
+# differs (a fleet of one bike of each Type is no key the refurbished bikes' Type names).
+_CLASSES = frozenset(
+    "type types kind category class status level grade size tier band group colour color "
+    "gender priority stage".split()
+)
 # Shown between the two tables' labels in the joined grid's label.
 JOINED = " + "
 
@@ -43,7 +49,10 @@ def links(first: Grid, second: Grid) -> list[tuple[int, int]]:
     keys = [
         (index, {folded for folded in column.folded if folded})
         for index, column in enumerate(second.columns)
-        if not column.numeric and column.type != DATE and names_its_rows(column)
+        if not column.numeric
+        and column.type != DATE
+        and names_its_rows(column)
+        and not set(fold(column.name).split()) & _CLASSES
     ]
     found = []
     for index, column in enumerate(first.columns):

@@ -21,7 +21,7 @@ from knowledge.tables.flags import OWED
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Grid, Program, fold, run
 from knowledge.tables.question import mentions, read_question
-from knowledge.tables.said import says_a_superlative
+from knowledge.tables.said import WHOLE, says_a_superlative
 
 _TOTALLING = frozenset("total altogether combined overall".split())
 # The words after "how much" that ask of money: a verb ("how much do we pay"), not a noun of
@@ -42,7 +42,8 @@ def how_much_asked(words: list[str]) -> int | None:
 
 
 def money_total(question: str, grid: Grid) -> Candidate | None:
-    """Return the sum of the table's one column of money for "how much ... in total?", or for
+    """Return the sum of the table's one column of money (or of the one the question names) for
+    "how much ... in total?" (or "so far", "to date"), or for
     "what has Volt charged us in total?" over the rows the question names by their cells (a
     Contractor's), or None."""
     words = fold(question).split()
@@ -55,12 +56,20 @@ def money_total(question: str, grid: Grid) -> Candidate | None:
             return None  # one row's name, nothing else said of the rows or asked of them
         if OWED.search(" ".join(words)) or says_a_superlative(words) or _dated(words, grid):
             return None
-    elif at is None or not _TOTALLING.intersection(words) and "all" not in words[at + 2 :]:
+    elif at is None or not (
+        _TOTALLING.intersection(words) or "all" in words[at + 2 :] or WHOLE.search(" ".join(words))
+    ):
         return None
     elif mentions(read_question(question), grid):
         return None  # rows named or kept by a condition: the parser's sum over them
     money = [i for i, column in enumerate(grid.columns) if is_money(column)]
-    if len(money) != 1 or set(named_amount_columns(words, grid)) - set(money):
+    amounts = {i for i in named_amount_columns(words, grid) if grid.columns[i].type != DATE}
+    if amounts - set(money):
+        return None  # another amount named
+    said = [i for i in money if f" {fold(grid.columns[i].name)} " in f" {' '.join(words)} "]
+    if len(money) > 1 and len(said) == 1:
+        money = said  # "how much have the insurers paid out so far?": Paid, not Claimed
+    if len(money) != 1:
         return None
     if named and set(fold(grid.columns[money[0]].name).split()) & _PER:
         return None  # a price per unit or per month adds up to no total paid

@@ -45,11 +45,14 @@ def asked_rows(question: str) -> int:
 def top_rows(question: str, grid: Grid, found: list[Candidate]) -> Candidate | None:
     """Return the likeliest program taken for as many rows as the question asks, when it takes
     the row with the most or the least of a column and the question asks for two or more
-    (fewer than the rows it keeps); None otherwise."""
-    if not found or found[0].program.op not in ("argmax", "argmin"):
+    (fewer than the rows it keeps), or takes the most or the least itself and a program the
+    parser ranks below takes its row ("which two partners took the most orders?" names them,
+    not the most orders); None otherwise."""
+    lead = _taking_a_row(grid, found)
+    if lead is None:
         return None
     count = asked_rows(question)
-    best = found[0].program
+    best = lead.program
     if not count or count >= len(kept_rows(grid, best.conditions)):
         return None
     program = Program(
@@ -63,4 +66,27 @@ def top_rows(question: str, grid: Grid, found: list[Candidate]) -> Candidate | N
     result = run(program, grid)
     if result is None or len(result.values) < count:
         return None
-    return Candidate(program, result, found[0].features, found[0].score)
+    return Candidate(program, result, lead.features, lead.score)
+
+
+def _taking_a_row(grid: Grid, found: list[Candidate]) -> Candidate | None:
+    """Return the likeliest program when it takes the row with the most or least of a column,
+    or when it takes the most or least itself, the first program that takes its row and names
+    it by a text column."""
+    if not found:
+        return None
+    program = found[0].program
+    if program.op in ("argmax", "argmin"):
+        return found[0]
+    if program.op not in ("max", "min"):
+        return None
+    op = "argmax" if program.op == "max" else "argmin"
+    return next(
+        (
+            c for c in found
+            if c.program.op == op and c.program.key == program.key
+            and c.program.conditions == program.conditions
+            and not grid.columns[c.program.target].numeric
+        ),
+        None,
+    )  # fmt: skip

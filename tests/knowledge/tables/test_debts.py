@@ -152,3 +152,25 @@ def test_a_total_of_a_named_one_with_more_said_is_the_parser_s() -> None:
         "orders.csv",
     )  # fmt: skip
     assert money_total("What have we spent with Acme in total?", orders) is None
+
+
+CLAIMS = [
+    ["Ref", "Insurer", "Submitted", "Claimed", "Paid", "Paid on"],
+    ["C-1", "Petwise", "2026-01-08", "£1,200", "£1,100", "2026-02-01"],
+    ["C-2", "Furcover", "2026-01-20", "£640", "£640", "2026-02-19"],
+    ["C-3", "Petwise", "2026-02-11", "£2,050", "", ""],
+    ["C-4", "Tailsafe", "2026-03-02", "£310", "£280", "2026-03-30"],
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # Of two columns of money, the one the question says; "so far" asks for the whole.
+        ("How much have the insurers paid out on our claims so far?", [2020.0]),
+        ("How much have we claimed from insurers in total?", [4200.0]),
+    ],
+)
+def test_the_total_of_the_column_of_money_the_question_names(question, values) -> None:
+    claims = grid(table_from_rows(CLAIMS[0], CLAIMS[1:]), "claims.csv › claims")
+    assert followed(question, claims)[0].result.values == values

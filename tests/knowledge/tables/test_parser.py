@@ -314,6 +314,8 @@ def _program(shipments, op: str, **parts) -> Candidate:
         ("Name of the inspector of shipment 103?", 5),
         ("What is the only carrier that shipped the most containers?", 1),
         ("Which two carrier lines shipped the most containers?", 1),
+        # A noun naming only an amount before one a header of names says: the name.
+        ("Which container carriers shipped the most?", 1),
     ],
 )
 def test_a_what_or_which_question_answers_from_the_column_it_names(
@@ -371,6 +373,35 @@ def test_how_many_different_things_counts_the_different_cells_of_their_column(sh
     assert counts_what_it_names("How many ports are there?", shipments, rows)
     assert counts_what_it_names("How many different shipments are there?", shipments, rows)
     assert followed(question, shipments)[0].result.values == [3.0]
+
+
+def test_how_many_different_types_counts_the_type_column() -> None:
+    bikes = grid(
+        table_from_rows(
+            ["Stock no.", "Bike", "Type", "Price"],
+            [["B-1", "Pioneer", "Hybrid", "£140"], ["B-2", "Rockhopper", "Mountain", "£220"],
+             ["B-3", "Kingpin", "Folding", "£95"], ["B-4", "Urban", "Hybrid", "£130"],
+             ["B-5", "Speed", "Hybrid", "£110"]],
+        ),
+        "bikes.html › For sale",
+    )  # fmt: skip
+    # "types" stems to "typ", Type to "type": the plural's singular names it too.
+    assert followed("How many different types of bike are for sale?", bikes)[0].result.values == [
+        3.0
+    ]
+
+
+def test_which_two_takes_the_rows_of_the_most_when_the_lead_takes_the_most_itself() -> None:
+    couriers = grid(
+        table_from_rows(
+            ["Courier", "Parcels (2025)", "Fee (%)", "Avg delivery (min)"],
+            [["Swiftly", "4200", "25", "31"], ["Parcelo", "6800", "28", "35"],
+             ["Zoomer", "5100", "30", "29"], ["Own vans", "1900", "0", "42"]],
+        ),
+        "couriers.pptx › Courier firms",
+    )  # fmt: skip
+    best = followed("Which two delivery couriers took the most parcels in 2025?", couriers)[0]
+    assert best.result.values == ["Parcelo", "Zoomer"], best.program
 
 
 def test_how_many_of_an_amount_reads_that_column_and_counts_no_rows(shipments) -> None:
