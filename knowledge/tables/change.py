@@ -131,8 +131,14 @@ def row_span(question: str, grid: Grid) -> Candidate | None:
     months = _said_months(question, grid, periods)
     whole_year = whole_year or bool(months and said & {"many", "much"})
     named = months or [i for i in named_amount_columns(words, grid) if i in periods]
-    # "How many hours did we log on Ledger sync from January to April?": a span asked for.
-    spanned = _spans(question, grid, named) and said & {"many", "much"} and not said & _CUES
+    # "How many hours did we log on Ledger sync from January to April?", "what did Storage
+    # cost us from January through April?": a span asked for, not a month of it ("which
+    # month", "each month") nor a change over it.
+    spanned = (
+        _spans(question, grid, named)
+        and not said & _CUES
+        and (said & {"many", "much"} or not said & (_NOT_ADDED | _A_PERIOD_OF_IT))
+    )
     total = said & _TOTAL or whole_year or spanned
     op = "row_avg" if said & _AVERAGE else "row_sum" if total else ""
     if not op or len(periods) < 2:
@@ -324,6 +330,8 @@ _CHANGE = frozenset(
 )
 # Words that ask for something else than the rows' amounts added up.
 _AVERAGED = frozenset("average mean".split())
+# Words that ask for one period of a span, or for each: "which month from January to April".
+_A_PERIOD_OF_IT = frozenset("which when month months quarter quarters highest lowest".split())
 _NOT_ADDED = _AVERAGED | frozenset("per each most least".split())
 
 

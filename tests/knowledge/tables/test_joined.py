@@ -213,3 +213,22 @@ def test_of_two_links_to_one_table_the_one_the_question_names_is_read(question, 
     ]
     choice = stands_highest(tried(question, question, tables))
     assert choice.joined is not None and choice.best.result.values == answer
+
+
+def test_a_column_that_sorts_rows_into_kinds_is_no_key() -> None:
+    # One room of each Type: its cells differ, but they name kinds of room, not rooms.
+    rooms = _grid(
+        (
+            ["Room", "Type", "Seats"],
+            [["Main Hall", "Hall", "400"], ["Cedar", "Studio", "90"], ["Birch", "Lab", "70"]],
+        ),
+        "Rooms",
+    )
+    talks = _grid(
+        (
+            ["Talk", "Type", "Room"],
+            [["Keynote", "Hall", "Main Hall"], ["Rust", "Studio", "Cedar"], ["UX", "Lab", "Birch"]],
+        ),
+        "Talks",
+    )
+    assert links(talks, rooms) == [(2, 0)]  # by the Room, not by the Type

@@ -642,6 +642,8 @@ HOURS_BY_MONTH = [
         ("How many hours did we log across all projects in February?", [1060.0]),
         # A span of one row's months asked with "how many ... from ... to": their total.
         ("How many hours did we log on Ledger from January to April?", [1290.0]),
+        # Or with a verb of the amount: "what did ... take from ... through ...".
+        ("What did Ledger take us from January through April?", [1290.0]),
     ],
 )
 def test_how_many_of_what_a_sheet_by_month_measures_adds_it(question, values) -> None:
