@@ -63,40 +63,7 @@ def is_a_time(column) -> bool:
 
 # Headers of numbers that name rows, not amounts: "Boat #", "No.", "Sr. No.", "ID" (but "# of
 # prisoners" and "Weeks at No. 1" are amounts).
-_IDENTIFIER = re.compile(r"(?:^|\s)(?:#|no\.?|id)\s*$", re.IGNORECASE)
-
-
-def _last_noun(name: str) -> str:
-    """Return the stem of a header's last word that is no number, before "per": what it
-    measures ("Number of electorates (2009)" measures electorates, "Season tickets" tickets,
-    "Hours per month" hours)."""
-    words = [w for w in fold(name).split(" per ")[0].split() if not w.isdigit()]
-    return stem(words[-1]) if words else ""
-
-
-def reads_the_counted_amount(words: list[str], grid: Grid, candidate: Candidate) -> bool:
-    """Whether a program answering "how many <amount> ..." reads the column that amount names,
-    when it names one numeric column (not one of years): "how many deaths were there in 2012?"
-    is the Deaths cell of 2012's row, "how many electorates are in Chhatarpur district?" its
-    Number of electorates; a count of rows answers "how many years", not "how many deaths"."""
-    program = candidate.program
-    after = amount_asked(words)
-    if program.op not in ("count", "distinct") or not after or after in AMOUNT_FILLERS:
-        return True
-    named = [
-        number for number, column in enumerate(grid.columns)
-        if column.numeric and not holds_times(column) and not _IDENTIFIER.search(column.name)
-        and stem(after) == _last_noun(column.name)
-    ]  # fmt: skip
-    return len(named) != 1 or any(c.column == named[0] for c in program.conditions)
-
-
-def amount_asked(words: list[str]) -> str:
-    """Return the word after the question's first "how many" or "how much" ("" without one)."""
-    for index, word in enumerate(words[:-1]):
-        if word in ("many", "much") and index and words[index - 1] == "how":
-            return words[index + 1]
-    return ""
+IDENTIFIER_HEADER = re.compile(r"(?:^|\s)(?:#|no\.?|id)\s*$", re.IGNORECASE)
 
 
 # "what is the venue ...", "which nfl team ...", "what is the name of the trainer of ...":
@@ -357,7 +324,7 @@ def answers_with_a_number(question: str, grid: Grid, candidate: Candidate) -> bo
     if program.target is None:
         return True
     column = grid.columns[program.target]
-    return column.numeric and not _IDENTIFIER.search(column.name)
+    return column.numeric and not IDENTIFIER_HEADER.search(column.name)
 
 
 def counts_some_rows(found: list[Candidate]) -> list[Candidate]:

@@ -26,7 +26,6 @@ from knowledge.tables.asked import (
     holds_times,
     orders_as_asked,
     reads_both_of_a_pair,
-    reads_the_counted_amount,
     same_as,
 )
 from knowledge.tables.asked_time import (
@@ -40,6 +39,7 @@ from knowledge.tables.asked_time import (
 from knowledge.tables.between import reads_only_when_asked
 from knowledge.tables.cells import DURATION
 from knowledge.tables.change import column_change, period_total, row_extreme, row_span
+from knowledge.tables.counted import reads_the_counted_amount
 from knowledge.tables.having import keeps_what_it_has
 from knowledge.tables.kept import (
     averages_as_asked,

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 
-from knowledge.tables.asked import ASKS_ORDER, amount_asked
+from knowledge.tables.asked import ASKS_ORDER
 from knowledge.tables.cells import names_its_rows
 from knowledge.tables.change import is_period
+from knowledge.tables.counted import amount_asked
 from knowledge.tables.flags import negated
 from knowledge.tables.parser import Candidate
 from knowledge.tables.periods import named_periods

@@ -405,7 +405,7 @@ def test_which_two_takes_the_rows_of_the_most_when_the_lead_takes_the_most_itsel
 
 
 def test_how_many_of_an_amount_reads_that_column_and_counts_no_rows(shipments) -> None:
-    from knowledge.tables.asked import reads_the_counted_amount
+    from knowledge.tables.counted import reads_the_counted_amount
     from knowledge.tables.programs import Condition
 
     words = "how many containers did shipment 103 carry".split()
@@ -423,6 +423,23 @@ def test_how_many_of_an_amount_reads_that_column_and_counts_no_rows(shipments) -
     assert reads_the_counted_amount(more, shipments, _program(shipments, "count", conditions=over))
     for other in ("how many shipments went to porto", "how many ports are there"):
         assert reads_the_counted_amount(other.split(), shipments, _program(shipments, "count"))
+
+
+def test_how_many_of_a_header_of_two_words_is_no_count_of_rows() -> None:
+    from knowledge.tables.counted import reads_the_counted_amount
+
+    depots = grid(
+        table_from_rows(
+            ["Depot", "City", "Pallet spaces"],
+            [["North", "Leeds", "4200"], ["South", "Dover", "6100"], ["East", "Hull", "3300"]],
+        ),
+        "depots.docx › Depots",
+    )
+    question = "How many pallet spaces do our depots have between them?"
+    count = Candidate(Program("count"), run(Program("count"), depots), {}, 0.5)
+    # "pallet spaces": the phrase's last word before the verb names Pallet spaces.
+    assert not reads_the_counted_amount(question.lower().rstrip("?").split(), depots, count)
+    assert followed(question, depots)[0].result.values == [13600.0]
 
 
 def test_a_month_and_a_year_said_together_keep_the_rows_of_both(shipments) -> None:
@@ -992,3 +1009,4 @@ def test_a_number_said_with_a_comparison_is_compared_not_matched(question, value
     assert not any(c.op == "eq" and c.value in said for f in found for c in f.program.conditions), [
         f.program for f in found if any(c.op == "eq" for c in f.program.conditions)
     ]
+
