@@ -53,6 +53,7 @@ from knowledge.tables.kept import (
 from knowledge.tables.money import money_along_a_row, money_total, still_owed
 from knowledge.tables.offered import (
     added_pair,
+    compared_as_asked,
     counted_options,
     offered_row,
     picks_an_offered_cell,
@@ -472,6 +473,7 @@ def followed(question: str, grid: Grid, weights: dict[int, float] | None = None)
         over_every_month(question, grid, every, follows_the_question),
         summed_values(question, grid, found),
         top_rows(question, grid, found),
+        compared_as_asked(question, grid, found),
     )
     for made in made_by_rules:
         if made is not None and follows_the_question(question, grid, made):

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import replace
 
-from knowledge.tables.asked import ASKS_ORDER, holds_times
+from knowledge.tables.asked import ASKS_ORDER, asked_column, holds_times
 from knowledge.tables.parser import Candidate
 from knowledge.tables.programs import Condition, Grid, Program, display, fold, kept_rows, run
 from knowledge.tables.question import header_overlap, is_outcome, mentions, read_question
@@ -272,3 +273,21 @@ def summed_values(question: str, grid: Grid, found: list[Candidate]) -> Candidat
     made = Program("sum", key=column, conditions=program.conditions)
     result = run(made, grid)
     return None if result is None else Candidate(made, result, {}, found[0].score)
+
+
+def compared_as_asked(question: str, grid: Grid, found: list[Candidate]) -> Candidate | None:
+    """Return the likeliest comparison of two named rows answered with the column a "which"
+    question names, when that is not the column that names them: "which building collected
+    more rent in March: Colin Hart's or Mei Lin's?" is the Building of the one of the two with
+    the more March, not the name; None otherwise."""
+    if not found or found[0].program.op not in ("more", "less"):
+        return None
+    program = found[0].program
+    asked = asked_column(question, grid)
+    if program.key is None or program.target is not None or asked is None:
+        return None
+    if asked in {anchor.column for anchor in program.anchors}:
+        return None
+    program = replace(program, target=asked)
+    result = run(program, grid)
+    return None if result is None else Candidate(program, result, found[0].features, found[0].score)

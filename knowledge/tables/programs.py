@@ -17,7 +17,7 @@ A program reads the rows a condition keeps (all rows when it has none) and compu
 | `row_count` | how many of the key column to the target column of the one kept row meet the comparison of its anchor ("in how many months were there more than 40") |
 | `plus` | the key column of the two anchor rows added ("Braga and Faro combined") |
 | `same` | the target column of the other rows whose key cell is the anchor row's ("the same producer as …"); with no target, how many they are |
-| `more`, `less` | which of the two anchor rows has the more / less key: its anchor cell (with no key: which anchor cell more / fewer rows hold) |
+| `more`, `less` | which of the two anchor rows has the more / less key: its anchor cell, or its target cell (with no key: which anchor cell more / fewer rows hold) |
 | `mode` | the target column's most frequent value among the kept rows (group and count) |
 | `top` | the target column of the `k` kept rows with the most key (`ascending`: least) |
 | `distinct` | how many different values the target column holds among the kept rows |
@@ -446,7 +446,8 @@ def _run_anchored(program: Program, grid: Grid) -> Result | None:
     wins_first = first > second if op == "more" else first < second
     winner = rows[0] if wins_first else rows[1]
     anchor = program.anchors[0] if wins_first else program.anchors[1]
-    return Result([grid.columns[anchor.column].texts[winner]], rows)
+    column = anchor.column if program.target is None else program.target
+    return Result([grid.columns[column].texts[winner]], rows)
 
 
 def _same(program: Program, grid: Grid, anchor: int) -> Result | None:

@@ -108,7 +108,10 @@ def in_words(program: Program, grid: Grid, result: Result) -> str:
     more = "more" if op == "more" else "less"
     if program.key is None:
         return f"Counted the rows where {anchors} in {grid.label}: the {more}"
-    return f"Compared {name(program.key)} of the rows where {anchors} in {grid.label}: the {more}"
+    its = "" if program.target is None else f", its {name(program.target)}"
+    return (
+        f"Compared {name(program.key)} of the rows where {anchors} in {grid.label}: the {more}{its}"
+    )
 
 
 def _along_a_row(program: Program, first: str, last: str, rows: str) -> str:

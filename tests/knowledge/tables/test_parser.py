@@ -1010,3 +1010,23 @@ def test_a_number_said_with_a_comparison_is_compared_not_matched(question, value
         f.program for f in found if any(c.op == "eq" for c in f.program.conditions)
     ]
 
+
+def test_which_of_two_named_rows_has_more_answers_with_the_column_asked_for() -> None:
+    from knowledge.tables.offered import compared_as_asked
+
+    reps = grid(
+        table_from_rows(
+            ["Rep", "Region", "Q1 sales"],
+            [
+                ["Ana Ruiz", "North", "420"],
+                ["Ben Cole", "South", "510"],
+                ["Cy Park", "East", "300"],
+            ],
+        ),
+        "sales.xlsx › Reps",
+    )
+    question = "Which region sold more in Q1: Ana Ruiz's or Ben Cole's?"
+    found = followed(question, reps)
+    assert found[0].result.values == ["South"], found[0].program
+    # Asked for the rep, the row's own name answers: no other column to take.
+    assert compared_as_asked("Who sold more in Q1: Ana Ruiz or Ben Cole?", reps, found) is None
