@@ -43,24 +43,8 @@ pdf_table, num, date, fmt, not_total, one = (
 
 KINDS = {"count-filter": 12, "sum-avg": 12, "extreme": 12, "top-order": 8, "date-filter": 8,
          "compare-two": 8, "group": 8, "list-filter": 8, "unanswerable": 8, "lookup": 12}  # fmt: skip
-ANSWERS: dict[str, object] = {}
-UNANSWERABLE: dict[str, object] = {}
-
-
-def answer(qid):
-    def deco(fn):
-        ANSWERS[qid] = fn
-        return fn
-
-    return deco
-
-
-def unanswerable(qid):
-    def deco(fn):
-        UNANSWERABLE[qid] = fn
-        return fn
-
-    return deco
+ANSWERS, answer = TS.registry()
+UNANSWERABLE, unanswerable = TS.registry()
 
 
 def r2(value) -> str:

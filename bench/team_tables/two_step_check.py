@@ -118,24 +118,24 @@ def not_total(rows: list[dict]) -> list[dict]:
 # --- the answers --------------------------------------------------------------------------
 
 D = {name: load(name) for name in SETS}
-ANSWERS: dict[str, list] = {}
-UNANSWERABLE: dict[str, bool] = {}
 
 
-def answer(qid):
-    def deco(fn):
-        ANSWERS[qid] = fn
-        return fn
+def registry():
+    """Return a dict of question ids to functions, and the decorator that fills it."""
+    found: dict = {}
 
-    return deco
+    def register(qid):
+        def deco(fn):
+            found[qid] = fn
+            return fn
+
+        return deco
+
+    return found, register
 
 
-def unanswerable(qid):
-    def deco(fn):
-        UNANSWERABLE[qid] = fn
-        return fn
-
-    return deco
+ANSWERS, answer = registry()
+UNANSWERABLE, unanswerable = registry()
 
 
 def one(rows):

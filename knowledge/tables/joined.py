@@ -124,10 +124,10 @@ def _matches(first: Grid, second: Grid, column: int, key: int) -> list[int | Non
     return [rows.get(folded) if folded else None for folded in first.columns[column].folded]
 
 
-def joined(first: Grid, second: Grid, column: int, key: int) -> Grid:
+def joined(first: Grid, second: Grid, column: int, key: int, matches=None) -> Grid:
     """Return the first grid with the second's columns (but its key) beside its rows, each row's
-    cells those of the second's row that its `column` names."""
-    matches = _matches(first, second, column, key)
+    cells those of the second's row that its `column` names (`matches`, when known)."""
+    matches = _matches(first, second, column, key) if matches is None else matches
     names = {fold(c.name) for c in first.columns}
     added = [
         _beside(theirs, matches, first.columns[column].name, fold(theirs.name) in names)
@@ -196,11 +196,9 @@ def joined_tables(question: str, tables: list[tuple[int, float, tuple]]) -> list
                     and asks_of_the_second(question, second, first, column)
                 ):
                     continue
-                grid = joined(first, second, column, key)
-                chunks = tuple(
-                    None if row is None else second.chunk_ids[row]
-                    for row in _matches(first, second, column, key)
-                )
+                matches = _matches(first, second, column, key)
+                grid = joined(first, second, column, key, matches)
+                chunks = tuple(None if row is None else second.chunk_ids[row] for row in matches)
                 joined_as = Joined(
                     sum(not _total(first, i) for i in range(len(first.columns))), other_id, chunks
                 )
