@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from itertools import takewhile
 
 from knowledge.tables.against import against_column
 from knowledge.tables.asked import (
@@ -231,7 +232,9 @@ def follows_the_named_doer(words: list[str], grid: Grid, candidate: Candidate) -
     said = next((at for at, word in enumerate(after) if word not in _BEFORE_A_ROLE), None)
     if said is None:
         return True
-    word = after[said]
+    # "Who is the site manager at Hull?": the role's last word before what it is of or at.
+    role = [*takewhile(lambda w: w not in _AFTER_A_ROLE, after[said : said + 3])] or [after[said]]
+    word = role[-1] if said else after[said]
 
     def names(header_word: str) -> bool:
         if said:  # "who is the caretaker": the noun
@@ -249,6 +252,7 @@ def follows_the_named_doer(words: list[str], grid: Grid, candidate: Candidate) -
 
 # What "who" and the role it asks for may have between them ("who is the", "who's our").
 _BEFORE_A_ROLE = frozenset("is was are were s the our their its his her a an".split())
+_AFTER_A_ROLE = frozenset("of at for in on from with to that who which".split())
 
 
 _SAID_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

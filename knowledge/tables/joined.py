@@ -34,7 +34,8 @@ LINKED_SHARE = 0.6
 # in its place (`reading_both`).
 LIKELY_SHARE = 0.25
 # Headers of a column that sorts rows into kinds: its cells name no row even where each row's
-# differs (a fleet of one bike of each Type is no key the refurbished bikes' Type names).
+# differs (a fleet of one bike of each Type is no key the refurbished bikes' Type names), unless
+# it leads its table (a sheet of service intervals by Type).
 _CLASSES = frozenset(
     "type types kind category class status level grade size tier band group colour color "
     "gender priority stage".split()
@@ -52,7 +53,7 @@ def links(first: Grid, second: Grid) -> list[tuple[int, int]]:
         if not column.numeric
         and column.type != DATE
         and names_its_rows(column)
-        and not set(fold(column.name).split()) & _CLASSES
+        and (index == 0 or not set(fold(column.name).split()) & _CLASSES)
     ]
     found = []
     for index, column in enumerate(first.columns):

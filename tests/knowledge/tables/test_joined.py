@@ -232,3 +232,19 @@ def test_a_column_that_sorts_rows_into_kinds_is_no_key() -> None:
         "Talks",
     )
     assert links(talks, rooms) == [(2, 0)]  # by the Room, not by the Type
+
+
+def test_a_table_of_kinds_led_by_its_kind_is_a_key() -> None:
+    # A sheet of service intervals by Type: its Type leads it and names its rows.
+    service = _grid(
+        (
+            ["Type", "Interval", "Vendor"],
+            [["Hall", "12 months", "AVCo"], ["Studio", "6 months", "Soundly"]],
+        ),
+        "Service",
+    )
+    rooms = _grid(
+        (["Room", "Type", "Seats"], [["Main Hall", "Hall", "400"], ["Cedar", "Studio", "90"]]),
+        "Rooms",
+    )
+    assert links(rooms, service) == [(1, 0)]

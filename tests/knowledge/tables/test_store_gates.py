@@ -350,6 +350,9 @@ PROJECTS = grid(
         ("Who is the owner of the project that is due first?", 0, False),
         ("who's our owner on the project due first?", 0, False),
         ("Who is the project due first?", 0, True),  # the noun names the rows' own column
+        # The role's last word before what it is of: "project owner" is the Owner.
+        ("Who is the project owner of the one due first?", 1, True),
+        ("Who is the project owner of the one due first?", 0, False),
     ],
 )
 def test_who_does_something_is_answered_by_the_column_named_for_the_doer(
